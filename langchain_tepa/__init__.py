@@ -1,0 +1,66 @@
+"""langchain-tepa: revocable evidence memory for LangChain and LangGraph agents.
+
+Example:
+    >>> from langchain_tepa import TEPAMemory
+    >>> memory = TEPAMemory.in_memory()
+    >>> memory.observe("user.diet", "vegan").precedent.state.value
+    'active'
+"""
+
+from __future__ import annotations
+
+from langchain_tepa.core import (
+    POLICY_NAMES,
+    Evidence,
+    EvidenceKind,
+    ExtractionError,
+    Fact,
+    InvalidArgumentError,
+    InvalidKeyError,
+    InvalidNamespaceError,
+    InvalidValueError,
+    Lifecycle,
+    LifecyclePolicy,
+    PolicyError,
+    Precedent,
+    StorageError,
+    TEPAError,
+    Transition,
+    UnknownPrecedentError,
+)
+from langchain_tepa.embeddings import HashingEmbeddings, default_embeddings
+from langchain_tepa.memory import TEPAMemory
+from langchain_tepa.results import KeyAudit, ObservationResult, ReconcileReport
+from langchain_tepa.storage import ChromaStorage, InMemoryStorage, StorageBackend
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "POLICY_NAMES",
+    "ChromaStorage",
+    "Evidence",
+    "EvidenceKind",
+    "ExtractionError",
+    "Fact",
+    "HashingEmbeddings",
+    "InMemoryStorage",
+    "InvalidArgumentError",
+    "InvalidKeyError",
+    "InvalidNamespaceError",
+    "InvalidValueError",
+    "KeyAudit",
+    "Lifecycle",
+    "LifecyclePolicy",
+    "ObservationResult",
+    "PolicyError",
+    "Precedent",
+    "ReconcileReport",
+    "StorageBackend",
+    "StorageError",
+    "TEPAError",
+    "TEPAMemory",
+    "Transition",
+    "UnknownPrecedentError",
+    "__version__",
+    "default_embeddings",
+]

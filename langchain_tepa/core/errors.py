@@ -1,0 +1,64 @@
+"""The library's error hierarchy.
+
+Every error raised on bad input is a :class:`TEPAError` and, where it fits, also a
+``ValueError``, ``LookupError`` or ``RuntimeError``, so callers can catch either the library's
+own class or the standard one. Messages say what was wrong and how to fix it.
+
+Example:
+    >>> from langchain_tepa.core.errors import InvalidKeyError, TEPAError
+    >>> try:
+    ...     raise InvalidKeyError("key must not be blank; pass a name such as 'user.diet'")
+    ... except TEPAError as exc:
+    ...     isinstance(exc, ValueError)
+    True
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ExtractionError",
+    "InvalidArgumentError",
+    "InvalidKeyError",
+    "InvalidNamespaceError",
+    "InvalidValueError",
+    "PolicyError",
+    "StorageError",
+    "TEPAError",
+    "UnknownPrecedentError",
+]
+
+
+class TEPAError(Exception):
+    """Base class of every error raised by langchain-tepa."""
+
+
+class InvalidArgumentError(TEPAError, ValueError):
+    """An argument is out of range or of the wrong type (for example ``k=0``)."""
+
+
+class InvalidKeyError(InvalidArgumentError):
+    """A precedent key is empty, blank, not a string, too long or holds control characters."""
+
+
+class InvalidValueError(InvalidArgumentError):
+    """A value is ``None``, not JSON-serialisable, not finite or not valid UTF-8."""
+
+
+class InvalidNamespaceError(InvalidArgumentError):
+    """A namespace is empty, has empty segments, or holds forbidden characters."""
+
+
+class PolicyError(InvalidArgumentError):
+    """A :class:`~langchain_tepa.core.policy.LifecyclePolicy` threshold is invalid."""
+
+
+class UnknownPrecedentError(TEPAError, LookupError):
+    """``revoke``/``promote`` named a precedent (key and value) that does not exist."""
+
+
+class StorageError(TEPAError, RuntimeError):
+    """The storage backend failed or holds data this version cannot read."""
+
+
+class ExtractionError(TEPAError, RuntimeError):
+    """A fact extractor failed to turn text into keyed observations."""

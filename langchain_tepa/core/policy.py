@@ -1,0 +1,249 @@
+"""`LifecyclePolicy`: every threshold of the lifecycle, and the paper's baselines as presets.
+
+All methods compared in the benchmarks (TEPA and its baselines) are policies over one fold, one
+storage and one retrieval path, so the comparisons are fair by construction.
+
+Example:
+    >>> policy = LifecyclePolicy()                 # TEPA-Rev defaults
+    >>> policy.failures_to_revoke
+    3
+    >>> LifecyclePolicy.preset("append-only").revoke_posterior
+    False
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Literal
+
+from langchain_tepa.core.errors import PolicyError
+
+__all__ = ["POLICY_NAMES", "LifecyclePolicy", "PromotionMode"]
+
+PromotionMode = Literal["posterior", "immediate", "trials"]
+
+POLICY_NAMES: tuple[str, ...] = (
+    "no-memory",
+    "append-only",
+    "lww",
+    "temporal",
+    "reactive",
+    "oracle-reset",
+    "tepa-norev",
+    "tepa-rev",
+    "tepa-full",
+)
+
+
+@dataclass(frozen=True)
+class LifecyclePolicy:
+    """Thresholds and switches of the precedent lifecycle.
+
+    The defaults are TEPA-Rev. Each default and its reason:
+
+    Attributes:
+        name: A label for reports (``"tepa-rev"``).
+        a0: Prior pseudo-successes of Beta(a0, b0). 1: the uniform prior, no opinion before
+            evidence.
+        b0: Prior pseudo-failures. 1, for the same reason.
+        n_min: Observations (support + conflict) before the posterior may revoke. 3: with the
+            uniform prior, one support against two conflicts (validity 0.40) is the first point
+            at which the evidence leans against a value by more than one observation.
+        theta_rev: Revoke when the posterior validity falls below this. 0.45: a value is dropped
+            once it is more likely wrong than right, with a margin under 0.5 so that a tie
+            (validity 0.50) does not revoke.
+        window: Size of the recent-outcome window. 3: a drift shows within a few actions.
+        w_min: Outcomes the window needs before it may revoke. 3: a full window, so a single
+            glitch (one failure among three) never revokes.
+        theta_rec: Revoke when the recent success rate is below this. 0.34: fewer than one
+            success in three recent outcomes (so two consecutive failures revoke a value that was
+            working, and one failure alone does not).
+        theta_pro: Promote a Hypothesis when its validity exceeds this. 0.6: above the revocation
+            threshold (hysteresis, so a value does not flap) and reached by one uncontested
+            observation under the uniform prior (2/3), so an uncontradicted fact is usable at once.
+        n_pro: Support a Hypothesis needs before posterior promotion. 1.
+        promotion: ``"posterior"`` (TEPA-Rev), ``"immediate"`` (baselines: every value is
+            Active when first supported) or ``"trials"`` (TEPA-Full: only trial-by-execution or a
+            manual ``promote`` makes a value Active).
+        revoke_posterior: Apply the posterior rule.
+        revoke_recent: Apply the recent-window rule.
+        revoke_on_first_failure: Reactive forgetting: revoke a value at its first failure or
+            contradiction.
+        supersede: Last-write-wins: a newly supported value revokes the other values of the key.
+        temporal_window: Sliding window: a value whose last support is more than this many
+            evidence records of its key ago expires. ``None`` disables it.
+        honour_boundary: Oracle reset: a phase-boundary record revokes every value in scope.
+        track_conflict: Count conflicts (contradicting assertions, failures, other values'
+            successes). Off for the append-only family, which only accumulates.
+        retrieval_enabled: ``False`` for the no-memory baseline: evidence is kept, nothing is
+            retrieved.
+        multi_valued: Treat every key as multi-valued (values do not conflict with each other).
+        multi_valued_prefixes: Key prefixes that are multi-valued (``("user.allergies",)``).
+        normalize_values: Compare string values case-insensitively with collapsed whitespace.
+        revive_fresh: When a Revoked value gathers support again it returns as a Hypothesis with
+            fresh counts (its old counts stay in the audit): the evidence before the drift that
+            revoked it says nothing about the regime after it.
+        key_match_threshold: Cosine similarity above which a new key is mapped onto an existing
+            key of the same namespace (key resolution in ``add_texts``). 0.9: near-paraphrases
+            only.
+    """
+
+    name: str = "tepa-rev"
+    a0: float = 1.0
+    b0: float = 1.0
+    n_min: int = 3
+    theta_rev: float = 0.45
+    window: int = 3
+    w_min: int = 3
+    theta_rec: float = 0.34
+    theta_pro: float = 0.6
+    n_pro: int = 1
+    promotion: PromotionMode = "posterior"
+    revoke_posterior: bool = True
+    revoke_recent: bool = True
+    revoke_on_first_failure: bool = False
+    supersede: bool = False
+    temporal_window: int | None = None
+    honour_boundary: bool = False
+    track_conflict: bool = True
+    retrieval_enabled: bool = True
+    multi_valued: bool = False
+    multi_valued_prefixes: tuple[str, ...] = ()
+    normalize_values: bool = True
+    revive_fresh: bool = True
+    key_match_threshold: float = 0.9
+
+    def __post_init__(self) -> None:
+        for name in ("a0", "b0", "theta_rev", "theta_rec", "theta_pro", "key_match_threshold"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise PolicyError(f"{name} must be a number, got {type(value).__name__}")
+            if not math.isfinite(value):
+                raise PolicyError(f"{name} must be finite, got {value!r}")
+        if self.a0 <= 0 or self.b0 <= 0:
+            raise PolicyError(f"prior a0 and b0 must be > 0, got a0={self.a0}, b0={self.b0}")
+        for name in ("theta_rev", "theta_rec", "theta_pro", "key_match_threshold"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise PolicyError(f"{name} must be within [0, 1], got {value}")
+        if self.theta_rev > self.theta_pro:
+            raise PolicyError(
+                f"theta_rev ({self.theta_rev}) must not exceed theta_pro ({self.theta_pro}); "
+                "otherwise a value could be promoted and revoked by the same evidence"
+            )
+        for name in ("n_min", "window", "w_min", "n_pro"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise PolicyError(f"{name} must be an integer, got {type(value).__name__}")
+            if value < 1:
+                raise PolicyError(f"{name} must be >= 1, got {value}")
+        if self.w_min > self.window:
+            raise PolicyError(f"w_min ({self.w_min}) must not exceed window ({self.window})")
+        if self.temporal_window is not None and (
+            isinstance(self.temporal_window, bool)
+            or not isinstance(self.temporal_window, int)
+            or self.temporal_window < 1
+        ):
+            raise PolicyError(
+                f"temporal_window must be None or an integer >= 1, got {self.temporal_window!r}"
+            )
+        if self.promotion not in ("posterior", "immediate", "trials"):
+            raise PolicyError(
+                f"promotion must be 'posterior', 'immediate' or 'trials', got {self.promotion!r}"
+            )
+        if not isinstance(self.multi_valued_prefixes, tuple) or not all(
+            isinstance(p, str) and p for p in self.multi_valued_prefixes
+        ):
+            raise PolicyError("multi_valued_prefixes must be a tuple of non-empty strings")
+
+    # ------------------------------------------------------------------ derived
+    def is_multi_valued(self, key: str) -> bool:
+        """Whether values of ``key`` coexist instead of conflicting."""
+        if self.multi_valued:
+            return True
+        return any(key == p or key.startswith(p + ".") for p in self.multi_valued_prefixes)
+
+    @property
+    def failures_to_revoke(self) -> int | None:
+        """The most consecutive failed outcomes an Active value can survive, plus one.
+
+        Whatever its earlier outcomes, a value is revoked by the recent-window rule after at most
+        this many consecutive failures (the worst case is a window full of successes or an empty
+        one). ``None`` when no rule of the policy revokes on failures.
+        """
+        if self.revoke_on_first_failure:
+            return 1
+        if not self.revoke_recent or self.theta_rec <= 0.0:
+            return None
+        worst = 0
+        for wins in range(self.window + 1):  # a window holding `wins` successes
+            for m in range(1, self.window + 1):
+                kept = min(wins, self.window - m)
+                size = min(wins + m, self.window)
+                if size >= self.w_min and kept / size < self.theta_rec:
+                    worst = max(worst, m)
+                    break
+            else:
+                return None
+        return worst
+
+    @property
+    def uses_trials(self) -> bool:
+        """True for TEPA-Full: promotion only through trials (or by hand)."""
+        return self.promotion == "trials"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The policy as a JSON-serialisable dict."""
+        data = asdict(self)
+        data["multi_valued_prefixes"] = list(self.multi_valued_prefixes)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LifecyclePolicy:
+        """Rebuild a policy from :meth:`to_dict` output (unknown keys are rejected)."""
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise PolicyError(f"unknown policy fields: {sorted(unknown)}")
+        clean = dict(data)
+        if "multi_valued_prefixes" in clean:
+            clean["multi_valued_prefixes"] = tuple(clean["multi_valued_prefixes"])
+        return cls(**clean)
+
+    def with_overrides(self, **overrides: Any) -> LifecyclePolicy:
+        """A copy with some fields changed (validated again)."""
+        known = {f.name for f in fields(self)}
+        unknown = set(overrides) - known
+        if unknown:
+            raise PolicyError(f"unknown policy fields: {sorted(unknown)}")
+        return replace(self, **overrides)
+
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> LifecyclePolicy:
+        """One of the paper's methods by name (see :data:`POLICY_NAMES`).
+
+        Args:
+            name: ``no-memory``, ``append-only``, ``lww``, ``temporal``, ``reactive``,
+                ``oracle-reset``, ``tepa-norev``, ``tepa-rev`` or ``tepa-full``.
+            **overrides: Fields to change on top of the preset.
+
+        Raises:
+            PolicyError: For an unknown name or invalid overrides.
+        """
+        off = {"revoke_posterior": False, "revoke_recent": False}
+        accumulate = {"promotion": "immediate", "track_conflict": False, **off}
+        presets: dict[str, dict[str, Any]] = {
+            "no-memory": {"retrieval_enabled": False, **accumulate},
+            "append-only": dict(accumulate),
+            "lww": {**accumulate, "supersede": True},
+            "temporal": {**accumulate, "temporal_window": 10},
+            "reactive": {"promotion": "immediate", "revoke_on_first_failure": True, **off},
+            "oracle-reset": {**accumulate, "honour_boundary": True},
+            "tepa-norev": dict(off),
+            "tepa-rev": {},
+            "tepa-full": {"promotion": "trials"},
+        }
+        if name not in presets:
+            raise PolicyError(f"unknown policy {name!r}; choose one of {', '.join(POLICY_NAMES)}")
+        return cls(name=name, **{**presets[name], **overrides})

@@ -1,0 +1,146 @@
+"""Offline default embeddings and default resolution.
+
+:class:`HashingEmbeddings` is a deterministic feature-hashing embedding in numpy: word unigrams,
+word bigrams and character n-grams of each word, hashed with CRC-32 (stable across processes and
+machines, unlike Python's ``hash()``), weighted with sublinear term frequency, L2-normalised. It
+needs no model download, so it works offline; its similarity is lexical, not semantic.
+
+Example:
+    >>> emb = HashingEmbeddings(size=64)
+    >>> v = emb.embed_query("favourite pizza topping")
+    >>> len(v), round(sum(x * x for x in v), 6)
+    (64, 1.0)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import math
+import os
+import re
+import zlib
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from langchain_tepa.core.errors import InvalidArgumentError
+
+__all__ = ["HashingEmbeddings", "default_embeddings"]
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _slot(feature: str, size: int) -> tuple[int, float]:
+    data = feature.encode("utf-8", "surrogatepass")
+    h = zlib.crc32(data)
+    sign = 1.0 if zlib.crc32(data, 0x9E3779B9) & 1 else -1.0
+    return h % size, sign
+
+
+class HashingEmbeddings(Embeddings):
+    """Deterministic, offline feature-hashing embeddings.
+
+    Args:
+        size: Vector dimension (default 384, the size of common small sentence models).
+        char_ngrams: Character n-gram lengths taken inside each word (with boundary marks).
+        word_weight: Weight of word unigrams; bigrams get half, character n-grams are shared
+            so that a word's n-grams together weigh ``char_weight``.
+        char_weight: Total weight of one word's character n-grams.
+
+    Example:
+        >>> emb = HashingEmbeddings()
+        >>> a, b = emb.embed_documents(["pizza topping", "pizza toppings"])
+        >>> sum(x * y for x, y in zip(a, b)) > 0.5
+        True
+    """
+
+    def __init__(
+        self,
+        size: int = 384,
+        *,
+        char_ngrams: tuple[int, ...] = (3, 4),
+        word_weight: float = 1.0,
+        char_weight: float = 1.0,
+    ) -> None:
+        if isinstance(size, bool) or not isinstance(size, int) or size < 8:
+            raise InvalidArgumentError(f"size must be an integer >= 8, got {size!r}")
+        if not char_ngrams or any(n < 1 for n in char_ngrams):
+            raise InvalidArgumentError("char_ngrams must be a non-empty tuple of lengths >= 1")
+        for name, w in (("word_weight", word_weight), ("char_weight", char_weight)):
+            if not math.isfinite(w) or w < 0:
+                raise InvalidArgumentError(f"{name} must be a finite number >= 0, got {w!r}")
+        self.size = size
+        self.char_ngrams = tuple(char_ngrams)
+        self.word_weight = float(word_weight)
+        self.char_weight = float(char_weight)
+
+    def _features(self, text: str) -> dict[str, float]:
+        words = _WORD.findall(text.casefold())
+        feats: dict[str, float] = {}
+        for i, w in enumerate(words):
+            feats["w:" + w] = feats.get("w:" + w, 0.0) + self.word_weight
+            if i + 1 < len(words):
+                bg = "b:" + w + " " + words[i + 1]
+                feats[bg] = feats.get(bg, 0.0) + self.word_weight / 2
+            marked = f"<{w}>"
+            grams = [
+                marked[j : j + n]
+                for n in self.char_ngrams
+                for j in range(max(1, len(marked) - n + 1))
+            ]
+            if grams:
+                share = self.char_weight / len(grams)
+                for g in grams:
+                    feats["c:" + g] = feats.get("c:" + g, 0.0) + share
+        return feats
+
+    def _embed(self, text: str) -> list[float]:
+        if not isinstance(text, str):
+            raise InvalidArgumentError(f"can only embed strings, got {type(text).__name__}")
+        vec = np.zeros(self.size, dtype=np.float64)
+        for feat, weight in self._features(text).items():
+            idx, sign = _slot(feat, self.size)
+            vec[idx] += sign * (1.0 + math.log(weight)) if weight >= 1 else sign * weight
+        norm = float(np.linalg.norm(vec))
+        if norm == 0.0:
+            vec[0] = 1.0  # a fixed unit vector for text without words
+            return vec.tolist()
+        return (vec / norm).tolist()
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed several texts."""
+        return [self._embed(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query."""
+        return self._embed(text)
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Async twin of :meth:`embed_documents` (runs in a worker thread)."""
+        return await asyncio.to_thread(self.embed_documents, texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Async twin of :meth:`embed_query`."""
+        return await asyncio.to_thread(self.embed_query, text)
+
+
+def default_embeddings() -> Embeddings:
+    """``OpenAIEmbeddings`` when ``OPENAI_API_KEY`` is set, else :class:`HashingEmbeddings`.
+
+    ``TEPA_EMBEDDINGS=hashing`` forces the offline embeddings even with a key.
+
+    Example:
+        >>> import os
+        >>> os.environ.pop("OPENAI_API_KEY", None) is None or True
+        True
+        >>> type(default_embeddings()).__name__ in {"HashingEmbeddings", "OpenAIEmbeddings"}
+        True
+    """
+    if os.environ.get("OPENAI_API_KEY") and os.environ.get("TEPA_EMBEDDINGS") != "hashing":
+        from langchain_openai import OpenAIEmbeddings
+
+        model = os.environ.get("TEPA_OPENAI_EMBEDDING_MODEL", "text-embedding-3-small")
+        return OpenAIEmbeddings(model=model)
+    return HashingEmbeddings()

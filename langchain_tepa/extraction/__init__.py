@@ -1,0 +1,22 @@
+"""Fact extraction: free text to keyed observations.
+
+Example:
+    >>> from langchain_tepa.extraction import FactExtractor
+    >>> FactExtractor.__name__
+    'FactExtractor'
+"""
+
+from __future__ import annotations
+
+from langchain_tepa.extraction.base import Fact, FactExtractor
+
+__all__ = ["Fact", "FactExtractor", "resolve_extractor"]
+
+
+def resolve_extractor(extractor: FactExtractor | None) -> FactExtractor:
+    """The given extractor, or the default offline one."""
+    if extractor is not None:
+        return extractor
+    from langchain_tepa.extraction.offline import OfflineFactExtractor
+
+    return OfflineFactExtractor()

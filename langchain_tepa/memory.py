@@ -1,0 +1,982 @@
+"""`TEPAMemory`: the facade (lifecycle core + storage + embeddings).
+
+Example:
+    >>> from langchain_tepa import TEPAMemory
+    >>> memory = TEPAMemory.in_memory()
+    >>> _ = memory.observe("user.pizza_topping", "pineapple")
+    >>> _ = memory.observe("user.pizza_topping", "mushroom")
+    >>> _ = memory.observe("user.pizza_topping", "mushroom")
+    >>> memory.get("user.pizza_topping")
+    'mushroom'
+    >>> [p.state.value for p in memory.audit("user.pizza_topping").precedents]
+    ['revoked', 'active']
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import math
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+
+from langchain_tepa.core.errors import (
+    InvalidArgumentError,
+    StorageError,
+    UnknownPrecedentError,
+)
+from langchain_tepa.core.fold import apply_evidence, fold_all, refresh_posterior
+from langchain_tepa.core.policy import LifecyclePolicy
+from langchain_tepa.core.types import (
+    Evidence,
+    EvidenceKind,
+    Fact,
+    KeyState,
+    Lifecycle,
+    Precedent,
+)
+from langchain_tepa.core.values import (
+    DEFAULT_NAMESPACE,
+    validate_key,
+    validate_namespace,
+    validate_value,
+    value_identity,
+)
+from langchain_tepa.embeddings import default_embeddings
+from langchain_tepa.results import KeyAudit, ObservationResult, ReconcileReport
+from langchain_tepa.storage.base import PrecedentWrite, StorageBackend
+from langchain_tepa.storage.chroma import ChromaStorage
+from langchain_tepa.storage.memory import InMemoryStorage
+
+if TYPE_CHECKING:
+    from langchain_tepa.extraction.base import FactExtractor
+
+__all__ = ["TEPAMemory"]
+
+_T = TypeVar("_T")
+MAX_TEXT_CHARS = 1_000_000
+MAX_K = 1000
+_MAX_META_ITEMS = 64
+
+
+def _validate_text(text: object, name: str = "text") -> str | None:
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"{name} must be a string or None, got {type(text).__name__}")
+    if len(text) > MAX_TEXT_CHARS:
+        raise InvalidArgumentError(
+            f"{name} is {len(text)} characters; keep it under {MAX_TEXT_CHARS}"
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidArgumentError(
+            f"{name} holds invalid surrogates; pass valid UTF-8 text"
+        ) from exc
+    if "\x00" in text:
+        raise InvalidArgumentError(f"{name} holds NUL characters; remove them")
+    return text
+
+
+def _validate_metadata(metadata: object) -> dict[str, Any]:
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise InvalidArgumentError(
+            f"metadata must be a dict of str to str/int/float/bool, got {type(metadata).__name__}"
+        )
+    if len(metadata) > _MAX_META_ITEMS:
+        raise InvalidArgumentError(f"metadata has more than {_MAX_META_ITEMS} entries")
+    out: dict[str, Any] = {}
+    for k, v in metadata.items():
+        if not isinstance(k, str) or not k or k.startswith("tepa_"):
+            raise InvalidArgumentError(
+                f"metadata keys must be non-empty strings not starting with 'tepa_', got {k!r}"
+            )
+        _validate_text(k, "a metadata key")
+        if isinstance(v, str):
+            _validate_text(v, f"metadata[{k!r}]")
+            if len(v) > 4096:
+                raise InvalidArgumentError(f"metadata[{k!r}] is longer than 4096 characters")
+        elif isinstance(v, float):
+            if not math.isfinite(v):
+                raise InvalidArgumentError(f"metadata[{k!r}] must be finite, got {v!r}")
+        elif not isinstance(v, bool | int):
+            raise InvalidArgumentError(
+                f"metadata[{k!r}] must be str, int, float or bool, got {type(v).__name__}"
+            )
+        out[k] = v
+    return out
+
+
+def _validate_k(k: object) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise InvalidArgumentError(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
+    return k
+
+
+def _validate_source(source: object) -> str | None:
+    if source is None:
+        return None
+    if not isinstance(source, str) or len(source) > 256:
+        raise InvalidArgumentError("source must be a string of at most 256 characters or None")
+    _validate_text(source, "source")
+    return source
+
+
+class TEPAMemory:
+    """Revocable evidence memory: observe, record outcomes, retrieve only what is still valid.
+
+    Every call writes an immutable evidence record; precedents (one per key and value) are a
+    fold of that evidence under a :class:`~langchain_tepa.core.policy.LifecyclePolicy`.
+    Retrieval sees Active precedents only; Revoked ones stay in the archive for ``audit``.
+
+    Args:
+        storage: A storage backend. Defaults to an in-process store; use :meth:`from_path`
+            (embedded persistent Chroma) or :meth:`from_client` (any chromadb client).
+        embeddings: Any LangChain ``Embeddings``; defaults to :func:`default_embeddings`.
+        policy: A policy or a preset name (``"tepa-rev"`` by default).
+        namespace: Default namespace of calls that do not name one.
+        writer: Name of this writer in evidence records (default: a random id per instance).
+        clock: Time source (seconds); benchmarks pass their own.
+        flush_every: Count-only view updates buffered before they are written (evidence and
+            state changes are always written at once).
+        extractor: Fact extractor for :meth:`add_texts` (default: the offline extractor).
+
+    Example:
+        >>> memory = TEPAMemory.in_memory()
+        >>> memory.observe("user.diet", "vegan").precedent.state.value
+        'active'
+        >>> memory.retrieve("what does the user eat?", k=1)[0].metadata["value"]
+        'vegan'
+    """
+
+    def __init__(
+        self,
+        storage: StorageBackend | None = None,
+        *,
+        embeddings: Embeddings | None = None,
+        policy: LifecyclePolicy | str | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
+        writer: str | None = None,
+        clock: Callable[[], float] | None = None,
+        flush_every: int = 256,
+        extractor: FactExtractor | None = None,
+    ) -> None:
+        if isinstance(policy, str):
+            policy = LifecyclePolicy.preset(policy)
+        elif policy is None:
+            policy = LifecyclePolicy()
+        elif not isinstance(policy, LifecyclePolicy):
+            raise InvalidArgumentError(
+                f"policy must be a LifecyclePolicy or a preset name, got {type(policy).__name__}"
+            )
+        if isinstance(flush_every, bool) or not isinstance(flush_every, int) or flush_every < 1:
+            raise InvalidArgumentError(f"flush_every must be an integer >= 1, got {flush_every!r}")
+        self.policy: LifecyclePolicy = policy
+        self.storage: StorageBackend = storage if storage is not None else InMemoryStorage()
+        self.embeddings: Embeddings = embeddings if embeddings is not None else default_embeddings()
+        self.namespace = validate_namespace(namespace)
+        if writer is not None:
+            _validate_text(writer, "writer")
+        self.writer = writer or f"w{os.getpid():x}{os.urandom(3).hex()}"
+        self._instance = os.urandom(4).hex()
+        self._clock = clock or time.time
+        self.flush_every = flush_every
+        self._extractor = extractor
+        self._lock = threading.RLock()
+        self._counter = 0
+        self._last_time = float("-inf")
+        self._index: dict[tuple[str, str], KeyState] = {}
+        self._by_id: dict[str, Precedent] = {}
+        self._dirty: dict[str, Precedent] = {}
+        self._closed = False
+        self._open()
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def in_memory(cls, **kwargs: Any) -> TEPAMemory:
+        """A memory in this process only (tests, notebooks, simulations)."""
+        return cls(InMemoryStorage(), **kwargs)
+
+    @classmethod
+    def from_client(cls, client: Any, *, prefix: str = "tepa", **kwargs: Any) -> TEPAMemory:
+        """A memory on any chromadb client (ephemeral, persistent or ``HttpClient``).
+
+        Args:
+            client: The chromadb client.
+            prefix: Collection name prefix (several memories can share one Chroma).
+            **kwargs: Passed to :class:`TEPAMemory`.
+        """
+        return cls(ChromaStorage(client, prefix=prefix), **kwargs)
+
+    @classmethod
+    def from_path(cls, path: str | os.PathLike[str], **kwargs: Any) -> TEPAMemory:
+        """A memory in an embedded persistent Chroma at ``path`` (created when missing).
+
+        Args:
+            path: Folder of the Chroma database.
+            **kwargs: ``prefix`` and the arguments of :class:`TEPAMemory`.
+        """
+        import chromadb
+        from chromadb.config import Settings
+
+        folder = Path(path)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create memory folder {folder}: {exc}") from exc
+        client = chromadb.PersistentClient(
+            path=str(folder), settings=Settings(anonymized_telemetry=False)
+        )
+        prefix = kwargs.pop("prefix", "tepa")
+        return cls.from_client(client, prefix=prefix, **kwargs)
+
+    # ------------------------------------------------------------------ opening
+    def _open(self) -> None:
+        """Rebuild the in-process key index from the evidence and repair the active sets."""
+        records = self.storage.load_evidence()
+        states = fold_all(records, self.policy)
+        with self._lock:
+            self._index = states
+            self._by_id = {p.id: p for s in states.values() for p in s.precedents.values()}
+            if records:
+                self._last_time = max(self._last_time, records[-1].time)
+        if records:
+            self._repair_views(full=False)
+
+    def _repair_views(self, *, full: bool) -> tuple[int, int]:
+        """Make the stored views and active sets agree with the index."""
+        stored: dict[str, Precedent] = {p.id: p for p in self.storage.load_precedents()}
+        writes: list[PrecedentWrite] = []
+        missing = [p for p in self._by_id.values() if p.id not in stored]
+        vectors: dict[str, list[float]] = {}
+        if missing:
+            embedded = self.embeddings.embed_documents([p.page_content for p in missing])
+            vectors = {p.id: v for p, v in zip(missing, embedded, strict=True)}
+        views = 0
+        for p in self._by_id.values():
+            old = stored.get(p.id)
+            if old is None:
+                writes.append(PrecedentWrite(p.snapshot(), vectors[p.id], False, True))
+                views += 1
+            elif full and old.to_dict() != p.to_dict():
+                writes.append(PrecedentWrite(p.snapshot(), None, old.is_active, False))
+                views += 1
+            elif old.state is not p.state:
+                writes.append(PrecedentWrite(p.snapshot(), None, old.is_active, False))
+                views += 1
+        self.storage.write_precedents(writes)
+        active_fixed = self._repair_active_sets()
+        self._dirty.clear()
+        return views, active_fixed
+
+    def _repair_active_sets(self) -> int:
+        active_ids = getattr(self.storage, "active_ids", None)
+        if active_ids is None:
+            return 0
+        fixed = 0
+        namespaces = {ns for ns, _ in self._index}
+        writes: list[PrecedentWrite] = []
+        for ns in namespaces:
+            have = active_ids(ns)
+            want = {
+                p.id
+                for (n, _), s in self._index.items()
+                if n == ns
+                for p in s.precedents.values()
+                if p.is_active
+            }
+            for pid in want - have:
+                writes.append(PrecedentWrite(self._by_id[pid].snapshot(), None, False, False))
+            for pid in have - want:
+                p = self._by_id.get(pid)
+                if p is not None:
+                    writes.append(PrecedentWrite(p.snapshot(), None, True, False))
+            fixed += len(want ^ have)
+        self.storage.write_precedents(writes)
+        return fixed
+
+    # ------------------------------------------------------------------ helpers
+    def _ns(self, namespace: str | None) -> str:
+        return self.namespace if namespace is None else validate_namespace(namespace)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StorageError("this TEPAMemory is closed; open a new one")
+
+    def _next(self) -> tuple[str, float]:
+        self._counter += 1
+        now = float(self._clock())
+        if not math.isfinite(now):
+            raise InvalidArgumentError(f"the clock returned {now!r}; it must return finite seconds")
+        now = max(now, self._last_time)
+        self._last_time = now
+        return f"{self.writer}.{self._instance}.{self._counter:010d}", now
+
+    def _make(
+        self,
+        kind: EvidenceKind,
+        namespace: str | None,
+        key: object,
+        value: object,
+        *,
+        outcome: bool | None = None,
+        text: object = None,
+        metadata: object = None,
+        source: object = None,
+        reason: str | None = None,
+    ) -> Evidence:
+        ns = self._ns(namespace)
+        k = validate_key(key)
+        v = validate_value(value)
+        t = _validate_text(text)
+        meta = _validate_metadata(metadata)
+        src = _validate_source(source)
+        eid, now = self._next()
+        return Evidence(
+            id=eid,
+            namespace=ns,
+            key=k,
+            value=v,
+            kind=kind,
+            outcome=outcome,
+            time=now,
+            writer=self.writer,
+            source=src,
+            reason=reason,
+            text=t,
+            metadata=meta,
+        )
+
+    def _commit(self, records: Sequence[Evidence]) -> list[ObservationResult]:
+        """Fold records into copies of their key states, write, then publish (atomic)."""
+        with self._lock:
+            self._check_open()
+            work: dict[tuple[str, str], KeyState] = {}
+            before: dict[str, tuple[Lifecycle, bool]] = {}
+            results: list[tuple[Evidence, tuple[str, str], list[Any]]] = []
+            for ev in records:
+                nk = (ev.namespace, ev.key)
+                if nk not in work:
+                    current = self._index.get(nk)
+                    work[nk] = current.snapshot() if current else KeyState(ev.namespace, ev.key)
+                    for p in work[nk].precedents.values():
+                        before[p.id] = (p.state, True)
+                trs = apply_evidence(work[nk], ev, self.policy)
+                results.append((ev, nk, trs))
+            new_prec = [
+                p
+                for s in work.values()
+                for p in s.precedents.values()
+                if p.id not in before and p.id not in self._by_id
+            ]
+            vectors: dict[str, list[float]] = {}
+            if new_prec:
+                embedded = self.embeddings.embed_documents([p.page_content for p in new_prec])
+                vectors = {p.id: v for p, v in zip(new_prec, embedded, strict=True)}
+            writes: list[PrecedentWrite] = []
+            dirty: list[Precedent] = []
+            for s in work.values():
+                for p in s.precedents.values():
+                    old = before.get(p.id)
+                    if p.id in vectors:
+                        writes.append(PrecedentWrite(p.snapshot(), vectors[p.id], False, True))
+                    elif old is not None and old[0] is not p.state:
+                        writes.append(
+                            PrecedentWrite(p.snapshot(), None, old[0] is Lifecycle.ACTIVE, False)
+                        )
+                    else:
+                        dirty.append(p)
+            try:
+                self.storage.append_evidence(list(records))
+            except StorageError:
+                raise
+            except Exception as exc:
+                raise StorageError(f"could not write evidence: {exc}") from exc
+            # Evidence is durable from here on; views may lag and reconcile() repairs them.
+            for nk, s in work.items():
+                self._index[nk] = s
+                for p in s.precedents.values():
+                    self._by_id[p.id] = p
+            for p in dirty:
+                self._dirty[p.id] = p
+            for w in writes:
+                self._dirty.pop(w.precedent.id, None)
+            try:
+                self.storage.write_precedents(writes)
+            except Exception as exc:
+                raise StorageError(
+                    f"evidence was stored but the precedent views were not ({exc}); "
+                    "call reconcile() to repair them"
+                ) from exc
+            if len(self._dirty) >= self.flush_every:
+                self._flush_locked()
+            out: list[ObservationResult] = []
+            for ev, nk, trs in results:
+                state = self._index[nk]
+                prec = None
+                if ev.kind is not EvidenceKind.BOUNDARY:
+                    vid = value_identity(ev.value, normalize=self.policy.normalize_values)
+                    found = state.precedents.get(vid)
+                    prec = found.snapshot() if found else None
+                out.append(ObservationResult(ev, prec, list(trs)))
+            return out
+
+    def _flush_locked(self) -> None:
+        if not self._dirty:
+            return
+        writes = []
+        for p in self._dirty.values():
+            refresh_posterior(p, self.policy)
+            writes.append(PrecedentWrite(p.snapshot(), None, p.is_active, False))
+        self.storage.write_precedents(writes)
+        self._dirty.clear()
+
+    # ------------------------------------------------------------------ writing
+    def observe(
+        self,
+        key: str,
+        value: Any,
+        *,
+        text: str | None = None,
+        namespace: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        source: str | None = None,
+    ) -> ObservationResult:
+        """Assert that ``key`` has ``value``.
+
+        Same key and value adds support; same key and another value adds conflict to the other
+        values (single-valued keys). A new value starts as a Hypothesis.
+
+        Args:
+            key: The key (``"user.pizza_topping"``).
+            value: A JSON-serialisable value, not ``None``.
+            text: Free text the value came from; it is embedded for retrieval.
+            namespace: Scope (default: the memory's namespace).
+            metadata: Scalar metadata kept with the evidence.
+            source: Who asserted it (user, tool, extractor).
+
+        Returns:
+            The evidence written, the precedent and the transitions it caused.
+
+        Raises:
+            InvalidArgumentError: On bad input; nothing is stored then.
+        """
+        ev = self._make(
+            EvidenceKind.OBSERVATION,
+            namespace,
+            key,
+            value,
+            text=text,
+            metadata=metadata,
+            source=source,
+        )
+        return self._commit([ev])[0]
+
+    def record_outcome(
+        self,
+        key: str,
+        value: Any,
+        success: bool,
+        *,
+        namespace: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        source: str | None = None,
+        text: str | None = None,
+    ) -> ObservationResult:
+        """Report that acting on ``value`` for ``key`` worked (``success=True``) or failed.
+
+        A success adds support (and, for single-valued keys, conflict to the other values);
+        a failure adds conflict. Both go into the value's recent-outcome window.
+
+        Raises:
+            InvalidArgumentError: If ``success`` is not a bool, or on bad key/value.
+        """
+        if not isinstance(success, bool):
+            raise InvalidArgumentError(f"success must be True or False, got {success!r}")
+        ev = self._make(
+            EvidenceKind.OUTCOME,
+            namespace,
+            key,
+            value,
+            outcome=success,
+            text=text,
+            metadata=metadata,
+            source=source,
+        )
+        return self._commit([ev])[0]
+
+    def observe_many(self, facts: Iterable[Fact | tuple[str, Any]]) -> list[ObservationResult]:
+        """Observe many facts with one evidence write and one view write (bulk ingestion).
+
+        Args:
+            facts: :class:`~langchain_tepa.core.types.Fact` objects or ``(key, value)`` pairs.
+
+        Raises:
+            InvalidArgumentError: If any fact is invalid; then none is stored.
+        """
+        records = []
+        for item in facts:
+            fact = item if isinstance(item, Fact) else Fact(*item)
+            records.append(
+                self._make(
+                    EvidenceKind.OBSERVATION,
+                    fact.namespace,
+                    fact.key,
+                    fact.value,
+                    text=fact.text,
+                    metadata=fact.metadata,
+                    source=fact.source,
+                )
+            )
+        return self._commit(records) if records else []
+
+    def _decision(
+        self,
+        kind: EvidenceKind,
+        key: str,
+        value: Any,
+        reason: str,
+        namespace: str | None,
+        source: str | None,
+        metadata: Mapping[str, Any] | None = None,
+        outcome: bool | None = None,
+    ) -> ObservationResult:
+        ns = self._ns(namespace)
+        k = validate_key(key)
+        validate_value(value)
+        if not isinstance(reason, str) or not reason.strip():
+            raise InvalidArgumentError("reason must be a non-empty string")
+        _validate_text(reason, "reason")
+        state = self._index.get((ns, k))
+        vid = value_identity(value, normalize=self.policy.normalize_values)
+        if state is None or vid not in state.precedents:
+            raise UnknownPrecedentError(
+                f"no precedent {value!r} under key {k!r} in namespace {ns!r}; "
+                "check audit(key) for the values that exist"
+            )
+        ev = self._make(
+            kind,
+            ns,
+            k,
+            value,
+            reason=reason,
+            source=source,
+            metadata=metadata,
+            outcome=outcome,
+        )
+        return self._commit([ev])[0]
+
+    def revoke(
+        self,
+        key: str,
+        value: Any,
+        *,
+        reason: str = "revoked by hand",
+        namespace: str | None = None,
+        source: str | None = None,
+    ) -> ObservationResult:
+        """Revoke a precedent by hand; it stays in the archive and can come back with support.
+
+        Raises:
+            UnknownPrecedentError: If the key has no such value.
+        """
+        text = reason if reason.startswith("revoked") else f"revoked by hand: {reason}"
+        return self._decision(EvidenceKind.REVOKE, key, value, text, namespace, source)
+
+    def promote(
+        self,
+        key: str,
+        value: Any,
+        *,
+        reason: str = "promoted by hand",
+        namespace: str | None = None,
+        source: str | None = None,
+    ) -> ObservationResult:
+        """Promote a precedent to Active by hand (or as the trial judge's decision).
+
+        Raises:
+            UnknownPrecedentError: If the key has no such value.
+        """
+        text = reason if reason.startswith("promoted") else f"promoted by hand: {reason}"
+        return self._decision(EvidenceKind.PROMOTE, key, value, text, namespace, source)
+
+    def record_trial(
+        self,
+        key: str,
+        value: Any,
+        positive: bool,
+        *,
+        trial_kind: str,
+        namespace: str | None = None,
+        detail: str = "",
+    ) -> ObservationResult:
+        """Record a trial-by-execution result (audit evidence; it moves no counts).
+
+        Raises:
+            UnknownPrecedentError: If the key has no such value.
+        """
+        if not isinstance(positive, bool):
+            raise InvalidArgumentError(f"positive must be True or False, got {positive!r}")
+        reason = f"trial {trial_kind}: {'positive' if positive else 'negative'}"
+        if detail:
+            reason += f" ({detail[:200]})"
+        return self._decision(
+            EvidenceKind.TRIAL,
+            key,
+            value,
+            reason,
+            namespace,
+            None,
+            metadata={"trial_kind": trial_kind},
+            outcome=positive,
+        )
+
+    def mark_boundary(self, *, namespace: str | None = None) -> list[ObservationResult]:
+        """Record a phase boundary on every key of ``namespace``.
+
+        Only the oracle-reset baseline acts on it (it is told when the world changed); for every
+        other policy it is an audit note.
+        """
+        ns = self._ns(namespace)
+        records = []
+        for n, k in sorted(self._index):
+            if n == ns:
+                eid, now = self._next()
+                records.append(
+                    Evidence(
+                        id=eid,
+                        namespace=ns,
+                        key=k,
+                        value=None,
+                        kind=EvidenceKind.BOUNDARY,
+                        time=now,
+                        writer=self.writer,
+                        reason="phase boundary",
+                    )
+                )
+        return self._commit(records) if records else []
+
+    # ------------------------------------------------------------------ reading
+    def retrieve(
+        self,
+        query: str,
+        k: int = 4,
+        *,
+        namespace: str | None = None,
+        key_prefix: str | None = None,
+    ) -> list[Document]:
+        """The ``k`` Active precedents most similar to ``query``, as Documents.
+
+        Args:
+            query: Natural-language query.
+            k: How many (1 to 1000).
+            namespace: Scope (default: the memory's namespace).
+            key_prefix: Only keys equal to it or below it (``"user"`` matches ``"user.diet"``).
+
+        Returns:
+            Documents whose metadata holds key, value, state, support, conflict, validity,
+            lower_95, namespace, precedent_id, evidence_ids and score.
+        """
+        if not isinstance(query, str):
+            raise InvalidArgumentError(f"query must be a string, got {type(query).__name__}")
+        _validate_text(query, "query")
+        k = _validate_k(k)
+        ns = self._ns(namespace)
+        if key_prefix is not None:
+            key_prefix = validate_key(key_prefix)
+        self._check_open()
+        if not self.policy.retrieval_enabled:
+            return []
+        vector = self.embeddings.embed_query(query)
+        hits = self.storage.query_active(ns, vector, k, key_prefix=key_prefix)
+        docs = []
+        with self._lock:
+            for pid, score in hits:
+                p = self._by_id.get(pid)
+                if p is None or not p.is_active or p.namespace != ns:
+                    continue
+                docs.append(self._document(p, score))
+        return docs
+
+    def _document(self, p: Precedent, score: float | None = None) -> Document:
+        refresh_posterior(p, self.policy)
+        meta: dict[str, Any] = {
+            "key": p.key,
+            "value": p.value,
+            "state": p.state.value,
+            "support": p.support,
+            "conflict": p.conflict,
+            "validity": round(p.validity, 4),
+            "lower_95": round(p.lower_bound, 4),
+            "namespace": p.namespace,
+            "precedent_id": p.id,
+            "evidence_ids": list(p.evidence_ids[-20:]),
+            "created_at": p.created_at,
+            "updated_at": p.updated_at,
+        }
+        if score is not None:
+            meta["score"] = round(score, 6)
+        return Document(page_content=p.page_content, metadata=meta, id=p.id)
+
+    def active_documents(
+        self, *, namespace: str | None = None, key_prefix: str | None = None
+    ) -> list[Document]:
+        """Every Active precedent of a namespace as Documents (no similarity ranking)."""
+        ns = self._ns(namespace)
+        prefix = validate_key(key_prefix) if key_prefix is not None else None
+        if not self.policy.retrieval_enabled:
+            return []
+        with self._lock:
+            out = []
+            for (n, k), s in sorted(self._index.items()):
+                if n != ns or (prefix and not (k == prefix or k.startswith(prefix + "."))):
+                    continue
+                out.extend(self._document(p) for p in s.active())
+            return out
+
+    def get(self, key: str, *, namespace: str | None = None) -> Any:
+        """The Active value of ``key``, or ``None``.
+
+        For a single-valued key, the best Active value (highest validity, then most recent
+        support); for a multi-valued key, the list of Active values.
+        """
+        ns = self._ns(namespace)
+        k = validate_key(key)
+        multi = self.policy.is_multi_valued(k)
+        if not self.policy.retrieval_enabled:
+            return [] if multi else None
+        with self._lock:
+            state = self._index.get((ns, k))
+            active = state.active() if state else []
+            if multi:
+                return [p.value for p in active]
+            return active[0].value if active else None
+
+    def audit(self, key: str, *, namespace: str | None = None) -> KeyAudit:
+        """Every precedent of ``key`` with its state, posterior and transition reasons."""
+        ns = self._ns(namespace)
+        k = validate_key(key)
+        with self._lock:
+            state = self._index.get((ns, k))
+            if state is None:
+                return KeyAudit(ns, k, [], 0)
+            precs = []
+            for p in state.precedents.values():
+                refresh_posterior(p, self.policy)
+                precs.append(p.snapshot())
+            return KeyAudit(ns, k, precs, state.seq)
+
+    def history(self, key: str, *, namespace: str | None = None) -> list[Evidence]:
+        """The evidence of ``key``, oldest first, read from storage (the source of truth)."""
+        ns = self._ns(namespace)
+        k = validate_key(key)
+        return self.storage.load_evidence(namespace=ns, key=k)
+
+    def keys(self, *, namespace: str | None = None) -> list[str]:
+        """Keys of a namespace that have evidence."""
+        ns = self._ns(namespace)
+        with self._lock:
+            return sorted(k for n, k in self._index if n == ns)
+
+    def namespaces(self) -> list[str]:
+        """Every namespace that has evidence."""
+        with self._lock:
+            return sorted({n for n, _ in self._index})
+
+    def precedents(self, *, namespace: str | None = None) -> list[Precedent]:
+        """Snapshots of every precedent (all namespaces when ``namespace`` is None)."""
+        with self._lock:
+            out = []
+            for (n, _), s in sorted(self._index.items()):
+                if namespace is None or n == namespace:
+                    for p in s.precedents.values():
+                        refresh_posterior(p, self.policy)
+                        out.append(p.snapshot())
+            return out
+
+    def evidence_count(self) -> int:
+        """Evidence records in storage."""
+        return self.storage.count_evidence()
+
+    # ------------------------------------------------------------------ maintenance
+    def reconcile(self) -> ReconcileReport:
+        """Refold every key from the evidence and repair views and active sets. Idempotent."""
+        start = time.perf_counter()
+        with self._lock:
+            self._check_open()
+            self._flush_locked()
+            records = self.storage.load_evidence()
+            states = fold_all(records, self.policy)
+            self._index = states
+            self._by_id = {p.id: p for s in states.values() for p in s.precedents.values()}
+            self._dirty.clear()
+            views, active = self._repair_views(full=True)
+            if records:
+                self._last_time = max(self._last_time, records[-1].time)
+        return ReconcileReport(
+            keys=len(states),
+            evidence=len(records),
+            repaired_views=views,
+            repaired_active=active,
+            seconds=time.perf_counter() - start,
+        )
+
+    def refresh(self) -> None:
+        """Re-read evidence written by other processes into the in-process index."""
+        with self._lock:
+            self._check_open()
+            self._open()
+
+    def flush(self) -> None:
+        """Write buffered count updates of precedent views."""
+        with self._lock:
+            self._check_open()
+            self._flush_locked()
+
+    def close(self) -> None:
+        """Flush and release the storage. The data stays."""
+        with self._lock:
+            if self._closed:
+                return
+            self._flush_locked()
+            self.storage.close()
+            self._closed = True
+
+    def __enter__(self) -> TEPAMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (
+            f"TEPAMemory(policy={self.policy.name!r}, namespace={self.namespace!r}, "
+            f"storage={type(self.storage).__name__}, keys={len(self._index)})"
+        )
+
+    # ------------------------------------------------------------------ text
+    def add_texts(
+        self,
+        texts: Iterable[str],
+        *,
+        namespace: str | None = None,
+        source: str | None = None,
+    ) -> list[ObservationResult]:
+        """Extract keyed facts from free text and observe them (bulk).
+
+        Uses the memory's extractor (the offline pattern extractor by default).
+        """
+        from langchain_tepa.extraction import resolve_extractor
+
+        extractor = resolve_extractor(self._extractor)
+        facts: list[Fact] = []
+        for text in texts:
+            _validate_text(text)
+            for fact in extractor.extract(text):
+                facts.append(
+                    Fact(
+                        key=fact.key,
+                        value=fact.value,
+                        namespace=namespace,
+                        text=fact.text or text,
+                        source=source or fact.source,
+                        metadata=fact.metadata,
+                        confidence=fact.confidence,
+                    )
+                )
+        return self.observe_many(facts)
+
+    def add_facts(self, facts: Iterable[Fact | tuple[str, Any]]) -> list[ObservationResult]:
+        """Observe already-keyed facts (alias of :meth:`observe_many`)."""
+        return self.observe_many(facts)
+
+    # ------------------------------------------------------------------ integrations
+    def as_retriever(self, **kwargs: Any) -> Any:
+        """A :class:`~langchain_tepa.retriever.TEPARetriever` over this memory."""
+        from langchain_tepa.retriever import TEPARetriever
+
+        return TEPARetriever(memory=self, **kwargs)
+
+    def as_store(self, **kwargs: Any) -> Any:
+        """A :class:`~langchain_tepa.store.TEPAStore` (LangGraph ``BaseStore``) over this memory."""
+        from langchain_tepa.store import TEPAStore
+
+        return TEPAStore(memory=self, **kwargs)
+
+    def as_langchain_memory(self, **kwargs: Any) -> Any:
+        """A classic LangChain ``BaseMemory`` adapter (needs the ``classic`` extra)."""
+        from langchain_tepa.classic import TEPAConversationMemory
+
+        return TEPAConversationMemory(memory=self, **kwargs)
+
+    # ------------------------------------------------------------------ async twins
+    async def _run(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        return await asyncio.to_thread(functools.partial(fn, *args, **kwargs))
+
+    async def aobserve(self, key: str, value: Any, **kwargs: Any) -> ObservationResult:
+        """Async twin of :meth:`observe`."""
+        return await self._run(self.observe, key, value, **kwargs)
+
+    async def arecord_outcome(
+        self, key: str, value: Any, success: bool, **kwargs: Any
+    ) -> ObservationResult:
+        """Async twin of :meth:`record_outcome`."""
+        return await self._run(self.record_outcome, key, value, success, **kwargs)
+
+    async def aobserve_many(
+        self, facts: Iterable[Fact | tuple[str, Any]]
+    ) -> list[ObservationResult]:
+        """Async twin of :meth:`observe_many`."""
+        return await self._run(self.observe_many, list(facts))
+
+    async def aadd_texts(self, texts: Iterable[str], **kwargs: Any) -> list[ObservationResult]:
+        """Async twin of :meth:`add_texts`."""
+        return await self._run(self.add_texts, list(texts), **kwargs)
+
+    async def aretrieve(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
+        """Async twin of :meth:`retrieve`."""
+        return await self._run(self.retrieve, query, k, **kwargs)
+
+    async def aget(self, key: str, **kwargs: Any) -> Any:
+        """Async twin of :meth:`get`."""
+        return await self._run(self.get, key, **kwargs)
+
+    async def aaudit(self, key: str, **kwargs: Any) -> KeyAudit:
+        """Async twin of :meth:`audit`."""
+        return await self._run(self.audit, key, **kwargs)
+
+    async def ahistory(self, key: str, **kwargs: Any) -> list[Evidence]:
+        """Async twin of :meth:`history`."""
+        return await self._run(self.history, key, **kwargs)
+
+    async def arevoke(self, key: str, value: Any, **kwargs: Any) -> ObservationResult:
+        """Async twin of :meth:`revoke`."""
+        return await self._run(self.revoke, key, value, **kwargs)
+
+    async def apromote(self, key: str, value: Any, **kwargs: Any) -> ObservationResult:
+        """Async twin of :meth:`promote`."""
+        return await self._run(self.promote, key, value, **kwargs)
+
+    async def arecord_trial(
+        self, key: str, value: Any, positive: bool, **kwargs: Any
+    ) -> ObservationResult:
+        """Async twin of :meth:`record_trial`."""
+        return await self._run(self.record_trial, key, value, positive, **kwargs)
+
+    async def areconcile(self) -> ReconcileReport:
+        """Async twin of :meth:`reconcile`."""
+        return await self._run(self.reconcile)
+
+    async def aflush(self) -> None:
+        """Async twin of :meth:`flush`."""
+        await self._run(self.flush)

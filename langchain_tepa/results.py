@@ -1,0 +1,112 @@
+"""Typed results of :class:`~langchain_tepa.memory.TEPAMemory` calls.
+
+Example:
+    >>> from langchain_tepa import TEPAMemory
+    >>> memory = TEPAMemory.in_memory()
+    >>> result = memory.observe("user.diet", "vegan")
+    >>> result.precedent.state.value, [t.reason for t in result.transitions]
+    ('active', ['new candidate: first observation', 'promoted: validity 0.67 > 0.60'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_tepa.core.types import Evidence, Lifecycle, Precedent, Transition
+from langchain_tepa.core.values import canonical_json
+
+__all__ = ["KeyAudit", "ObservationResult", "ReconcileReport"]
+
+
+@dataclass(frozen=True)
+class ObservationResult:
+    """What one ``observe``/``record_outcome``/``revoke``/``promote`` call did.
+
+    Attributes:
+        evidence: The evidence record written.
+        precedent: A snapshot of the precedent it touched (``None`` for a boundary).
+        transitions: Every transition the record caused, on any precedent of the key.
+    """
+
+    evidence: Evidence
+    precedent: Precedent | None
+    transitions: list[Transition] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class KeyAudit:
+    """Every precedent of a key, with its state, posterior and transition history.
+
+    Attributes:
+        namespace: The scope.
+        key: The key.
+        precedents: Snapshots, in creation order.
+        evidence_count: Evidence records of the key.
+    """
+
+    namespace: str
+    key: str
+    precedents: list[Precedent]
+    evidence_count: int
+
+    @property
+    def active(self) -> list[Precedent]:
+        """Active precedents, best first."""
+        act = [p for p in self.precedents if p.state is Lifecycle.ACTIVE]
+        return sorted(act, key=lambda p: (-p.validity, -p.last_support_at))
+
+    @property
+    def revoked(self) -> list[Precedent]:
+        """Revoked precedents (the archive of this key)."""
+        return [p for p in self.precedents if p.state is Lifecycle.REVOKED]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per precedent, for tables (pandas, rich, markdown)."""
+        out = []
+        for p in self.precedents:
+            last = p.transitions[-1] if p.transitions else None
+            out.append(
+                {
+                    "value": p.value,
+                    "state": p.state.value,
+                    "support": p.support,
+                    "conflict": p.conflict,
+                    "validity": round(p.validity, 3),
+                    "lower_95": round(p.lower_bound, 3),
+                    "last_reason": last.reason if last else "",
+                    "by_evidence": last.evidence_id if last else "",
+                }
+            )
+        return out
+
+    def __str__(self) -> str:
+        lines = [f"audit {self.namespace}/{self.key} ({self.evidence_count} evidence records)"]
+        for p in self.precedents:
+            shown = p.value if isinstance(p.value, str) else canonical_json(p.value)
+            lines.append(
+                f"  {shown!s:<24} {p.state.value:<10} support={p.support:<3} "
+                f"conflict={p.conflict:<3} validity={p.validity:.2f}"
+            )
+            for t in p.transitions:
+                lines.append(f"      t={t.time:.3f} {t.reason}  [{t.evidence_id}]")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ReconcileReport:
+    """What ``reconcile()`` found and repaired.
+
+    Attributes:
+        keys: Keys refolded.
+        evidence: Evidence records read.
+        repaired_views: Precedent views rewritten because they differed from the fold.
+        repaired_active: Retrievable-set memberships fixed.
+        seconds: Wall time.
+    """
+
+    keys: int
+    evidence: int
+    repaired_views: int
+    repaired_active: int
+    seconds: float

@@ -1,0 +1,15 @@
+"""Storage backends: Chroma (embedded, persistent, HTTP server) and in-process.
+
+Example:
+    >>> from langchain_tepa.storage import InMemoryStorage, StorageBackend
+    >>> isinstance(InMemoryStorage(), StorageBackend)
+    True
+"""
+
+from __future__ import annotations
+
+from langchain_tepa.storage.base import PrecedentWrite, StorageBackend, key_path
+from langchain_tepa.storage.chroma import ChromaStorage
+from langchain_tepa.storage.memory import InMemoryStorage
+
+__all__ = ["ChromaStorage", "InMemoryStorage", "PrecedentWrite", "StorageBackend", "key_path"]
