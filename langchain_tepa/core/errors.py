@@ -22,6 +22,7 @@ __all__ = [
     "InvalidNamespaceError",
     "InvalidValueError",
     "PolicyError",
+    "ReadOnlyError",
     "StorageError",
     "TEPAError",
     "UnknownPrecedentError",
@@ -58,6 +59,10 @@ class UnknownPrecedentError(TEPAError, LookupError):
 
 class StorageError(TEPAError, RuntimeError):
     """The storage backend failed or holds data this version cannot read."""
+
+
+class ReadOnlyError(StorageError):
+    """A write was attempted on a memory opened with ``read_only=True``."""
 
 
 class ExtractionError(TEPAError, RuntimeError):

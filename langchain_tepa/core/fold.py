@@ -92,7 +92,9 @@ def apply_evidence(state: KeyState, ev: Evidence, policy: LifecyclePolicy) -> li
             for p in state.precedents.values():
                 if p.state in _LIVE:
                     _touch(p, ev)
-                    mover.move(p, Lifecycle.REVOKED, "revoked: reset at the phase boundary (oracle)")
+                    mover.move(
+                        p, Lifecycle.REVOKED, "revoked: reset at the phase boundary (oracle)"
+                    )
         return mover.transitions
 
     vid = value_identity(ev.value, normalize=policy.normalize_values)

@@ -108,7 +108,7 @@ class Evidence:
         value: Any,
         *,
         time: float,
-        id: str,  # noqa: A002
+        id: str,
         namespace: str = DEFAULT_NAMESPACE,
         **extra: Any,
     ) -> Evidence:
@@ -131,7 +131,7 @@ class Evidence:
         success: bool,
         *,
         time: float,
-        id: str,  # noqa: A002
+        id: str,
         namespace: str = DEFAULT_NAMESPACE,
         **extra: Any,
     ) -> Evidence:

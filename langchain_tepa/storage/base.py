@@ -91,7 +91,7 @@ class StorageBackend(Protocol):
         *,
         key_prefix: str | None = None,
     ) -> list[tuple[str, float]]:
-        """Nearest Active precedents of ``namespace``: ``(precedent id, similarity)``, best first."""
+        """Nearest Active precedents of ``namespace`` as ``(id, similarity)``, best first."""
         ...
 
     def get_meta(self, name: str) -> str | None:

@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import langchain_tepa
+from langchain_tepa import core
+
+EXPECTED_ALL = [
+    "POLICY_NAMES",
+    "ChromaStorage",
+    "Evidence",
+    "EvidenceKind",
+    "ExtractionError",
+    "Fact",
+    "HashingEmbeddings",
+    "InMemoryStorage",
+    "InvalidArgumentError",
+    "InvalidKeyError",
+    "InvalidNamespaceError",
+    "InvalidValueError",
+    "KeyAudit",
+    "Lifecycle",
+    "LifecyclePolicy",
+    "ObservationResult",
+    "PolicyError",
+    "Precedent",
+    "ReconcileReport",
+    "StorageBackend",
+    "StorageError",
+    "TEPAError",
+    "TEPAMemory",
+    "Transition",
+    "UnknownPrecedentError",
+    "__version__",
+    "default_embeddings",
+]
+
+
+def test_all_is_pinned() -> None:
+    assert sorted(langchain_tepa.__all__) == sorted(EXPECTED_ALL)
+    for name in langchain_tepa.__all__:
+        assert hasattr(langchain_tepa, name)
+
+
+def test_core_imports_neither_langchain_nor_chroma() -> None:
+    import ast
+    from pathlib import Path
+
+    folder = Path(core.__file__).parent
+    for path in folder.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                assert not name.startswith(("langchain_core", "langgraph", "chromadb", "numpy")), (
+                    f"{path.name} imports {name}"
+                )
+                if name.startswith("langchain_tepa"):
+                    assert name.startswith("langchain_tepa.core"), f"{path.name} imports {name}"

@@ -1,0 +1,284 @@
+"""The TEPAMemory facade on the in-process store and on ephemeral Chroma."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from pathlib import Path
+
+import pytest
+
+from langchain_tepa import (
+    EvidenceKind,
+    Fact,
+    HashingEmbeddings,
+    InvalidArgumentError,
+    InvalidKeyError,
+    InvalidNamespaceError,
+    InvalidValueError,
+    Lifecycle,
+    LifecyclePolicy,
+    StorageError,
+    TEPAError,
+    TEPAMemory,
+    UnknownPrecedentError,
+)
+
+
+def dump(memory: TEPAMemory) -> tuple:
+    """Everything stored: evidence (from storage) and precedents (index and views)."""
+    evidence = [e.to_dict() for e in memory.storage.load_evidence()]
+    index = [p.to_dict() for p in memory.precedents()]
+    views = sorted((p.to_dict() for p in memory.storage.load_precedents()), key=lambda d: d["id"])
+    return evidence, index, views
+
+
+def test_observe_contradict_revoke_repromote(any_memory: TEPAMemory) -> None:
+    m = any_memory
+    r = m.observe("user.pizza_topping", "pineapple")
+    assert r.precedent is not None and r.precedent.state is Lifecycle.ACTIVE
+    assert r.evidence.kind is EvidenceKind.OBSERVATION
+    m.observe("user.pizza_topping", "mushroom")
+    m.observe("user.pizza_topping", "mushroom")
+    assert m.get("user.pizza_topping") == "mushroom"
+    audit = m.audit("user.pizza_topping")
+    assert [p.state.value for p in audit.precedents] == ["revoked", "active"]
+    revoked = audit.revoked[0]
+    assert revoked.revocation is not None
+    assert revoked.revocation.reason.startswith("revoked: validity")
+    assert revoked.revocation.evidence_id in {e.id for e in m.history("user.pizza_topping")}
+    docs = m.retrieve("what pizza should I order?", k=4)
+    assert [d.metadata["value"] for d in docs] == ["mushroom"]
+    assert docs[0].metadata["state"] == "active"
+    assert set(docs[0].metadata) >= {
+        "key",
+        "value",
+        "state",
+        "support",
+        "conflict",
+        "validity",
+        "precedent_id",
+        "evidence_ids",
+    }
+    # pineapple comes back with support: revived, then re-promoted
+    for _ in range(3):
+        m.observe("user.pizza_topping", "pineapple")
+    reasons = [t.reason for t in m.audit("user.pizza_topping").precedents[0].transitions]
+    assert "revived: new support after revocation" in reasons
+    assert any(r.startswith("re-promoted") for r in reasons)
+    assert m.get("user.pizza_topping") == "pineapple"
+
+
+def test_outcomes_revoke_and_promote(any_memory: TEPAMemory) -> None:
+    m = any_memory
+    for _ in range(10):
+        m.record_outcome("tool.export_format", "csv", True)
+    for _ in range(2):
+        m.record_outcome("tool.export_format", "csv", False)
+    assert m.get("tool.export_format") is None
+    m.record_outcome("tool.export_format", "json", True)
+    assert m.get("tool.export_format") == "json"
+    assert [d.metadata["value"] for d in m.retrieve("export format", k=5)] == ["json"]
+
+
+def test_retrieve_never_returns_revoked_and_respects_scopes(any_memory: TEPAMemory) -> None:
+    m = any_memory
+    m.observe("user.diet", "vegan", namespace="users.u1")
+    m.observe("user.diet", "omnivore", namespace="users.u10")
+    m.observe("app.theme", "dark", namespace="users.u1")
+    docs = m.retrieve("diet", k=10, namespace="users.u1")
+    assert {d.metadata["value"] for d in docs} == {"vegan", "dark"}
+    assert all(d.metadata["namespace"] == "users.u1" for d in docs)
+    docs = m.retrieve("diet", k=10, namespace="users.u1", key_prefix="user")
+    assert [d.metadata["value"] for d in docs] == ["vegan"]
+    assert m.retrieve("diet", k=10, namespace="users.u1", key_prefix="use") == []
+    m.revoke("user.diet", "vegan", namespace="users.u1", reason="user asked")
+    assert [d.metadata["value"] for d in m.retrieve("diet", k=10, namespace="users.u1")] == ["dark"]
+    assert m.audit("user.diet", namespace="users.u1").precedents[0].transitions[-1].reason == (
+        "revoked by hand: user asked"
+    )
+    assert m.namespaces() == ["users.u1", "users.u10"]
+    assert m.keys(namespace="users.u1") == ["app.theme", "user.diet"]
+
+
+def test_manual_promote_and_unknown_precedent(any_memory: TEPAMemory) -> None:
+    m = any_memory
+    m.observe("k", "a")
+    m.revoke("k", "a")
+    assert m.get("k") is None
+    m.promote("k", "a")
+    assert m.get("k") == "a"
+    before = dump(m)
+    with pytest.raises(UnknownPrecedentError) as info:
+        m.revoke("k", "zzz")
+    assert isinstance(info.value, LookupError) and "audit" in str(info.value)
+    with pytest.raises(UnknownPrecedentError):
+        m.promote("nope", "a")
+    assert dump(m) == before
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda m: m.observe("", "v"), InvalidKeyError),
+        (lambda m: m.observe("   ", "v"), InvalidKeyError),
+        (lambda m: m.observe(42, "v"), InvalidKeyError),
+        (lambda m: m.observe("k\x00", "v"), InvalidKeyError),
+        (lambda m: m.observe("k", None), InvalidValueError),
+        (lambda m: m.observe("k", object()), InvalidValueError),
+        (lambda m: m.observe("k", {"a": {1, 2}}), InvalidValueError),
+        (lambda m: m.observe("k", math.nan), InvalidValueError),
+        (lambda m: m.observe("k", math.inf), InvalidValueError),
+        (lambda m: m.observe("k", "\ud800"), InvalidValueError),
+        (lambda m: m.observe("k", {1: "x"}), InvalidValueError),
+        (lambda m: m.observe("k", "v", namespace="a..b"), InvalidNamespaceError),
+        (lambda m: m.observe("k", "v", namespace=""), InvalidNamespaceError),
+        (lambda m: m.observe("k", "v", namespace="a\nb"), InvalidNamespaceError),
+        (lambda m: m.observe("k", "v", namespace=" a"), InvalidNamespaceError),
+        (lambda m: m.observe("k", "v", metadata={"x": [1]}), InvalidArgumentError),
+        (lambda m: m.observe("k", "v", metadata={"tepa_state": "x"}), InvalidArgumentError),
+        (lambda m: m.observe("k", "v", text=3), InvalidArgumentError),
+        (lambda m: m.record_outcome("k", "v", 1), InvalidArgumentError),
+        (lambda m: m.retrieve("q", k=0), InvalidArgumentError),
+        (lambda m: m.retrieve("q", k=True), InvalidArgumentError),
+        (lambda m: m.retrieve(None), InvalidArgumentError),
+        (lambda m: m.observe_many([("k", "ok"), ("k", None)]), InvalidValueError),
+    ],
+)
+def test_bad_input_raises_typed_error_and_stores_nothing(
+    any_memory: TEPAMemory, call, error
+) -> None:
+    m = any_memory
+    m.observe("k", "v")
+    m.record_outcome("k", "v", True)
+    before = dump(m)
+    with pytest.raises(error) as info:
+        call(m)
+    assert isinstance(info.value, TEPAError)
+    assert str(info.value)
+    assert dump(m) == before
+
+
+def test_policy_argument_validation() -> None:
+    with pytest.raises(TEPAError):
+        TEPAMemory.in_memory(policy="nonsense")
+    with pytest.raises(InvalidArgumentError):
+        TEPAMemory.in_memory(policy=3)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError):
+        TEPAMemory.in_memory(flush_every=0)
+    m = TEPAMemory.in_memory(policy="append-only", embeddings=HashingEmbeddings())
+    assert m.policy.name == "append-only"
+
+
+def test_no_memory_policy_retrieves_nothing() -> None:
+    m = TEPAMemory.in_memory(policy="no-memory", embeddings=HashingEmbeddings())
+    m.observe("k", "v")
+    assert m.retrieve("k") == []
+    assert m.get("k") is None
+    assert m.evidence_count() == 1
+
+
+def test_multi_valued_get_returns_list() -> None:
+    policy = LifecyclePolicy(multi_valued_prefixes=("user.allergies",))
+    m = TEPAMemory.in_memory(policy=policy, embeddings=HashingEmbeddings())
+    m.observe("user.allergies", "nuts")
+    m.observe("user.allergies", "milk")
+    assert sorted(m.get("user.allergies")) == ["milk", "nuts"]
+
+
+def test_observe_many_and_texts(any_memory: TEPAMemory) -> None:
+    results = any_memory.observe_many([("a.b", 1), Fact("a.c", "x", text="a c is x", source="doc")])
+    assert len(results) == 2
+    assert any_memory.get("a.b") == 1
+    assert any_memory.history("a.c")[0].source == "doc"
+
+
+def test_reconcile_is_idempotent(any_memory: TEPAMemory) -> None:
+    m = any_memory
+    for i in range(30):
+        m.observe(f"k{i % 4}", f"v{i % 3}")
+        m.record_outcome(f"k{i % 4}", f"v{(i + 1) % 3}", i % 2 == 0)
+    before = [p.to_dict() for p in m.precedents()]
+    first = m.reconcile()
+    assert first.evidence == 60 and first.keys == 4
+    assert [p.to_dict() for p in m.precedents()] == before
+    second = m.reconcile()
+    assert second.repaired_views == 0 and second.repaired_active == 0
+    assert [p.to_dict() for p in m.precedents()] == before
+
+
+def test_mark_boundary_only_resets_oracle(tick) -> None:
+    oracle = TEPAMemory.in_memory(policy="oracle-reset", embeddings=HashingEmbeddings(), clock=tick)
+    tepa = TEPAMemory.in_memory(embeddings=HashingEmbeddings(), clock=tick)
+    for m in (oracle, tepa):
+        m.observe("k", "A")
+        m.mark_boundary()
+    assert oracle.get("k") is None
+    assert tepa.get("k") == "A"
+
+
+def test_persistent_reopen_gives_same_audit(tmp_path: Path) -> None:
+    path = tmp_path / "mem"
+    m = TEPAMemory.from_path(path, embeddings=HashingEmbeddings())
+    m.observe("user.pizza_topping", "pineapple")
+    m.observe("user.pizza_topping", "mushroom")
+    m.observe("user.pizza_topping", "mushroom")
+    m.record_outcome("tool.fmt", "csv", True)
+    audits = {k: m.audit(k).precedents for k in m.keys()}
+    docs = [d.metadata["value"] for d in m.retrieve("pizza", k=5)]
+    m.close()
+    with pytest.raises(StorageError):
+        m.observe("k", "v")
+    again = TEPAMemory.from_path(path, embeddings=HashingEmbeddings())
+    assert {k: again.audit(k).precedents for k in again.keys()} == audits
+    assert [d.metadata["value"] for d in again.retrieve("pizza", k=5)] == docs
+
+
+def test_reopen_repairs_missing_views(tmp_path: Path) -> None:
+    """A crash between the evidence write and the view write is repaired on open."""
+    import chromadb
+    from chromadb.config import Settings
+
+    from langchain_tepa.storage import ChromaStorage
+
+    client = chromadb.PersistentClient(
+        path=str(tmp_path / "db"), settings=Settings(anonymized_telemetry=False)
+    )
+    prefix = "c" + uuid.uuid4().hex[:8]
+    m = TEPAMemory.from_client(client, prefix=prefix, embeddings=HashingEmbeddings())
+    m.observe("k", "A")
+
+    class Broken(ChromaStorage):
+        def write_precedents(self, writes):
+            if writes:
+                raise RuntimeError("disk full")
+
+    broken = TEPAMemory(Broken(client, prefix=prefix), embeddings=HashingEmbeddings())
+    with pytest.raises(StorageError, match="reconcile"):
+        broken.observe("k2", "B")
+    fresh = TEPAMemory.from_client(client, prefix=prefix, embeddings=HashingEmbeddings())
+    assert fresh.get("k2") == "B"
+    assert [d.metadata["value"] for d in fresh.retrieve("k2 B", k=1, key_prefix="k2")] == ["B"]
+
+
+async def test_async_twins(any_memory: TEPAMemory) -> None:
+    m = any_memory
+    await m.aobserve("user.tone", "formal")
+    await m.arecord_outcome("user.tone", "formal", True)
+    assert await m.aget("user.tone") == "formal"
+    docs = await m.aretrieve("tone", k=2)
+    assert docs[0].metadata["value"] == "formal"
+    assert (await m.aaudit("user.tone")).precedents[0].support == 2
+    assert len(await m.ahistory("user.tone")) == 2
+    await m.arevoke("user.tone", "formal")
+    await m.apromote("user.tone", "formal")
+    await m.aobserve_many([("user.lang", "fr")])
+    report = await m.areconcile()
+    assert report.evidence == 5
+    await m.aflush()
+
+
+def test_repr_and_context_manager() -> None:
+    with TEPAMemory.in_memory(embeddings=HashingEmbeddings()) as m:
+        m.observe("k", "v")
+        assert "tepa-rev" in repr(m)

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from langchain_tepa import POLICY_NAMES, LifecyclePolicy, PolicyError
+
+
+def test_defaults_are_tepa_rev() -> None:
+    p = LifecyclePolicy()
+    assert p.name == "tepa-rev"
+    assert (p.a0, p.b0, p.n_min, p.theta_rev, p.theta_pro) == (1.0, 1.0, 3, 0.45, 0.6)
+    assert (p.window, p.w_min, p.theta_rec) == (3, 3, 0.34)
+    assert p.revoke_posterior and p.revoke_recent and p.promotion == "posterior"
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"a0": 0.0},
+        {"b0": -1.0},
+        {"a0": math.nan},
+        {"theta_rev": math.inf},
+        {"theta_rev": -0.1},
+        {"theta_pro": 1.5},
+        {"theta_rec": math.nan},
+        {"theta_rev": 0.7, "theta_pro": 0.6},
+        {"n_min": 0},
+        {"n_min": 2.5},
+        {"n_min": True},
+        {"window": 0},
+        {"w_min": 4, "window": 3},
+        {"n_pro": 0},
+        {"temporal_window": 0},
+        {"promotion": "sometimes"},
+        {"multi_valued_prefixes": ["a"]},
+        {"key_match_threshold": 2.0},
+        {"a0": "1"},
+    ],
+)
+def test_invalid_thresholds_raise_policy_error(overrides: dict) -> None:
+    with pytest.raises(PolicyError) as info:
+        LifecyclePolicy(**overrides)
+    assert isinstance(info.value, ValueError)
+    assert str(info.value)
+
+
+@pytest.mark.parametrize("name", POLICY_NAMES)
+def test_every_preset_builds(name: str) -> None:
+    p = LifecyclePolicy.preset(name)
+    assert p.name == name
+    assert LifecyclePolicy.from_dict(p.to_dict()) == p
+
+
+def test_preset_semantics() -> None:
+    assert not LifecyclePolicy.preset("no-memory").retrieval_enabled
+    ao = LifecyclePolicy.preset("append-only")
+    assert ao.promotion == "immediate" and not ao.revoke_posterior and not ao.revoke_recent
+    assert LifecyclePolicy.preset("lww").supersede
+    assert LifecyclePolicy.preset("temporal").temporal_window == 10
+    assert LifecyclePolicy.preset("reactive").revoke_on_first_failure
+    assert LifecyclePolicy.preset("oracle-reset").honour_boundary
+    norev = LifecyclePolicy.preset("tepa-norev")
+    assert not norev.revoke_posterior and norev.promotion == "posterior"
+    assert LifecyclePolicy.preset("tepa-full").uses_trials
+
+
+def test_unknown_preset_and_fields() -> None:
+    with pytest.raises(PolicyError, match="unknown policy"):
+        LifecyclePolicy.preset("magic")
+    with pytest.raises(PolicyError, match="unknown policy fields"):
+        LifecyclePolicy().with_overrides(nonsense=1)
+    with pytest.raises(PolicyError):
+        LifecyclePolicy.from_dict({"bogus": 1})
+
+
+def test_failures_to_revoke_promise() -> None:
+    assert LifecyclePolicy().failures_to_revoke == 3
+    assert LifecyclePolicy(window=5, w_min=3).failures_to_revoke == 4
+    assert LifecyclePolicy.preset("reactive").failures_to_revoke == 1
+    assert LifecyclePolicy.preset("append-only").failures_to_revoke is None
+
+
+def test_multi_valued_prefixes() -> None:
+    p = LifecyclePolicy(multi_valued_prefixes=("user.allergies",))
+    assert p.is_multi_valued("user.allergies")
+    assert p.is_multi_valued("user.allergies.food")
+    assert not p.is_multi_valued("user.allergiesx")
+    assert LifecyclePolicy(multi_valued=True).is_multi_valued("anything")
