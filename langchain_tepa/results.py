@@ -11,12 +11,21 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from langchain_tepa.core.types import Evidence, Lifecycle, Precedent, Transition
 from langchain_tepa.core.values import canonical_json
 
 __all__ = ["KeyAudit", "ObservationResult", "ReconcileReport"]
+
+
+def _when(t: float) -> str:
+    """Wall-clock times as UTC ISO text; benchmark clocks (small numbers) as they are."""
+    if t > 1e8:
+        stamp = datetime.fromtimestamp(t, tz=timezone.utc)
+        return stamp.strftime("%Y-%m-%d %H:%M:%S")
+    return f"t={t:g}"
 
 
 @dataclass(frozen=True)
@@ -89,7 +98,7 @@ class KeyAudit:
                 f"conflict={p.conflict:<3} validity={p.validity:.2f}"
             )
             for t in p.transitions:
-                lines.append(f"      t={t.time:.3f} {t.reason}  [{t.evidence_id}]")
+                lines.append(f"      {_when(t.time)}  {t.reason}  [{t.evidence_id}]")
         return "\n".join(lines)
 
 
