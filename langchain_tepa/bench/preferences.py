@@ -1,0 +1,688 @@
+"""The preference update stream: simulated users whose preferences change, and glitch.
+
+**Generator.** ``users`` simulated users, each with the profile slots of :data:`SLOTS` (diet,
+tone, language, units), four possible values per slot. Each user has a stream of ``sessions``;
+a session is about one slot (uniformly at random) and asks for something that depends on the
+user's current value of it ("Suggest a dinner recipe for me."). For each (user, slot):
+
+* the initial value is drawn uniformly;
+* ``changes`` real changes happen at random sessions of that slot inside the middle
+  ``change_window`` of its stream (at least ``gap`` sessions apart): from then on another value
+  holds (a user who went vegetarian stays vegetarian);
+* ``glitches`` transient glitches happen at other random sessions (not within ``gap`` sessions of
+  a change): in that one session the user asks for another value ("just today, something with
+  meat"), and the next session the old value holds again.
+
+In a session the user states the value they want in the request with probability ``p_cue``
+(and always in a glitch session: that is what makes it a glitch). The agent answers with one
+value; the user is satisfied when it is the value wanted in that session. The feedback is
+written to memory: every stated value is an observation (``source="user"``), the chosen value
+gets an outcome, and a dissatisfied user states the value they wanted (a correction).
+
+**Agent** (the same for every method): a value the user states in this session's request wins;
+otherwise the :class:`~langchain_tepa.bench.agent.OfflineAgent` rule over the retrieved memory
+(highest shown validity at or above 0.50); with neither, it guesses uniformly.
+
+**TEPA-Full.** Before the agent answers, the Hypotheses of the session's slot go through
+trial-by-execution: the executor runs the session's request with the candidate value against the
+simulated user as they are now (a sandboxed execution of the same task), supportive,
+counterfactual and polluted trials are judged by :func:`langchain_tepa.graph.run_trials`, and a
+candidate is promoted only with at least 60% positive trials and a supportive success.
+
+**Phases.** ``overall`` (every session), ``after_change`` (the first ``window`` sessions of a slot
+after a real change, the change session itself included) and ``after_glitch`` (the first
+``window`` sessions of a slot after a glitch, the glitch session excluded: they test whether the
+glitch flipped the memory).
+
+Example:
+    >>> stream = generate_stream(PreferenceConfig(users=1, sessions=20), seed=0)
+    >>> len(stream.sessions)
+    20
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from langchain_core.documents import Document
+
+from langchain_tepa.bench.agent import OfflineAgent, render_prompt
+from langchain_tepa.bench.world import Task
+from langchain_tepa.core.errors import InvalidArgumentError
+
+__all__ = [
+    "PHASES",
+    "SLOTS",
+    "PreferenceAgent",
+    "PreferenceConfig",
+    "PreferenceStream",
+    "Session",
+    "generate_stream",
+    "render_session_prompt",
+]
+
+PHASES: tuple[str, ...] = ("overall", "after_change", "after_glitch")
+
+SLOTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "diet": ("Suggest a dinner recipe for me.", ("omnivore", "vegetarian", "vegan", "pescatarian")),
+    "tone": ("Draft a reply to my landlord.", ("formal", "casual", "concise", "playful")),
+    "language": ("Summarise today's news for me.", ("english", "french", "spanish", "german")),
+    "units": ("How far is my run today?", ("metric", "imperial", "nautical", "steps")),
+}
+"""Profile slots: the request that depends on each, and its possible values."""
+
+
+@dataclass(frozen=True)
+class PreferenceConfig:
+    """Parameters of the generator (see the module docstring).
+
+    Attributes:
+        users: Simulated users.
+        sessions: Sessions per user.
+        changes: Real changes per (user, slot).
+        glitches: Transient glitches per (user, slot).
+        p_cue: Probability that a regular session states the wanted value.
+        change_window: Fraction of a slot's stream (centred) where changes fall.
+        gap: Minimum sessions (of the slot) between events.
+        window: Sessions of a slot counted in ``after_change``/``after_glitch``.
+    """
+
+    users: int = 8
+    sessions: int = 120
+    changes: int = 1
+    glitches: int = 2
+    p_cue: float = 0.75
+    change_window: float = 0.5
+    gap: int = 4
+    window: int = 5
+
+    def __post_init__(self) -> None:
+        for name in ("users", "sessions", "gap", "window"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidArgumentError(f"{name} must be an integer >= 1, got {value!r}")
+        for name in ("changes", "glitches"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InvalidArgumentError(f"{name} must be an integer >= 0, got {value!r}")
+        for name in ("p_cue", "change_window"):
+            value = getattr(self, name)
+            if not 0.0 <= float(value) <= 1.0:
+                raise InvalidArgumentError(f"{name} must be within [0, 1], got {value!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The parameters as a dict (for the JSON config)."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Session:
+    """One session of one user.
+
+    Attributes:
+        user: User index.
+        slot: The profile slot the request depends on.
+        index: Position in the user's stream.
+        slot_index: Position among the user's sessions of this slot.
+        wanted: The value that satisfies the user in this session.
+        current: The user's lasting preference after this session.
+        cue: The value the request states, or ``None``.
+        event: ``"change"``, ``"glitch"`` or ``None``.
+        phases: The phases this session counts in.
+    """
+
+    user: int
+    slot: str
+    index: int
+    slot_index: int
+    wanted: str
+    current: str
+    cue: str | None
+    event: str | None
+    phases: tuple[str, ...]
+
+
+@dataclass
+class PreferenceStream:
+    """The sessions of all users, in the order they are played."""
+
+    config: PreferenceConfig
+    sessions: list[Session] = field(default_factory=list)
+
+
+def _event_positions(
+    rng: random.Random, n: int, cfg: PreferenceConfig
+) -> tuple[list[int], list[int]]:
+    lo = int(n * (1 - cfg.change_window) / 2)
+    hi = max(lo + 1, int(n * (1 + cfg.change_window) / 2))
+    changes: list[int] = []
+    for _ in range(cfg.changes):
+        options = [i for i in range(max(1, lo), hi) if all(abs(i - c) >= cfg.gap for c in changes)]
+        if options:
+            changes.append(rng.choice(options))
+    glitches: list[int] = []
+    for _ in range(cfg.glitches):
+        options = [
+            i
+            for i in range(1, max(1, n - 1))
+            if all(abs(i - c) >= cfg.gap for c in changes + glitches)
+        ]
+        if options:
+            glitches.append(rng.choice(options))
+    return sorted(changes), sorted(glitches)
+
+
+def generate_stream(config: PreferenceConfig, seed: int) -> PreferenceStream:
+    """Draw the sessions of every user for one seed (deterministic in ``seed``)."""
+    rng = random.Random(seed)
+    stream = PreferenceStream(config)
+    for user in range(config.users):
+        slots = [rng.choice(list(SLOTS)) for _ in range(config.sessions)]
+        per_slot: dict[str, list[int]] = {}
+        for i, slot in enumerate(slots):
+            per_slot.setdefault(slot, []).append(i)
+        plan: dict[int, Session] = {}
+        for slot, positions in per_slot.items():
+            values = SLOTS[slot][1]
+            current = rng.choice(values)
+            changes, glitches = _event_positions(rng, len(positions), config)
+            since_change = since_glitch = None
+            for j, pos in enumerate(positions):
+                event = None
+                wanted = current
+                if j in changes:
+                    current = rng.choice([v for v in values if v != current])
+                    wanted = current
+                    event = "change"
+                    since_change = 0
+                elif j in glitches:
+                    wanted = rng.choice([v for v in values if v != current])
+                    event = "glitch"
+                    since_glitch = -1
+                phases = ["overall"]
+                if since_change is not None and since_change < config.window:
+                    phases.append("after_change")
+                if since_glitch is not None and 0 <= since_glitch < config.window:
+                    phases.append("after_glitch")
+                cue = wanted if event == "glitch" or rng.random() < config.p_cue else None
+                plan[pos] = Session(user, slot, pos, j, wanted, current, cue, event, tuple(phases))
+                if since_change is not None:
+                    since_change += 1
+                if since_glitch is not None:
+                    since_glitch += 1
+        stream.sessions.extend(plan[i] for i in range(config.sessions))
+    return stream
+
+
+def render_session_prompt(session: Session, documents: Sequence[Document]) -> str:
+    """The prompt of a session: the drift prompt plus what the user says in this request."""
+    request, values = SLOTS[session.slot]
+    said = f"I want it {session.cue}." if session.cue else ""
+    task = Task(key=session.slot, text=f"{request} {said}".strip(), actions=values)
+    prompt = render_prompt(task, documents)
+    if session.cue:
+        prompt += f"\nUser says: {session.cue}"
+    return prompt
+
+
+class PreferenceAgent:
+    """The session agent: the user's words in this request win, then memory, then a guess.
+
+    Example:
+        >>> s = Session(0, "diet", 0, 0, "vegan", "vegan", "vegan", None, ("overall",))
+        >>> PreferenceAgent(seed=0).choose(render_session_prompt(s, []))
+        'vegan'
+    """
+
+    def __init__(self, seed: int = 0, reader: Callable[[str], str] | None = None) -> None:
+        self._offline = OfflineAgent(seed=seed)
+        self._reader = reader
+
+    def choose(self, prompt: str) -> str:
+        """Pick a value from the prompt's text."""
+        for line in reversed(prompt.splitlines()):
+            if line.startswith("User says: "):
+                return line.removeprefix("User says: ").strip()
+        if self._reader is not None:
+            return self._reader(prompt)
+        return self._offline.choose(prompt)
+
+
+# ---------------------------------------------------------------------- running
+PAPER_PREFERENCES = {"append-only": 0.138, "no-memory": 0.837, "tepa-full": 0.910}
+"""The paper's overall success rates on its preference stream."""
+
+RETRIEVE_K = 4
+
+
+@dataclass
+class SessionRecord:
+    """What happened in one session of one run (for phases and curves)."""
+
+    success: bool
+    phases: tuple[str, ...]
+    slot_index: int
+    event: str | None
+    user: int = 0
+    slot: str = ""
+
+
+def _executor(session_ref: dict[str, Session], rng: random.Random) -> Callable[[Any], bool]:
+    """The trial executor: the session's request run against the simulated user as they are now.
+
+    A trial whose view gives the key a value answers with it; with no value the agent guesses
+    uniformly, as it does without evidence.
+    """
+
+    def execute(trial: Any) -> bool:
+        session = session_ref["now"]
+        values = SLOTS[session.slot][1]
+        value = trial.value if trial.value in values else rng.choice(values)
+        return bool(value == session.current)
+
+    return execute
+
+
+def run_preference_seed(
+    method: str,
+    seed: int,
+    config: PreferenceConfig,
+    *,
+    storage: str = "memory",
+    reader: Callable[[str], str] | None = None,
+) -> dict[str, Any]:
+    """Play one seed's stream with one method; return per-session records and counters."""
+    import itertools
+    import shutil
+    import tempfile
+    import time
+
+    from langchain_tepa.core.policy import LifecyclePolicy
+    from langchain_tepa.core.types import Lifecycle
+    from langchain_tepa.embeddings import HashingEmbeddings
+    from langchain_tepa.memory import TEPAMemory
+
+    stream = generate_stream(config, seed)
+    tick = itertools.count(1)
+    folder = tempfile.mkdtemp(prefix="tepa-pref-") if storage == "chroma" else None
+    kwargs: dict[str, Any] = {
+        "embeddings": HashingEmbeddings(),
+        "policy": LifecyclePolicy.preset(method),
+        "clock": lambda: float(next(tick)),
+    }
+    memory = TEPAMemory.from_path(folder, **kwargs) if folder else TEPAMemory.in_memory(**kwargs)
+    agent = PreferenceAgent(seed=seed, reader=reader)
+    session_ref: dict[str, Session] = {}
+    trials_run = 0
+    runner = None
+    if method == "tepa-full":
+        from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
+
+        runner = TrialRunner(
+            memory,
+            _executor(session_ref, random.Random(f"pref-trials-{seed}")),
+            trial_builder=DefaultTrialBuilder(context_k=0),
+            max_concurrency=1,
+        )
+    records: list[SessionRecord] = []
+    glitch_flips = held = 0
+    adoption: list[int] = []
+    pending: dict[tuple[int, str], int] = {}
+    start = time.perf_counter()
+    try:
+        for s in stream.sessions:
+            ns = f"users.u{s.user}"
+            session_ref["now"] = s
+            if runner is not None:
+                audit = memory.audit(s.slot, namespace=ns)
+                if any(p.state is Lifecycle.HYPOTHESIS for p in audit.precedents):
+                    decisions = runner.run(key=s.slot, namespace=ns)
+                    trials_run += sum(len(d.results) for d in decisions)
+            before = memory.get(s.slot, namespace=ns) if s.event == "glitch" else None
+            if s.event == "change" and method == "oracle-reset":
+                memory.mark_boundary(namespace=ns, key=s.slot)  # the oracle is told
+            docs = memory.retrieve(SLOTS[s.slot][0], k=RETRIEVE_K, namespace=ns, key_prefix=s.slot)
+            choice = agent.choose(render_session_prompt(s, docs))
+            success = choice == s.wanted
+            if s.cue:
+                memory.observe(s.slot, s.cue, namespace=ns, source="user")
+            memory.record_outcome(s.slot, choice, success, namespace=ns)
+            if not success:
+                memory.observe(s.slot, s.wanted, namespace=ns, source="user-correction")
+            records.append(SessionRecord(success, s.phases, s.slot_index, s.event, s.user, s.slot))
+            believed = memory.get(s.slot, namespace=ns)
+            if s.event == "glitch" and before == s.current:
+                held += 1
+                glitch_flips += believed != s.current
+            slot_id = (s.user, s.slot)
+            if s.event == "change":
+                pending[slot_id] = s.slot_index
+            if slot_id in pending and believed == s.current:
+                adoption.append(s.slot_index - pending.pop(slot_id))
+        for (user, slot), since in pending.items():  # never adopted: censored at stream end
+            last = max(x.slot_index for x in stream.sessions if x.user == user and x.slot == slot)
+            adoption.append(last - since + 1)
+        evidence = memory.evidence_count()
+    finally:
+        memory.close()
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
+    glitches = held  # glitches that met the memory holding the user's lasting value
+    return {
+        "method": method,
+        "seed": seed,
+        "records": records,
+        "trials": trials_run,
+        "evidence": evidence,
+        "glitches": glitches,
+        "glitch_flips": glitch_flips,
+        "adoption": adoption,
+        "seconds": time.perf_counter() - start,
+    }
+
+
+def event_curve(
+    records: Sequence[SessionRecord], event: str, *, before: int = 5, after: int = 10
+) -> list[float | None]:
+    """Mean success at a slot's session offsets ``-before .. after - 1`` around each ``event``.
+
+    Offset 0 is the event session itself (a change or a glitch).
+    """
+    streams: dict[tuple[int, str], list[SessionRecord]] = {}
+    for r in records:
+        streams.setdefault((r.user, r.slot), []).append(r)
+    sums = [0.0] * (before + after)
+    counts = [0] * (before + after)
+    for rows in streams.values():
+        for i, r in enumerate(rows):
+            if r.event != event:
+                continue
+            for off in range(-before, after):
+                j = i + off
+                if 0 <= j < len(rows):
+                    sums[off + before] += rows[j].success
+                    counts[off + before] += 1
+    return [round(sums[i] / counts[i], 4) if counts[i] else None for i in range(before + after)]
+
+
+def _run_job(job: tuple[str, int, dict[str, Any], str]) -> dict[str, Any]:
+    method, seed, cfg, storage = job
+    return run_preference_seed(method, seed, PreferenceConfig(**cfg), storage=storage)
+
+
+def summarise(
+    runs: Sequence[dict[str, Any]], config: dict[str, Any], *, bootstrap_seed: int = 0
+) -> dict[str, Any]:
+    """The result JSON (the drift contract, with the phases of this scenario).
+
+    ``mpi`` is computed in ``after_change`` (where stale memory can hurt), ``transition_cost``
+    is the median number of a slot's sessions from a real change until the memory's ``get``
+    returns the new value, and ``curve`` is the success around a real change (offsets -5..9).
+    ``glitch_flip_rate`` is the share of glitches, among those that met a memory whose ``get``
+    returned the user's lasting value, after which ``get`` returned another value.
+    """
+    import numpy as np
+
+    from langchain_tepa.bench.stats import (
+        bootstrap_ci,
+        memory_pollution_index,
+        paired_permutation_test,
+    )
+
+    by_method: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        by_method.setdefault(run["method"], []).append(run)
+    for group in by_method.values():
+        group.sort(key=lambda r: r["seed"])
+    per_seed: dict[str, dict[str, Any]] = {}
+    methods: dict[str, Any] = {}
+    for name, group in by_method.items():
+        per_seed[name] = {}
+        phases = {}
+        for ph in PHASES:
+            values = np.array(
+                [np.mean([r.success for r in run["records"] if ph in r.phases]) for run in group]
+            )
+            per_seed[name][ph] = values
+            lo, hi = bootstrap_ci(values, seed=bootstrap_seed)
+            phases[ph] = {
+                "success": round(float(values.mean()), 4),
+                "ci95": [round(lo, 4), round(hi, 4)],
+                "episodes": int(sum(sum(ph in r.phases for r in run["records"]) for run in group)),
+            }
+        adoption = [a for run in group for a in run["adoption"]]
+        all_records = [r for run in group for r in run["records"]]
+        glitches = sum(run["glitches"] for run in group)
+        flips = sum(run["glitch_flips"] for run in group)
+        methods[name] = {
+            "phases": phases,
+            "mpi": None,
+            "transition_cost": float(np.median(adoption)) if adoption else None,
+            "curve": event_curve(all_records, "change"),
+            "glitch_curve": event_curve(all_records, "glitch"),
+            "glitch_flip_rate": round(flips / glitches, 4) if glitches else None,
+            "trials_per_seed": round(float(np.mean([run["trials"] for run in group])), 1),
+        }
+    if "no-memory" in per_seed:
+        base = float(per_seed["no-memory"]["after_change"].mean())
+        for name in methods:
+            s = float(per_seed[name]["after_change"].mean())
+            methods[name]["mpi"] = round(memory_pollution_index(s, base), 4) if base else None
+    comparisons = []
+    for a in ("tepa-full", "tepa-rev"):
+        if a not in per_seed:
+            continue
+        for b in per_seed:
+            if b == a or (a == "tepa-rev" and b == "tepa-full"):
+                continue
+            for ph in PHASES:
+                x, y = per_seed[a][ph], per_seed[b][ph]
+                comparisons.append(
+                    {
+                        "a": a,
+                        "b": b,
+                        "phase": ph,
+                        "diff": round(float(x.mean() - y.mean()), 4),
+                        "p_value": float(
+                            f"{paired_permutation_test(x, y, seed=bootstrap_seed):.3g}"
+                        ),
+                    }
+                )
+    seeds = len(next(iter(by_method.values())))
+    return {
+        "scenario": "preferences",
+        "seeds": seeds,
+        "config": config,
+        "methods": methods,
+        "comparisons": comparisons,
+    }
+
+
+def run_preferences(
+    methods: Sequence[str],
+    seeds: int,
+    config: PreferenceConfig,
+    *,
+    storage: str = "memory",
+    workers: int = 1,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Run every method on every seed and summarise (see :func:`summarise`)."""
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tqdm import tqdm
+
+    jobs = [(m, seed, config.to_dict(), storage) for seed in range(seeds) for m in methods]
+    start = time.perf_counter()
+    bar = tqdm(total=len(jobs), desc="preferences", disable=not progress, unit="run")
+    runs: list[dict[str, Any]] = []
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for run in pool.map(_run_job, jobs):
+                runs.append(run)
+                bar.update()
+    else:
+        for job in jobs:
+            runs.append(_run_job(job))
+            bar.update()
+    bar.close()
+    cfg = {
+        **config.to_dict(),
+        "slots": {k: list(v[1]) for k, v in SLOTS.items()},
+        "methods": list(methods),
+        "storage": storage,
+        "embeddings": "HashingEmbeddings (offline)",
+        "agent_rule": (
+            "the value the user states in this request wins; otherwise the highest-validity "
+            "active precedent of the slot with validity >= 0.50; otherwise a uniform guess"
+        ),
+        "mpi_phase": "after_change",
+        "transition_cost_definition": (
+            "median number of a slot's sessions from a real change until memory.get(slot) "
+            "returns the new value (censored at the end of the stream)"
+        ),
+        "paper_overall": PAPER_PREFERENCES,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    return summarise(runs, cfg)
+
+
+def format_preferences_table(result: dict[str, Any]) -> str:
+    """A plain-text table: success per phase with CIs, glitch flips, adoption lag, p-values."""
+    ref = "tepa-full" if "tepa-full" in result["methods"] else "tepa-rev"
+    pvals = {
+        c["b"]: c["p_value"]
+        for c in result["comparisons"]
+        if c["a"] == ref and c["phase"] == "overall"
+    }
+    cfg = result["config"]
+    head = (
+        f"preferences: {result['seeds']} seeds, {cfg['users']} users x {cfg['sessions']} "
+        f"sessions, p_cue {cfg['p_cue']}, storage {cfg['storage']}"
+    )
+    cols = (
+        f"{'method':<13} {'overall [95% CI]':<24} {'after_change':<24} {'after_glitch':<24} "
+        f"{'flips':>6} {'adopt':>6} {'paper':>6} {'p vs ' + ref:>14}"
+    )
+    lines = [head, cols, "-" * len(cols)]
+    for name, m in result["methods"].items():
+        ph = m["phases"]
+
+        def fmt(p: dict[str, Any]) -> str:
+            return f"{p['success']:.3f} [{p['ci95'][0]:.3f}, {p['ci95'][1]:.3f}]"
+
+        flips = "" if m["glitch_flip_rate"] is None else f"{m['glitch_flip_rate']:.2f}"
+        adopt = "" if m["transition_cost"] is None else f"{m['transition_cost']:g}"
+        paper = f"{PAPER_PREFERENCES[name]:.3f}" if name in PAPER_PREFERENCES else ""
+        p = pvals.get(name)
+        ps = "" if p is None else (f"{p:.1e}" if p < 0.001 else f"{p:.3f}")
+        lines.append(
+            f"{name:<13} {fmt(ph['overall']):<24} {fmt(ph['after_change']):<24} "
+            f"{fmt(ph['after_glitch']):<24} {flips:>6} {adopt:>6} {paper:>6} {ps:>14}"
+        )
+    return "\n".join(lines)
+
+
+def plot_preferences(result: dict[str, Any], path: Any) -> Any:
+    """Success around a real change and around a glitch, per method, as a PNG.
+
+    Returns ``None`` (with a warning) when matplotlib is not installed.
+    """
+    import warnings
+    from pathlib import Path
+
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        warnings.warn(
+            "matplotlib is not installed, so the plot was skipped; "
+            "install the extra: pip install 'langchain-tepa[plot]'",
+            stacklevel=2,
+        )
+        return None
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), gridspec_kw={"width_ratios": [2, 2, 2]})
+    offsets = list(range(-5, 10))
+    cmap = plt.get_cmap("tab10")
+    for i, (name, m) in enumerate(result["methods"].items()):
+        style = "-" if name.startswith("tepa") else "--"
+        for ax, curve in ((axes[0], m["curve"]), (axes[1], m["glitch_curve"])):
+            xs = [o for o, v in zip(offsets, curve, strict=False) if v is not None]
+            ys = [v for v in curve if v is not None]
+            ax.plot(xs, ys, style, color=cmap(i % 10), label=name, lw=1.6)
+    for ax, title in ((axes[0], "around a real change"), (axes[1], "around a glitch")):
+        ax.axvline(0, color="grey", lw=1, ls=":")
+        ax.set_title(f"Success {title}")
+        ax.set_xlabel("sessions of the slot (0 = event)")
+        ax.set_ylim(0, 1.02)
+    axes[0].set_ylabel("success")
+    axes[1].legend(fontsize=7, loc="lower right")
+    names = list(result["methods"])
+    width = 0.27
+    for j, ph in enumerate(PHASES):
+        vals = [result["methods"][n]["phases"][ph]["success"] for n in names]
+        axes[2].bar([k + (j - 1) * width for k in range(len(names))], vals, width, label=ph)
+    axes[2].set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
+    axes[2].set_ylim(0, 1.05)
+    axes[2].set_title("Success per phase")
+    axes[2].legend(fontsize=7)
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def _scenario(options: Any) -> dict[str, Any]:
+    from langchain_tepa.bench.scenarios import resolve_methods
+
+    methods = resolve_methods(options.methods)
+    seeds = options.seeds or (3 if options.quick else 20)
+    if seeds < 1:
+        raise InvalidArgumentError(f"--seeds must be >= 1, got {seeds}")
+    base = PreferenceConfig(users=4, sessions=80) if options.quick else PreferenceConfig()
+    known = set(PreferenceConfig.__dataclass_fields__)
+    unknown = set(options.overrides) - known
+    if unknown:
+        raise InvalidArgumentError(
+            f"unknown preferences settings {sorted(unknown)}; known: {sorted(known)}"
+        )
+    config = PreferenceConfig(**{**base.to_dict(), **options.overrides})
+    storage = options.storage or "memory"
+    if storage not in ("memory", "chroma"):
+        raise InvalidArgumentError(f"--storage must be 'memory' or 'chroma', got {storage!r}")
+    if options.agent != "offline":
+        raise InvalidArgumentError("the preferences scenario runs with --agent offline only")
+    return run_preferences(
+        methods,
+        seeds,
+        config,
+        storage=storage,
+        workers=max(1, options.workers),
+        progress=options.progress,
+    )
+
+
+def _register() -> None:
+    from langchain_tepa.bench.registry import ScenarioEntry, register_scenario
+
+    register_scenario(
+        ScenarioEntry(
+            "preferences",
+            "preference update stream: real changes and transient glitches",
+            _scenario,
+            table=format_preferences_table,
+            plot=plot_preferences,
+            demo=False,
+        )
+    )
+
+
+_register()
