@@ -9,6 +9,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from langchain_tepa.core import (
     POLICY_NAMES,
     Evidence,
@@ -31,7 +33,9 @@ from langchain_tepa.core import (
 from langchain_tepa.embeddings import HashingEmbeddings, default_embeddings
 from langchain_tepa.memory import TEPAMemory
 from langchain_tepa.results import KeyAudit, ObservationResult, ReconcileReport
+from langchain_tepa.retriever import TEPARetriever
 from langchain_tepa.storage import ChromaStorage, InMemoryStorage, StorageBackend
+from langchain_tepa.store import TEPAStore
 
 __version__ = "0.1.0"
 
@@ -59,8 +63,23 @@ __all__ = [
     "StorageError",
     "TEPAError",
     "TEPAMemory",
+    "TEPARetriever",
+    "TEPAStore",
     "Transition",
     "UnknownPrecedentError",
     "__version__",
     "default_embeddings",
 ]
+
+
+if TYPE_CHECKING:
+    from langchain_tepa.classic import TEPAConversationMemory as TEPAConversationMemory
+
+
+def __getattr__(name: str) -> object:
+    """Lazy attribute: ``TEPAConversationMemory`` imports langchain-classic only when used."""
+    if name == "TEPAConversationMemory":
+        from langchain_tepa.classic import TEPAConversationMemory
+
+        return TEPAConversationMemory
+    raise AttributeError(f"module 'langchain_tepa' has no attribute {name!r}")

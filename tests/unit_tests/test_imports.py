@@ -27,6 +27,8 @@ EXPECTED_ALL = [
     "StorageError",
     "TEPAError",
     "TEPAMemory",
+    "TEPARetriever",
+    "TEPAStore",
     "Transition",
     "UnknownPrecedentError",
     "__version__",
