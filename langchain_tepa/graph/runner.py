@@ -1,0 +1,393 @@
+"""The steps of a TEPA-Full trial run, shared by the LangGraph subgraph and :func:`run_trials`.
+
+``select -> build -> execute (parallel) -> judge (records every trial as evidence) ->
+[review] -> apply``. The graph's nodes call these methods one by one (with ``Send`` fan-out,
+checkpoints and ``interrupt``); :func:`run_trials` calls them in a loop, for benchmarks and
+scripts that need no graph.
+
+Example:
+    >>> from langchain_tepa import TEPAMemory
+    >>> memory = TEPAMemory.in_memory(policy="tepa-full")
+    >>> _ = memory.observe("user.pizza_topping", "mushroom")
+    >>> works = lambda trial: trial.value == "mushroom"   # the world: mushroom is right
+    >>> [d.action for d in run_trials(memory, works, key="user.pizza_topping")]
+    ['promote']
+    >>> memory.get("user.pizza_topping")
+    'mushroom'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.values import canonical_json, value_identity
+from langchain_tepa.graph.executor import ExecutorLike, TrialExecutor
+from langchain_tepa.graph.judge import DEFAULT_THRESHOLD, Decision, TrialJudge, review_decision
+from langchain_tepa.graph.trials import (
+    Candidate,
+    Trial,
+    TrialBuilderLike,
+    TrialKind,
+    TrialResult,
+    resolve_trial_builder,
+    select_candidates,
+)
+
+if TYPE_CHECKING:
+    from langchain_tepa.memory import TEPAMemory
+
+__all__ = ["ReviewAnswer", "TrialRunner", "arun_trials", "run_trials"]
+
+ReviewAnswer = bool | str | Mapping[str, bool | str]
+_VERDICTS = {
+    True: "approve",
+    False: "reject",
+    "approve": "approve",
+    "approved": "approve",
+    "reject": "reject",
+    "rejected": "reject",
+    "keep": "keep",
+}
+
+
+class TrialRunner:
+    """Selects candidates, builds and runs their trials, judges, records and applies.
+
+    Args:
+        memory: The memory (usually with ``policy="tepa-full"``, where only trials promote).
+        executor: The user's executor: a ``Runnable`` or callable (sync or async) taking a
+            :class:`~langchain_tepa.graph.trials.Trial` and returning success.
+        trial_builder: Builds the trials of a candidate (default:
+            :class:`~langchain_tepa.graph.trials.DefaultTrialBuilder`).
+        threshold: Fraction of positive trials needed to promote (inclusive).
+        reject_below: Fraction under which a candidate is rejected (see
+            :class:`~langchain_tepa.graph.judge.TrialJudge`).
+        max_concurrency: Trials running at once.
+        timeout_s: Seconds per trial (``None``: no limit); a timeout is a negative trial.
+        supersede: On promotion in a single-valued key, revoke the Active values that failed
+            where the candidate succeeded in a counterfactual trial.
+
+    Example:
+        >>> from langchain_tepa import TEPAMemory
+        >>> runner = TrialRunner(TEPAMemory.in_memory(policy="tepa-full"), lambda t: True)
+        >>> runner.run()
+        []
+    """
+
+    def __init__(
+        self,
+        memory: TEPAMemory,
+        executor: ExecutorLike | TrialExecutor,
+        *,
+        trial_builder: TrialBuilderLike | None = None,
+        threshold: float = DEFAULT_THRESHOLD,
+        reject_below: float | None = None,
+        max_concurrency: int = 4,
+        timeout_s: float | None = None,
+        supersede: bool = True,
+    ) -> None:
+        self.memory = memory
+        self.executor = (
+            executor
+            if isinstance(executor, TrialExecutor)
+            else TrialExecutor(executor, timeout_s=timeout_s, max_concurrency=max_concurrency)
+        )
+        self.judge = TrialJudge(threshold, reject_below)
+        self._build = resolve_trial_builder(trial_builder)
+        self.supersede = bool(supersede)
+
+    # ------------------------------------------------------------------ steps
+    def select(
+        self,
+        *,
+        key: str | None = None,
+        namespace: str | None = None,
+        candidates: Sequence[Any] | None = None,
+    ) -> list[Candidate]:
+        """The candidates (see :func:`~langchain_tepa.graph.trials.select_candidates`)."""
+        return select_candidates(self.memory, key=key, namespace=namespace, candidates=candidates)
+
+    def build(self, candidates: Sequence[Candidate]) -> list[Trial]:
+        """Every trial of every candidate, checked (right key, unique ids).
+
+        Raises:
+            InvalidArgumentError: If the builder returns something else than trials of the
+                candidate, or two trials share an id.
+        """
+        trials: list[Trial] = []
+        seen: set[str] = set()
+        for cand in candidates:
+            built = self._build(self.memory, cand)
+            for t in built:
+                if not isinstance(t, Trial):
+                    raise InvalidArgumentError(
+                        f"the trial builder returned {type(t).__name__}; return Trial objects"
+                    )
+                if (t.namespace, t.key) != (cand.namespace, cand.key) or self._vid(
+                    t.candidate
+                ) != self._vid(cand.value):
+                    raise InvalidArgumentError(
+                        f"trial {t.id!r} is not a trial of {cand.label}; set its namespace, key "
+                        "and candidate to the candidate's"
+                    )
+                if t.id in seen:
+                    raise InvalidArgumentError(f"two trials share the id {t.id!r}; make ids unique")
+                seen.add(t.id)
+                trials.append(t)
+        return trials
+
+    def execute(self, trial: Trial) -> TrialResult:
+        """Run one trial (errors and timeouts give a negative result)."""
+        return self.executor.run(trial)
+
+    async def aexecute(self, trial: Trial) -> TrialResult:
+        """Async twin of :meth:`execute`."""
+        return await self.executor.arun(trial)
+
+    def decide(
+        self,
+        candidates: Sequence[Candidate],
+        trials: Sequence[Trial],
+        results: Sequence[TrialResult],
+        *,
+        record: bool = True,
+    ) -> list[Decision]:
+        """Judge each candidate from its results; first write every result as trial evidence.
+
+        A trial without a result (it never ran) counts as negative.
+        """
+        by_id = {r.trial_id: r for r in results}
+        decisions = []
+        for cand in candidates:
+            mine = [t for t in trials if self._owner(t) == self._owner_of(cand)]
+            ordered = [
+                by_id.get(t.id)
+                or TrialResult(t.id, t.kind, False, error="no result", detail="no result")
+                for t in mine
+            ]
+            if record:
+                for r in ordered:
+                    self.memory.record_trial(
+                        cand.key,
+                        cand.value,
+                        r.positive,
+                        trial_kind=r.kind.value,
+                        namespace=cand.namespace,
+                        detail=r.detail,
+                    )
+            decisions.append(self.judge.judge(cand, ordered))
+        return decisions
+
+    def review(self, decisions: Sequence[Decision], answer: ReviewAnswer) -> list[Decision]:
+        """Apply a reviewer's answer to the pending promotions of ``decisions``.
+
+        Args:
+            decisions: The judge's decisions.
+            answer: ``"approve"``/``True``, ``"reject"``/``False`` or ``"keep"`` for every
+                pending promotion, or a mapping from candidate precedent id to one of those.
+
+        Raises:
+            InvalidArgumentError: On an unknown verdict, or a mapping that misses a pending id.
+        """
+        pending = {d.candidate.precedent_id for d in decisions if d.action == "promote"}
+        if isinstance(answer, Mapping):
+            missing = pending - set(answer)
+            if missing:
+                raise InvalidArgumentError(
+                    f"the review answer misses candidates {sorted(missing)}; give each pending "
+                    "id 'approve', 'reject' or 'keep'"
+                )
+            verdicts = {pid: _verdict(answer[pid]) for pid in pending}
+        else:
+            verdict = _verdict(answer)
+            verdicts = dict.fromkeys(pending, verdict)
+        return [
+            review_decision(d, verdicts[d.candidate.precedent_id]) if d.action == "promote" else d
+            for d in decisions
+        ]
+
+    def apply(self, decision: Decision) -> Decision:
+        """Write the decision: promote (and supersede beaten incumbents), revoke, or nothing."""
+        cand = decision.candidate
+        mem = self.memory
+        superseded: list[Any] = []
+        if decision.action == "promote":
+            mem.promote(cand.key, cand.value, reason=decision.reason, namespace=cand.namespace)
+            if self.supersede and not mem.policy.is_multi_valued(cand.key):
+                superseded = self._supersede(decision)
+        elif decision.action == "reject":
+            mem.revoke(cand.key, cand.value, reason=decision.reason, namespace=cand.namespace)
+        return dataclasses.replace(decision, applied=True, superseded=tuple(superseded))
+
+    def _supersede(self, decision: Decision) -> list[Any]:
+        cand = decision.candidate
+        beaten = {
+            self._vid(r.competitor): r.competitor
+            for r in decision.results
+            if r.kind is TrialKind.COUNTERFACTUAL and r.positive and r.competitor is not None
+        }
+        out = []
+        for p in self.memory.audit(cand.key, namespace=cand.namespace).active:
+            if p.value_id in beaten and p.value_id != self._vid(cand.value):
+                self.memory.revoke(
+                    cand.key,
+                    p.value,
+                    reason=f"revoked: superseded by {_shown(cand.value)}, which succeeded in a "
+                    "counterfactual trial where this value failed",
+                    namespace=cand.namespace,
+                )
+                out.append(p.value)
+        return out
+
+    # ------------------------------------------------------------------ whole runs
+    def run(
+        self,
+        *,
+        key: str | None = None,
+        namespace: str | None = None,
+        candidates: Sequence[Any] | None = None,
+        review: ReviewAnswer | None = None,
+    ) -> list[Decision]:
+        """One whole run without a graph (trials in a thread pool of ``max_concurrency``).
+
+        Args:
+            key: Only the Hypotheses of this key (default: every key of the namespace).
+            namespace: Scope (default: the memory's namespace).
+            candidates: Explicit candidates instead (see ``select_candidates``).
+            review: A reviewer's answer applied to the promotions before they are written
+                (the graph asks for it with ``interrupt`` instead).
+
+        Returns:
+            One applied decision per candidate.
+        """
+        cands = self.select(key=key, namespace=namespace, candidates=candidates)
+        trials = self.build(cands)
+        if len(trials) <= 1 or self.executor.max_concurrency == 1:
+            results = [self.execute(t) for t in trials]
+        else:
+            workers = min(self.executor.max_concurrency, len(trials))
+            with concurrent.futures.ThreadPoolExecutor(workers, "tepa-trials") as pool:
+                results = list(pool.map(self.execute, trials))
+        decisions = self.decide(cands, trials, results)
+        if review is not None:
+            decisions = self.review(decisions, review)
+        return [self.apply(d) for d in decisions]
+
+    async def arun(
+        self,
+        *,
+        key: str | None = None,
+        namespace: str | None = None,
+        candidates: Sequence[Any] | None = None,
+        review: ReviewAnswer | None = None,
+    ) -> list[Decision]:
+        """Async twin of :meth:`run` (trials run as concurrent tasks)."""
+        cands = await asyncio.to_thread(
+            self.select, key=key, namespace=namespace, candidates=candidates
+        )
+        trials = await asyncio.to_thread(self.build, cands)
+        results = list(await asyncio.gather(*(self.aexecute(t) for t in trials)))
+        decisions = await asyncio.to_thread(self.decide, cands, trials, results)
+        if review is not None:
+            decisions = self.review(decisions, review)
+        return [await asyncio.to_thread(self.apply, d) for d in decisions]
+
+    # ------------------------------------------------------------------ helpers
+    def _vid(self, value: Any) -> str:
+        return value_identity(value, normalize=self.memory.policy.normalize_values)
+
+    def _owner(self, trial: Trial) -> tuple[str, str, str]:
+        return (trial.namespace, trial.key, self._vid(trial.candidate))
+
+    def _owner_of(self, cand: Candidate) -> tuple[str, str, str]:
+        return (cand.namespace, cand.key, self._vid(cand.value))
+
+
+def _shown(value: Any) -> str:
+    return repr(value) if isinstance(value, str) else canonical_json(value)
+
+
+def _verdict(answer: object) -> str:
+    if isinstance(answer, bool | str):
+        key: bool | str = answer.strip().lower() if isinstance(answer, str) else answer
+        if key in _VERDICTS:
+            return _VERDICTS[key]
+    raise InvalidArgumentError(
+        f"a review answer is 'approve' (or True), 'reject' (or False) or 'keep'; got {answer!r}"
+    )
+
+
+def run_trials(
+    memory: TEPAMemory,
+    executor: ExecutorLike,
+    *,
+    key: str | None = None,
+    namespace: str | None = None,
+    candidates: Sequence[Any] | None = None,
+    trial_builder: TrialBuilderLike | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    reject_below: float | None = None,
+    max_concurrency: int = 4,
+    timeout_s: float | None = None,
+    supersede: bool = True,
+) -> list[Decision]:
+    """Run TEPA-Full trials once, synchronously, without a graph (benchmarks, scripts).
+
+    The same steps as the graph of :func:`~langchain_tepa.graph.builder.build_trial_graph`:
+    select the Hypotheses of ``key`` (or of every key of ``namespace``), build and run their
+    trials, record every result as trial evidence, judge, and promote, keep or reject.
+
+    Returns:
+        One applied :class:`~langchain_tepa.graph.judge.Decision` per candidate (empty when
+        there is no Hypothesis).
+
+    Example:
+        >>> from langchain_tepa import TEPAMemory
+        >>> memory = TEPAMemory.in_memory(policy="tepa-full")
+        >>> run_trials(memory, lambda trial: True)
+        []
+    """
+    runner = TrialRunner(
+        memory,
+        executor,
+        trial_builder=trial_builder,
+        threshold=threshold,
+        reject_below=reject_below,
+        max_concurrency=max_concurrency,
+        timeout_s=timeout_s,
+        supersede=supersede,
+    )
+    return runner.run(key=key, namespace=namespace, candidates=candidates)
+
+
+async def arun_trials(
+    memory: TEPAMemory,
+    executor: ExecutorLike,
+    *,
+    key: str | None = None,
+    namespace: str | None = None,
+    candidates: Sequence[Any] | None = None,
+    trial_builder: TrialBuilderLike | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    reject_below: float | None = None,
+    max_concurrency: int = 4,
+    timeout_s: float | None = None,
+    supersede: bool = True,
+) -> list[Decision]:
+    """Async twin of :func:`run_trials`."""
+    runner = TrialRunner(
+        memory,
+        executor,
+        trial_builder=trial_builder,
+        threshold=threshold,
+        reject_below=reject_below,
+        max_concurrency=max_concurrency,
+        timeout_s=timeout_s,
+        supersede=supersede,
+    )
+    return await runner.arun(key=key, namespace=namespace, candidates=candidates)

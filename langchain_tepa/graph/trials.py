@@ -1,0 +1,540 @@
+"""Trials of TEPA-Full: the candidate, the three kinds of trial, their results, the builder.
+
+A *candidate* is a Hypothesis precedent waiting for promotion. A *trial* is one run of the
+user's executor (their agent, a tool, a test harness) on a task with a given memory view: the
+``(key, value)`` facts the agent would see. There are three kinds:
+
+- **supportive**: the candidate is in the view; positive when the run succeeds.
+  Example: the user now wants mushroom pizza; the agent orders with ``user.pizza_topping =
+  mushroom`` in its context and the order is accepted.
+- **counterfactual**: the same task with a competing value (the incumbent, an archived value,
+  or no value at all) in place of the candidate; the executor runs twice (a *control* run with
+  the candidate, the main run with the competitor); positive when the candidate succeeds and
+  the competitor fails, so the candidate is what makes the difference.
+  Example: ordering with ``pineapple`` (the old preference) is refused while ``mushroom`` is
+  accepted.
+- **polluted**: the candidate alongside stale, contradicting facts of the same key (the
+  incumbent and the archive), older facts first; positive when the run still succeeds.
+  Example: the context says ``pineapple`` (stale) and ``mushroom``; the agent asks, the user
+  confirms mushroom, the order is accepted.
+
+Example:
+    >>> from langchain_tepa import TEPAMemory
+    >>> memory = TEPAMemory.in_memory(policy="tepa-full")
+    >>> _ = memory.observe("user.pizza_topping", "mushroom")
+    >>> candidate = select_candidates(memory, key="user.pizza_topping")[0]
+    >>> [t.kind.value for t in DefaultTrialBuilder().build_trials(memory, candidate)]
+    ['supportive', 'counterfactual']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+from langchain_core.documents import Document
+
+from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentError
+from langchain_tepa.core.types import Lifecycle, Precedent
+from langchain_tepa.core.values import (
+    canonical_json,
+    validate_key,
+    validate_namespace,
+    validate_value,
+    value_identity,
+)
+
+if TYPE_CHECKING:
+    from langchain_tepa.memory import TEPAMemory
+
+__all__ = [
+    "Candidate",
+    "DefaultTrialBuilder",
+    "Trial",
+    "TrialBuilder",
+    "TrialKind",
+    "TrialResult",
+    "resolve_trial_builder",
+    "select_candidates",
+]
+
+FactPair = tuple[str, Any]
+
+
+class TrialKind(str, Enum):
+    """The three kinds of trial (see the module docstring for an example of each)."""
+
+    SUPPORTIVE = "supportive"
+    COUNTERFACTUAL = "counterfactual"
+    POLLUTED = "polluted"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _show(value: Any) -> str:
+    return value if isinstance(value, str) else canonical_json(value)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A precedent under test (a Hypothesis, or a Revoked value named explicitly).
+
+    Attributes:
+        namespace: Scope of the precedent.
+        key: Its key.
+        value: The value under test.
+        precedent_id: The precedent's id (stable; used to name trials and reviews).
+        state: Its lifecycle state when selected.
+        support: Support in the current epoch.
+        conflict: Conflict in the current epoch.
+        source: Source of its first observation (``"attacker"``, ``"user"``...).
+
+    Example:
+        >>> Candidate("default", "user.diet", "vegan", "p1").label
+        "user.diet = 'vegan'"
+    """
+
+    namespace: str
+    key: str
+    value: Any
+    precedent_id: str
+    state: str = Lifecycle.HYPOTHESIS.value
+    support: int = 0
+    conflict: int = 0
+    source: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``key = 'value'`` for messages."""
+        return f"{self.key} = {_show(self.value)!r}"
+
+    @classmethod
+    def from_precedent(cls, p: Precedent) -> Candidate:
+        """The candidate of a precedent snapshot."""
+        return cls(
+            namespace=p.namespace,
+            key=p.key,
+            value=p.value,
+            precedent_id=p.id,
+            state=p.state.value,
+            support=p.support,
+            conflict=p.conflict,
+            source=p.source,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict (graph state and checkpoints hold these)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Candidate:
+        """Inverse of :meth:`to_dict`."""
+        return cls(**{f.name: data[f.name] for f in dataclasses.fields(cls) if f.name in data})
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One trial: a task, the memory view the agent gets, and what the run is meant to show.
+
+    The executor reads :attr:`task` and :attr:`facts` (or :meth:`documents` /
+    :meth:`render`); :attr:`value` is the value of :attr:`key` placed in the view (``None`` when
+    the key is left out, as in a counterfactual against "no memory").
+
+    Attributes:
+        id: Stable id, ``"<precedent id>.<kind>.<n>"``.
+        kind: Supportive, counterfactual or polluted.
+        namespace: Scope of the candidate.
+        key: The key under test.
+        candidate: The candidate value.
+        task: What the agent is asked to do.
+        facts: The memory view, ``(key, value)`` pairs in the order the agent sees them.
+        value: The value of ``key`` this run is given (the competitor in a counterfactual).
+        stale: Polluted trials: the stale values placed next to the candidate.
+        control_facts: Counterfactual trials: the view of the control run (with the candidate).
+        arm: ``"main"``, or ``"control"`` for the candidate run of a counterfactual.
+        metadata: Anything a custom builder wants to pass to its executor (JSON values).
+
+    Example:
+        >>> t = Trial("p1.supportive.0", TrialKind.SUPPORTIVE, "default", "user.diet", "vegan",
+        ...           "plan dinner", (("user.diet", "vegan"),), value="vegan")
+        >>> t.lookup("user.diet")
+        ['vegan']
+    """
+
+    id: str
+    kind: TrialKind
+    namespace: str
+    key: str
+    candidate: Any
+    task: str
+    facts: tuple[FactPair, ...]
+    value: Any = None
+    stale: tuple[Any, ...] = ()
+    control_facts: tuple[FactPair, ...] | None = None
+    arm: Literal["main", "control"] = "main"
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, TrialKind):
+            object.__setattr__(self, "kind", TrialKind(self.kind))
+        object.__setattr__(self, "facts", tuple((str(k), v) for k, v in self.facts))
+        if self.control_facts is not None:
+            cf = tuple((str(k), v) for k, v in self.control_facts)
+            object.__setattr__(self, "control_facts", cf)
+        object.__setattr__(self, "stale", tuple(self.stale))
+
+    @property
+    def competitor(self) -> Any:
+        """Counterfactual trials: the competing value (``None``: the key left out)."""
+        return self.value if self.kind is TrialKind.COUNTERFACTUAL else None
+
+    def lookup(self, key: str) -> list[Any]:
+        """Every value the view holds for ``key``, in view order."""
+        return [v for k, v in self.facts if k == key]
+
+    def control(self) -> Trial:
+        """The control run of a counterfactual: the same task with the candidate in the view.
+
+        Raises:
+            InvalidArgumentError: If this is not a counterfactual main run.
+        """
+        if self.kind is not TrialKind.COUNTERFACTUAL or self.control_facts is None:
+            raise InvalidArgumentError("only counterfactual trials with control_facts have one")
+        return dataclasses.replace(
+            self, value=self.candidate, facts=self.control_facts, control_facts=None, arm="control"
+        )
+
+    def documents(self) -> list[Document]:
+        """The view as Documents (metadata: key, value, role) for retrieval-style agents.
+
+        Roles: ``"candidate"`` or ``"competitor"`` (the value of the key under test given to
+        this run), ``"stale"`` (other values of that key) and ``"context"`` (other keys).
+        """
+        docs = []
+        given = value_identity(self.value) if self.value is not None else None
+        for k, v in self.facts:
+            if k != self.key:
+                role = "context"
+            elif value_identity(v) == given:
+                is_candidate = self.kind is not TrialKind.COUNTERFACTUAL or self.arm == "control"
+                role = "candidate" if is_candidate else "competitor"
+            else:
+                role = "stale"
+            docs.append(
+                Document(
+                    page_content=f"{k}: {_show(v)}", metadata={"key": k, "value": v, "role": role}
+                )
+            )
+        return docs
+
+    def render(self) -> str:
+        """The task and the view as plain text (for an LLM prompt)."""
+        lines = [f"Task: {self.task}", "Memory:"]
+        lines += [f"- {k}: {_show(v)}" for k, v in self.facts] or ["- (nothing)"]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict (graph state and ``Send`` payloads hold these)."""
+        return {
+            "id": self.id,
+            "kind": self.kind.value,
+            "namespace": self.namespace,
+            "key": self.key,
+            "candidate": self.candidate,
+            "task": self.task,
+            "facts": [[k, v] for k, v in self.facts],
+            "value": self.value,
+            "stale": list(self.stale),
+            "control_facts": (
+                None if self.control_facts is None else [[k, v] for k, v in self.control_facts]
+            ),
+            "arm": self.arm,
+            "metadata": dict(self.metadata),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Trial:
+        """Inverse of :meth:`to_dict`."""
+        control = data.get("control_facts")
+        return cls(
+            id=str(data["id"]),
+            kind=TrialKind(data["kind"]),
+            namespace=str(data["namespace"]),
+            key=str(data["key"]),
+            candidate=data["candidate"],
+            task=str(data["task"]),
+            facts=tuple((str(k), v) for k, v in data.get("facts", [])),
+            value=data.get("value"),
+            stale=tuple(data.get("stale", ())),
+            control_facts=None if control is None else tuple((str(k), v) for k, v in control),
+            arm=data.get("arm", "main"),
+            metadata=dict(data.get("metadata") or {}),
+        )
+
+
+@dataclass(frozen=True)
+class TrialResult:
+    """The result of one trial.
+
+    Attributes:
+        trial_id: The trial's id.
+        kind: Its kind.
+        positive: Whether it counts for the candidate (see :class:`TrialKind`).
+        success: The executor's answer for the run with the candidate (``None`` if it failed
+            to answer).
+        competitor_success: Counterfactual trials: the answer for the competitor run.
+        error: Why the executor gave no answer (raised, timed out, returned a non-bool).
+        detail: One line for the audit trail.
+        competitor: Counterfactual trials: the competing value (``None``: no value).
+
+    Example:
+        >>> TrialResult("p1.supportive.0", TrialKind.SUPPORTIVE, True, success=True).positive
+        True
+    """
+
+    trial_id: str
+    kind: TrialKind
+    positive: bool
+    success: bool | None = None
+    competitor_success: bool | None = None
+    error: str | None = None
+    detail: str = ""
+    competitor: Any = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, TrialKind):
+            object.__setattr__(self, "kind", TrialKind(self.kind))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict."""
+        data = dataclasses.asdict(self)
+        data["kind"] = self.kind.value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TrialResult:
+        """Inverse of :meth:`to_dict`."""
+        return cls(**{f.name: data[f.name] for f in dataclasses.fields(cls) if f.name in data})
+
+
+# ---------------------------------------------------------------------- candidates
+def select_candidates(
+    memory: TEPAMemory,
+    *,
+    key: str | None = None,
+    namespace: str | None = None,
+    candidates: Sequence[Any] | None = None,
+) -> list[Candidate]:
+    """The candidates of one run: the Hypotheses of ``key``, or of every key of ``namespace``.
+
+    Args:
+        memory: The memory.
+        key: Only this key (default: every key of the namespace).
+        namespace: Scope (default: the memory's namespace).
+        candidates: Explicit candidates instead: ``(key, value)`` pairs, dicts with ``key``,
+            ``value`` (and optionally ``namespace``) or :class:`Candidate` objects. Each must
+            exist; Active ones are skipped (nothing to promote).
+
+    Returns:
+        The candidates, by key and then creation order.
+
+    Raises:
+        UnknownPrecedentError: If an explicit candidate does not exist.
+        InvalidArgumentError: On a malformed explicit candidate.
+    """
+    ns = memory.namespace if namespace is None else validate_namespace(namespace)
+    if candidates is not None:
+        return _explicit_candidates(memory, candidates, ns)
+    if key is not None:
+        precs = memory.audit(validate_key(key), namespace=ns).precedents
+    else:
+        precs = memory.precedents(namespace=ns)
+    chosen = [p for p in precs if p.state is Lifecycle.HYPOTHESIS]
+    chosen.sort(key=lambda p: (p.key, p.created_at, p.id))
+    return [Candidate.from_precedent(p) for p in chosen]
+
+
+def _explicit_candidates(
+    memory: TEPAMemory, items: Sequence[Any], default_ns: str
+) -> list[Candidate]:
+    wanted: list[tuple[str, str, Any]] = []
+    for item in items:
+        if isinstance(item, Candidate):
+            wanted.append((item.namespace, item.key, item.value))
+        elif isinstance(item, Mapping) and "key" in item and "value" in item:
+            wanted.append((item.get("namespace") or default_ns, item["key"], item["value"]))
+        elif isinstance(item, tuple | list) and len(item) == 2:
+            wanted.append((default_ns, item[0], item[1]))
+        else:
+            raise InvalidArgumentError(
+                "each candidate must be a (key, value) pair, a dict with 'key' and 'value', "
+                f"or a Candidate; got {item!r}"
+            )
+    out: list[Candidate] = []
+    for ns, k, v in wanted:
+        key = validate_key(k)
+        validate_value(v)
+        vid = value_identity(v, normalize=memory.policy.normalize_values)
+        audit = memory.audit(key, namespace=ns)
+        found = [p for p in audit.precedents if p.value_id == vid]
+        if not found:
+            raise UnknownPrecedentError(
+                f"no precedent {v!r} under key {key!r} in namespace {audit.namespace!r}; "
+                "observe it first or check audit(key)"
+            )
+        if found[0].state is not Lifecycle.ACTIVE:
+            out.append(Candidate.from_precedent(found[0]))
+    return out
+
+
+# ---------------------------------------------------------------------- builders
+@runtime_checkable
+class TrialBuilder(Protocol):
+    """Builds the trials of one candidate.
+
+    Any object with this method, or a plain callable ``(memory, candidate) -> Sequence[Trial]``,
+    can be passed as ``trial_builder``.
+
+    Example:
+        >>> class OneTrial:
+        ...     def build_trials(self, memory, candidate):
+        ...         return []
+        >>> isinstance(OneTrial(), TrialBuilder)
+        True
+    """
+
+    def build_trials(self, memory: TEPAMemory, candidate: Candidate) -> Sequence[Trial]:
+        """The trials of ``candidate`` (an empty sequence keeps it as a Hypothesis)."""
+        ...
+
+
+TrialBuilderLike = TrialBuilder | Callable[["TEPAMemory", Candidate], Sequence[Trial]]
+
+
+def resolve_trial_builder(
+    builder: TrialBuilderLike | None,
+) -> Callable[[TEPAMemory, Candidate], Sequence[Trial]]:
+    """A callable ``(memory, candidate) -> trials`` from a builder, a callable or ``None``."""
+    if builder is None:
+        return DefaultTrialBuilder().build_trials
+    if isinstance(builder, TrialBuilder):
+        return builder.build_trials
+    if callable(builder):
+        return builder
+    raise InvalidArgumentError(
+        "trial_builder must have a build_trials(memory, candidate) method or be a callable "
+        f"(memory, candidate) -> list[Trial]; got {type(builder).__name__}"
+    )
+
+
+def _check_count(name: str, value: object, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise InvalidArgumentError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+class DefaultTrialBuilder:
+    """Derives the three kinds of trial from the candidate, the incumbent and the archive.
+
+    For each task: ``repeats`` supportive trials; one counterfactual per competitor (the
+    incumbent Active values of the key, then archived Revoked values, newest first, at most
+    ``max_competitors``; when the key has no other value, the competitor is "no value": the
+    key left out of the view); and one polluted trial holding the candidate next to up to
+    ``max_stale`` stale values (skipped when the key has no other value).
+
+    Every view also holds up to ``context_k`` other Active facts of the namespace, the ones most
+    similar to the task, as the agent would retrieve them.
+
+    Args:
+        tasks: Task descriptions, or a callable ``candidate -> tasks``. Default: one task,
+            ``"act on <key>"``.
+        repeats: Supportive trials per task (more for non-deterministic agents).
+        max_competitors: Counterfactual competitors per task.
+        max_stale: Stale values in a polluted trial.
+        context_k: Other facts in each view (0: only the key under test).
+
+    Example:
+        >>> builder = DefaultTrialBuilder(tasks=["order a pizza"], repeats=2)
+        >>> builder.repeats
+        2
+    """
+
+    def __init__(
+        self,
+        *,
+        tasks: Sequence[str] | Callable[[Candidate], Sequence[str]] | None = None,
+        repeats: int = 1,
+        max_competitors: int = 2,
+        max_stale: int = 3,
+        context_k: int = 4,
+    ) -> None:
+        if tasks is not None and not callable(tasks):
+            if isinstance(tasks, str) or not all(isinstance(t, str) and t for t in tasks):
+                raise InvalidArgumentError("tasks must be a list of non-empty strings")
+            tasks = list(tasks)
+        self.tasks = tasks
+        self.repeats = _check_count("repeats", repeats, 1)
+        self.max_competitors = _check_count("max_competitors", max_competitors, 1)
+        self.max_stale = _check_count("max_stale", max_stale, 0)
+        self.context_k = _check_count("context_k", context_k, 0)
+
+    def _tasks(self, candidate: Candidate) -> list[str]:
+        if self.tasks is None:
+            return [f"act on {candidate.key}"]
+        tasks = list(self.tasks(candidate)) if callable(self.tasks) else list(self.tasks)
+        if not tasks or not all(isinstance(t, str) and t for t in tasks):
+            raise InvalidArgumentError(f"tasks for {candidate.label} must be non-empty strings")
+        return tasks
+
+    def _context(self, memory: TEPAMemory, candidate: Candidate, task: str) -> list[FactPair]:
+        if self.context_k == 0:
+            return []
+        own = len(memory.audit(candidate.key, namespace=candidate.namespace).precedents)
+        docs = memory.retrieve(task, k=self.context_k + own, namespace=candidate.namespace)
+        facts = [(d.metadata["key"], d.metadata["value"]) for d in docs]
+        return [f for f in facts if f[0] != candidate.key][: self.context_k]
+
+    def build_trials(self, memory: TEPAMemory, candidate: Candidate) -> list[Trial]:
+        """The supportive, counterfactual and polluted trials of ``candidate``."""
+        audit = memory.audit(candidate.key, namespace=candidate.namespace)
+        mine = value_identity(candidate.value, normalize=memory.policy.normalize_values)
+        others = [p for p in audit.precedents if p.value_id != mine]
+        incumbents = [p for p in audit.active if p.value_id != mine]
+        archive = sorted(
+            (p for p in others if p.state is Lifecycle.REVOKED),
+            key=lambda p: (-(p.revocation.time if p.revocation else 0.0), p.id),
+        )
+        rivals = [p.value for p in [*incumbents, *archive]]
+        competitors: list[Any] = rivals[: self.max_competitors] or [None]
+        # Oldest first, so the candidate (the newest claim) comes last in a polluted view.
+        stale = list(reversed(rivals[: self.max_stale]))
+        k, v = candidate.key, candidate.value
+        trials: list[Trial] = []
+
+        def add(kind: TrialKind, task: str, facts: list[FactPair], **kw: Any) -> None:
+            n = sum(1 for t in trials if t.kind is kind)
+            tid = f"{candidate.precedent_id}.{kind.value}.{n}"
+            trials.append(Trial(tid, kind, candidate.namespace, k, v, task, tuple(facts), **kw))
+
+        for task in self._tasks(candidate):
+            ctx = self._context(memory, candidate, task)
+            with_candidate = [*ctx, (k, v)]
+            for _ in range(self.repeats):
+                add(TrialKind.SUPPORTIVE, task, with_candidate, value=v)
+            for rival in competitors:
+                view = ctx if rival is None else [*ctx, (k, rival)]
+                add(
+                    TrialKind.COUNTERFACTUAL,
+                    task,
+                    view,
+                    value=rival,
+                    control_facts=tuple(with_candidate),
+                )
+            if stale:
+                polluted = [*ctx, *((k, s) for s in stale), (k, v)]
+                add(TrialKind.POLLUTED, task, polluted, value=v, stale=tuple(stale))
+        return trials
