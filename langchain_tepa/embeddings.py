@@ -20,6 +20,7 @@ import math
 import os
 import re
 import zlib
+from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -51,8 +52,8 @@ class HashingEmbeddings(Embeddings):
 
     Example:
         >>> emb = HashingEmbeddings()
-        >>> a, b = emb.embed_documents(["pizza topping", "pizza toppings"])
-        >>> sum(x * y for x, y in zip(a, b)) > 0.5
+        >>> a, b, c = emb.embed_documents(["pizza topping", "pizza toppings", "tax return"])
+        >>> sum(x * y for x, y in zip(a, b)) > sum(x * y for x, y in zip(a, c)) + 0.3
         True
     """
 
@@ -129,7 +130,13 @@ class HashingEmbeddings(Embeddings):
 def default_embeddings() -> Embeddings:
     """``OpenAIEmbeddings`` when ``OPENAI_API_KEY`` is set, else :class:`HashingEmbeddings`.
 
-    ``TEPA_EMBEDDINGS=hashing`` forces the offline embeddings even with a key.
+    ``TEPA_EMBEDDINGS=hashing`` forces the offline embeddings even with a key. With a key:
+
+    - ``TEPA_OPENAI_EMBEDDING_MODEL`` picks the model (default ``text-embedding-3-small``);
+    - ``TEPA_OPENAI_EMBEDDING_DIMENSIONS`` asks for shorter vectors (text-embedding-3 models);
+    - ``OPENAI_BASE_URL`` (or ``OPENAI_API_BASE``) points at an OpenAI-compatible server; the
+      texts are then sent as strings (``check_embedding_ctx_length=False``): such servers
+      rarely accept token arrays, and the token check would download a tiktoken encoding.
 
     Example:
         >>> import os
@@ -138,9 +145,22 @@ def default_embeddings() -> Embeddings:
         >>> type(default_embeddings()).__name__ in {"HashingEmbeddings", "OpenAIEmbeddings"}
         True
     """
-    if os.environ.get("OPENAI_API_KEY") and os.environ.get("TEPA_EMBEDDINGS") != "hashing":
+    forced = (os.environ.get("TEPA_EMBEDDINGS") or "").strip().lower()
+    if os.environ.get("OPENAI_API_KEY") and forced != "hashing":
         from langchain_openai import OpenAIEmbeddings
 
-        model = os.environ.get("TEPA_OPENAI_EMBEDDING_MODEL", "text-embedding-3-small")
-        return OpenAIEmbeddings(model=model)
+        model = os.environ.get("TEPA_OPENAI_EMBEDDING_MODEL") or "text-embedding-3-small"
+        kwargs: dict[str, Any] = {}
+        dims = os.environ.get("TEPA_OPENAI_EMBEDDING_DIMENSIONS")
+        if dims:
+            if not dims.strip().isdigit() or int(dims) < 1:
+                raise InvalidArgumentError(
+                    f"TEPA_OPENAI_EMBEDDING_DIMENSIONS must be a positive integer, got {dims!r}"
+                )
+            kwargs["dimensions"] = int(dims)
+        base_url = os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
+        if base_url:
+            kwargs["base_url"] = base_url
+            kwargs["check_embedding_ctx_length"] = False
+        return OpenAIEmbeddings(model=model, **kwargs)
     return HashingEmbeddings()

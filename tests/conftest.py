@@ -13,7 +13,8 @@ import pytest
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.pop("OPENAI_API_KEY", None)
 
-from langchain_tepa import HashingEmbeddings, TEPAMemory  # noqa: E402
+from langchain_tepa import HashingEmbeddings, TEPAMemory
+from tests.support.fixtures import fake_openai, openai_env  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
