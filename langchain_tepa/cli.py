@@ -1,0 +1,334 @@
+"""`tepa`: inspect and reconcile a persistent TEPA memory from the shell.
+
+``tepa inspect PATH`` opens the memory read-only (nothing is written, not even view repairs) and
+prints every key, its precedents, their states, posterior validity and the transition history
+with the reason of each change, as rich tables or as JSON. ``tepa reconcile PATH`` refolds every
+key from the evidence and repairs the stored views.
+
+Example:
+    >>> import tempfile
+    >>> from langchain_tepa import HashingEmbeddings, TEPAMemory
+    >>> folder = tempfile.mkdtemp()
+    >>> with TEPAMemory.from_path(folder, embeddings=HashingEmbeddings()) as memory:
+    ...     _ = memory.observe("user.diet", "vegan")
+    >>> main(["inspect", folder, "--json"])  # doctest: +ELLIPSIS
+    {...}
+    0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from langchain_tepa.core.errors import InvalidArgumentError, StorageError, TEPAError
+from langchain_tepa.core.policy import POLICY_NAMES
+from langchain_tepa.core.types import Lifecycle, Precedent, Transition
+from langchain_tepa.core.values import canonical_json, validate_key, validate_namespace
+
+__all__ = ["build_parser", "inspect_memory", "main"]
+
+_STATES = tuple(s.value for s in Lifecycle)
+_STYLE = {"active": "bold green", "hypothesis": "yellow", "revoked": "red"}
+_EPOCH_FLOOR = 1e8  # times above this are Unix seconds; below, a benchmark's tick clock
+
+
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) else canonical_json(value)
+
+
+def _time(t: float) -> str:
+    if t >= _EPOCH_FLOOR:
+        return datetime.fromtimestamp(t, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    return f"t={t:g}"
+
+
+def _transition_dict(t: Transition) -> dict[str, Any]:
+    return {
+        "time": t.time,
+        "evidence_id": t.evidence_id,
+        "from_state": t.from_state.value if t.from_state is not None else None,
+        "to_state": t.to_state.value,
+        "reason": t.reason,
+    }
+
+
+def _precedent_dict(p: Precedent) -> dict[str, Any]:
+    return {
+        "namespace": p.namespace,
+        "key": p.key,
+        "value": p.value,
+        "id": p.id,
+        "state": p.state.value,
+        "support": p.support,
+        "conflict": p.conflict,
+        "validity": round(p.validity, 4),
+        "lower_95": round(p.lower_bound, 4),
+        "created_at": p.created_at,
+        "updated_at": p.updated_at,
+        "evidence_count": len(p.evidence_ids),
+        "transitions": [_transition_dict(t) for t in p.transitions],
+    }
+
+
+def _key_matches(key: str, wanted: str | None) -> bool:
+    return wanted is None or key == wanted or key.startswith(wanted + ".")
+
+
+def inspect_memory(
+    path: str,
+    *,
+    prefix: str = "tepa",
+    policy: str = "tepa-rev",
+    namespace: str | None = None,
+    key: str | None = None,
+    state: str | None = None,
+) -> dict[str, Any]:
+    """Read a persistent memory read-only and describe it as a JSON-serialisable dict.
+
+    Args:
+        path: Folder of the embedded Chroma database (``TEPAMemory.from_path``).
+        prefix: Collection prefix the memory was written with.
+        policy: Policy preset to fold the evidence with (the one the memory was written with).
+        namespace: Only this namespace (default: every namespace).
+        key: Only this key and the keys below it (``user`` matches ``user.diet``).
+        state: Only precedents in this state (``active``, ``hypothesis`` or ``revoked``).
+
+    Returns:
+        ``path``, ``prefix``, ``policy``, ``evidence`` (records), ``namespaces``, ``precedents``
+        (each with its transitions) and ``lagging_views`` (stored views whose state differs from
+        the fold: the memory was written under another policy, or its views lag; see
+        ``tepa reconcile``).
+
+    Raises:
+        StorageError: If there is no memory at ``path`` with ``prefix``.
+        InvalidArgumentError: On a bad namespace, key or state.
+
+    Example:
+        >>> import tempfile
+        >>> from langchain_tepa import HashingEmbeddings, TEPAMemory
+        >>> folder = tempfile.mkdtemp()
+        >>> with TEPAMemory.from_path(folder, embeddings=HashingEmbeddings()) as memory:
+        ...     _ = memory.observe("user.diet", "vegan")
+        >>> [p["state"] for p in inspect_memory(folder)["precedents"]]
+        ['active']
+    """
+    from langchain_tepa.embeddings import HashingEmbeddings
+    from langchain_tepa.memory import TEPAMemory
+
+    ns = validate_namespace(namespace) if namespace is not None else None
+    wanted_key = validate_key(key) if key is not None else None
+    if state is not None and state not in _STATES:
+        raise InvalidArgumentError(f"state must be one of {', '.join(_STATES)}, got {state!r}")
+    memory = TEPAMemory.from_path(
+        path,
+        prefix=prefix,
+        policy=policy,
+        embeddings=HashingEmbeddings(),  # never used: inspect embeds nothing
+        read_only=True,
+    )
+    try:
+        folded = memory.precedents()
+        stored = {p.id: p for p in memory.storage.load_precedents()}
+        evidence = memory.evidence_count()
+        namespaces = memory.namespaces()
+    finally:
+        memory.close()
+    lagging = sum(1 for p in folded if p.id not in stored or stored[p.id].state is not p.state)
+    chosen = [
+        p
+        for p in folded
+        if (ns is None or p.namespace == ns)
+        and _key_matches(p.key, wanted_key)
+        and (state is None or p.state.value == state)
+    ]
+    chosen.sort(key=lambda p: (p.namespace, p.key, p.created_at, p.id))
+    return {
+        "path": str(path),
+        "prefix": prefix,
+        "policy": policy,
+        "evidence": evidence,
+        "namespaces": namespaces,
+        "lagging_views": lagging,
+        "precedents": [_precedent_dict(p) for p in chosen],
+    }
+
+
+def _print_rich(report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    wide = sys.stdout.isatty() or "COLUMNS" in os.environ
+    console = Console(file=sys.stdout, width=None if wide else 140)
+    precs: list[dict[str, Any]] = report["precedents"]
+    counts = {s: sum(1 for p in precs if p["state"] == s) for s in _STATES}
+    keys = {(p["namespace"], p["key"]) for p in precs}
+    console.print(
+        f"[bold]{report['path']}[/bold] (prefix {report['prefix']!r}, policy "
+        f"{report['policy']!r}): {report['evidence']} evidence records, "
+        f"{len(report['namespaces'])} namespace(s)"
+    )
+    console.print(
+        f"shown: {len(keys)} key(s), {len(precs)} precedent(s): "
+        + ", ".join(f"{counts[s]} {s}" for s in _STATES)
+    )
+    if report["lagging_views"]:
+        console.print(
+            f"[yellow]warning:[/yellow] {report['lagging_views']} stored view(s) differ from the "
+            f"fold under policy {report['policy']!r}: pass the policy the memory was written "
+            "with (--policy), or repair the views with `tepa reconcile PATH`"
+        )
+    if not precs:
+        console.print("no precedents match")
+        return
+    by_ns: dict[str, list[dict[str, Any]]] = {}
+    for p in precs:
+        by_ns.setdefault(p["namespace"], []).append(p)
+    for ns, group in by_ns.items():
+        table = Table(title=f"namespace {ns}", show_lines=True, title_justify="left")
+        table.add_column("key", overflow="fold")
+        table.add_column("value", overflow="fold")
+        table.add_column("state")
+        table.add_column("s", justify="right")
+        table.add_column("f", justify="right")
+        table.add_column("validity", justify="right")
+        table.add_column("lower 95%", justify="right")
+        table.add_column("history (transition: reason)", overflow="fold")
+        for p in group:
+            history = Text()
+            for i, t in enumerate(p["transitions"]):
+                if i:
+                    history.append("\n")
+                arrow = f"{t['from_state'] or 'new'} -> {t['to_state']}"
+                history.append(f"{_time(t['time'])} ", style="dim")
+                history.append(arrow, style=_STYLE.get(t["to_state"], ""))
+                history.append(f": {t['reason']}")
+            table.add_row(
+                p["key"],
+                _shown(p["value"]),
+                Text(p["state"], style=_STYLE.get(p["state"], "")),
+                str(p["support"]),
+                str(p["conflict"]),
+                f"{p['validity']:.2f}",
+                f"{p['lower_95']:.2f}",
+                history,
+            )
+        console.print(table)
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    report = inspect_memory(
+        args.path,
+        prefix=args.prefix,
+        policy=args.policy,
+        namespace=args.namespace,
+        key=args.key,
+        state=args.state,
+    )
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False, default=str))
+    else:
+        _print_rich(report)
+    return 0
+
+
+def _cmd_reconcile(args: argparse.Namespace) -> int:
+    from langchain_tepa.memory import TEPAMemory
+
+    if not (Path(args.path) / "chroma.sqlite3").is_file():
+        raise StorageError(f"no memory at {args.path}: it holds no chroma.sqlite3; check the path")
+    with TEPAMemory.from_path(args.path, prefix=args.prefix, policy=args.policy) as memory:
+        report = memory.reconcile()
+    data = {
+        "path": str(args.path),
+        "prefix": args.prefix,
+        "policy": args.policy,
+        "keys": report.keys,
+        "evidence": report.evidence,
+        "repaired_views": report.repaired_views,
+        "repaired_active": report.repaired_active,
+        "seconds": round(report.seconds, 4),
+    }
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        print(
+            f"reconciled {data['path']} (prefix {args.prefix!r}, policy {args.policy!r}): "
+            f"{data['keys']} key(s) refolded from {data['evidence']} evidence records; "
+            f"{data['repaired_views']} view(s) and {data['repaired_active']} retrievable-set "
+            f"entr{'y' if data['repaired_active'] == 1 else 'ies'} repaired "
+            f"in {data['seconds']:.3f} s"
+        )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``tepa`` command."""
+    parser = argparse.ArgumentParser(
+        prog="tepa", description="Inspect and reconcile a persistent TEPA memory."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("path", help="folder of the memory (TEPAMemory.from_path)")
+        p.add_argument("--prefix", default="tepa", help="collection prefix (default: tepa)")
+        p.add_argument(
+            "--policy",
+            default="tepa-rev",
+            choices=POLICY_NAMES,
+            help="policy the memory was written with (default: tepa-rev)",
+        )
+
+    ins = sub.add_parser(
+        "inspect",
+        help="print keys, precedents, states and their history (read-only)",
+        description="Read a memory without changing it and print every precedent with its "
+        "state, posterior validity and transition history.",
+    )
+    common(ins)
+    ins.add_argument("--namespace", help="only this namespace (default: all)")
+    ins.add_argument("--key", help="only this key and the keys below it")
+    ins.add_argument("--state", choices=_STATES, help="only precedents in this state")
+    ins.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    ins.set_defaults(func=_cmd_inspect)
+
+    rec = sub.add_parser(
+        "reconcile",
+        help="refold every key from the evidence and repair the stored views",
+        description="Refold every key from its evidence (the source of truth) and repair "
+        "precedent views and retrievable sets. Idempotent.",
+    )
+    common(rec)
+    rec.add_argument("--json", action="store_true", help="print JSON")
+    rec.set_defaults(func=_cmd_reconcile)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``tepa`` command; returns the exit code (0 ok, 2 on an error).
+
+    Args:
+        argv: Arguments without the program name (default: ``sys.argv[1:]``).
+    """
+    parser = build_parser()
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    try:
+        return int(args.func(args))
+    except TEPAError as exc:
+        print(f"tepa {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # output piped into `head` and the like
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

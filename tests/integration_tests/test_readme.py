@@ -1,0 +1,136 @@
+"""Every fenced ```python block of README.md runs, each in a fresh interpreter.
+
+Each block runs as a script in its own temporary working directory (so ``from_path("./memory")``
+writes nowhere in the repository), offline (no ``OPENAI_API_KEY``), with a timeout. A block is
+skipped only when the nearest non-blank line above its fence is ``<!-- no-test -->``, and the test
+fails when more than ``MAX_SKIPPED`` blocks are skipped: snippets are meant to run.
+The repository root is in ``TEPA_REPO_ROOT`` for snippets that read the shared data sets.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+README = ROOT / "README.md"
+NO_TEST = "<!-- no-test -->"
+MAX_SKIPPED = 3
+MIN_BLOCKS = 3
+TIMEOUT = 180
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced code block of the README."""
+
+    line: int
+    lang: str
+    code: str
+    skipped: bool
+
+
+def extract_blocks(text: str) -> list[Block]:
+    """Fenced code blocks, with their language and whether a no-test marker precedes them."""
+    blocks: list[Block] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, fence, lang = m.group(1), m.group(2), m.group(3).lower()
+        start = i
+        body: list[str] = []
+        i += 1
+        while i < len(lines) and not lines[i].strip().startswith(fence):
+            line = lines[i]
+            body.append(line[len(indent) :] if line.startswith(indent) else line)
+            i += 1
+        i += 1  # closing fence
+        prev = start - 1
+        while prev >= 0 and not lines[prev].strip():
+            prev -= 1
+        marked = prev >= 0 and lines[prev].strip() == NO_TEST
+        blocks.append(Block(start + 1, lang, "\n".join(body) + "\n", marked))
+    return blocks
+
+
+def _python_blocks() -> list[Block]:
+    if not README.is_file():
+        return []
+    return [b for b in extract_blocks(README.read_text("utf-8")) if b.lang in ("python", "py")]
+
+
+BLOCKS = _python_blocks()
+
+
+def test_extract_blocks_parses_fences_and_markers() -> None:
+    text = (
+        "intro\n```python\nx = 1\n```\n\n<!-- no-test -->\n\n```python\nraise SystemExit(1)\n```\n"
+        "```bash\nmake demo\n```\n  ```py\n  y = 2\n  ```\n"
+    )
+    blocks = extract_blocks(text)
+    assert [(b.line, b.lang, b.skipped) for b in blocks] == [
+        (2, "python", False),
+        (8, "python", True),
+        (11, "bash", False),
+        (14, "py", False),
+    ]
+    assert blocks[0].code == "x = 1\n"
+    assert blocks[3].code == "y = 2\n"
+
+
+def test_readme_has_runnable_snippets() -> None:
+    assert README.is_file(), "README.md is missing"
+    runnable = [b for b in BLOCKS if not b.skipped]
+    skipped = [b.line for b in BLOCKS if b.skipped]
+    assert len(runnable) >= MIN_BLOCKS, f"README.md has only {len(runnable)} runnable snippets"
+    assert len(skipped) <= MAX_SKIPPED, (
+        f"{len(skipped)} python blocks are marked {NO_TEST} (lines {skipped}); at most "
+        f"{MAX_SKIPPED} may be: make the others runnable offline"
+    )
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"line{b.line}" for b in BLOCKS])
+def test_readme_snippet_runs(block: Block, tmp_path: Path) -> None:
+    if block.skipped:
+        pytest.skip(f"marked {NO_TEST}")
+    script = tmp_path / "snippet.py"
+    script.write_text(block.code, "utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    env.update(
+        {
+            "ANONYMIZED_TELEMETRY": "False",
+            "TEPA_EMBEDDINGS": "hashing",
+            "TEPA_REPO_ROOT": str(ROOT),
+            "MPLBACKEND": "Agg",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(script)],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"README.md line {block.line}: snippet ran longer than {TIMEOUT} s ({exc})")
+    assert proc.returncode == 0, (
+        f"README.md snippet at line {block.line} failed (exit {proc.returncode}):\n"
+        f"--- code ---\n{block.code}--- stdout ---\n{proc.stdout[-3000:]}"
+        f"--- stderr ---\n{proc.stderr[-5000:]}"
+    )

@@ -1,0 +1,203 @@
+"""The `tepa` console script: inspect (read-only) and reconcile, run in-process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from langchain_tepa import HashingEmbeddings, TEPAMemory
+from langchain_tepa.cli import inspect_memory, main
+from langchain_tepa.core.errors import ReadOnlyError, StorageError
+
+
+def _make_memory(path: Path, clock: Callable[[], float], policy: str = "tepa-rev") -> None:
+    with TEPAMemory.from_path(
+        path, embeddings=HashingEmbeddings(), clock=clock, policy=policy
+    ) as mem:
+        mem.observe("user.pizza_topping", "pineapple")
+        mem.observe("user.pizza_topping", "mushroom")
+        mem.observe("user.pizza_topping", "mushroom")
+        mem.observe("user.diet", "vegan")
+        mem.observe("user.city", "Paris", namespace="users.u2")
+
+
+def _dump(path: Path) -> dict[str, Any]:
+    """Every record of every collection (ids, documents, metadata, vectors), logically."""
+    import chromadb
+    from chromadb.config import Settings
+
+    client = chromadb.PersistentClient(
+        path=str(path), settings=Settings(anonymized_telemetry=False)
+    )
+    out: dict[str, Any] = {}
+    for col in client.list_collections():
+        c = client.get_collection(col.name)
+        got = c.get(include=["documents", "metadatas", "embeddings"])
+        rows = sorted(
+            zip(
+                got["ids"],
+                got["documents"],
+                [json.dumps(m, sort_keys=True) for m in got["metadatas"]],
+                [[round(float(x), 6) for x in e] for e in got["embeddings"]],
+                strict=True,
+            )
+        )
+        out[col.name] = rows
+    return out
+
+
+def _run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def memory_path(tmp_path: Path, tick: Callable[[], float]) -> Path:
+    path = tmp_path / "memory"
+    _make_memory(path, tick)
+    return path
+
+
+def test_inspect_json_lists_precedents_states_and_reasons(
+    memory_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _run_json(capsys, "inspect", str(memory_path))
+    assert report["namespaces"] == ["default", "users.u2"]
+    assert report["evidence"] == 5
+    assert report["lagging_views"] == 0
+    by_value = {(p["key"], p["value"]): p for p in report["precedents"]}
+    assert set(by_value) == {
+        ("user.pizza_topping", "pineapple"),
+        ("user.pizza_topping", "mushroom"),
+        ("user.diet", "vegan"),
+        ("user.city", "Paris"),
+    }
+    pineapple = by_value[("user.pizza_topping", "pineapple")]
+    assert pineapple["state"] == "revoked"
+    assert (pineapple["support"], pineapple["conflict"]) == (1, 2)
+    assert pineapple["validity"] == pytest.approx(2 / 5, abs=1e-4)
+    path_states = [(t["from_state"], t["to_state"]) for t in pineapple["transitions"]]
+    assert path_states == [(None, "hypothesis"), ("hypothesis", "active"), ("active", "revoked")]
+    assert "revoked" in pineapple["transitions"][-1]["reason"]
+    assert pineapple["transitions"][-1]["evidence_id"]
+    assert by_value[("user.pizza_topping", "mushroom")]["state"] == "active"
+
+
+def test_inspect_state_namespace_and_key_filters(
+    memory_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    revoked = _run_json(capsys, "inspect", str(memory_path), "--state", "revoked")
+    assert [(p["key"], p["value"]) for p in revoked["precedents"]] == [
+        ("user.pizza_topping", "pineapple")
+    ]
+    active = _run_json(capsys, "inspect", str(memory_path), "--state", "active")
+    assert {p["value"] for p in active["precedents"]} == {"mushroom", "vegan", "Paris"}
+    assert all(p["state"] == "active" for p in active["precedents"])
+    hyp = _run_json(capsys, "inspect", str(memory_path), "--state", "hypothesis")
+    assert hyp["precedents"] == []
+    ns = _run_json(capsys, "inspect", str(memory_path), "--namespace", "users.u2")
+    assert [p["value"] for p in ns["precedents"]] == ["Paris"]
+    key = _run_json(capsys, "inspect", str(memory_path), "--key", "user.diet")
+    assert [p["value"] for p in key["precedents"]] == ["vegan"]
+    parent = _run_json(
+        capsys, "inspect", str(memory_path), "--key", "user", "--namespace", "default"
+    )
+    assert {p["key"] for p in parent["precedents"]} == {"user.diet", "user.pizza_topping"}
+
+
+def test_inspect_table_output(memory_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", str(memory_path)]) == 0
+    out = capsys.readouterr().out
+    for text in ("pineapple", "mushroom", "revoked", "active", "namespace users.u2", "validity"):
+        assert text in out
+    assert "hypothesis -> active" in out
+    assert main(["inspect", str(memory_path), "--key", "no.such.key"]) == 0
+    assert "no precedents match" in capsys.readouterr().out
+
+
+def test_inspect_does_not_change_the_memory(
+    memory_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _dump(memory_path)
+    assert main(["inspect", str(memory_path)]) == 0
+    assert main(["inspect", str(memory_path), "--json", "--state", "active"]) == 0
+    capsys.readouterr()
+    assert _dump(memory_path) == before
+
+
+def test_inspect_leaves_lagging_views_alone_and_reconcile_repairs_them(
+    tmp_path: Path, tick: Callable[[], float], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Written under tepa-full (Hypotheses wait for trials), read under tepa-rev: the fold
+    # promotes them, so the stored views lag. A normal open would repair them; inspect must not.
+    path = tmp_path / "full"
+    _make_memory(path, tick, policy="tepa-full")
+    before = _dump(path)
+    report = _run_json(capsys, "inspect", str(path), "--policy", "tepa-rev")
+    assert report["lagging_views"] > 0
+    assert _dump(path) == before
+    same = _run_json(capsys, "inspect", str(path), "--policy", "tepa-full")
+    assert same["lagging_views"] == 0
+    assert "active" not in {p["state"] for p in same["precedents"]}
+
+    rec = _run_json(capsys, "reconcile", str(path), "--policy", "tepa-rev")
+    assert rec["keys"] == 3
+    assert rec["evidence"] == 5
+    assert rec["repaired_views"] > 0
+    assert _dump(path) != before
+    after = _run_json(capsys, "inspect", str(path), "--policy", "tepa-rev")
+    assert after["lagging_views"] == 0
+    again = _run_json(capsys, "reconcile", str(path), "--policy", "tepa-rev")
+    assert (again["repaired_views"], again["repaired_active"]) == (0, 0)
+
+
+def test_reconcile_text_output(memory_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reconcile", str(memory_path)]) == 0
+    out = capsys.readouterr().out
+    assert "3 key(s) refolded from 5 evidence records" in out
+
+
+def test_errors_exit_2_and_create_nothing(
+    tmp_path: Path, memory_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nothing-here"
+    assert main(["inspect", str(missing)]) == 2
+    assert "no memory at" in capsys.readouterr().err
+    assert not missing.exists()
+    assert main(["reconcile", str(missing)]) == 2
+    assert not missing.exists()
+    before = _dump(memory_path)
+    assert main(["inspect", str(memory_path), "--prefix", "other"]) == 2
+    assert "pass the right prefix" in capsys.readouterr().err
+    assert _dump(memory_path) == before
+    assert main(["inspect", str(memory_path), "--namespace", "bad..ns"]) == 2
+    with pytest.raises(SystemExit):
+        main(["inspect", str(memory_path), "--state", "deleted"])
+
+
+def test_read_only_memory_refuses_writes(memory_path: Path) -> None:
+    before = _dump(memory_path)
+    mem = TEPAMemory.from_path(memory_path, embeddings=HashingEmbeddings(), read_only=True)
+    try:
+        assert mem.get("user.pizza_topping") == "mushroom"
+        with pytest.raises(ReadOnlyError, match="read_only"):
+            mem.observe("user.diet", "omnivore")
+        with pytest.raises(ReadOnlyError):
+            mem.revoke("user.diet", "vegan")
+        with pytest.raises(ReadOnlyError):
+            mem.record_outcome("user.diet", "vegan", False)
+        with pytest.raises(StorageError):
+            mem.reconcile()
+        assert mem.get("user.diet") == "vegan"
+    finally:
+        mem.close()
+    assert _dump(memory_path) == before
+
+
+def test_inspect_memory_api(memory_path: Path) -> None:
+    report = inspect_memory(str(memory_path), key="user.pizza_topping", state="active")
+    assert [p["value"] for p in report["precedents"]] == ["mushroom"]
