@@ -9,8 +9,20 @@ Example:
 from __future__ import annotations
 
 from langchain_tepa.extraction.base import Fact, FactExtractor
+from langchain_tepa.extraction.llm import LLMFactExtractor
+from langchain_tepa.extraction.offline import OfflineFactExtractor, normalize_key_part
+from langchain_tepa.extraction.resolution import KeyResolver, resolution_text
 
-__all__ = ["Fact", "FactExtractor", "resolve_extractor"]
+__all__ = [
+    "Fact",
+    "FactExtractor",
+    "KeyResolver",
+    "LLMFactExtractor",
+    "OfflineFactExtractor",
+    "normalize_key_part",
+    "resolution_text",
+    "resolve_extractor",
+]
 
 
 def resolve_extractor(extractor: FactExtractor | None) -> FactExtractor:

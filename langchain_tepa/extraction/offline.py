@@ -1,0 +1,475 @@
+"""`OfflineFactExtractor`: keyed facts from plain English sentences, with no model.
+
+The extractor knows a handful of generic English sentence shapes and nothing about any data set:
+
+=====================================  ===================================================
+shape                                  example -> ``key = value``
+=====================================  ===================================================
+``my R is V``                          "My favourite colour is green." -> ``user.favourite_colour``
+``I prefer/like/use V for R``          "I switched to oat milk for coffee." -> ``user.coffee``
+``the R of S is V``                    "The capital of France is Paris." -> ``france.capital``
+``the R that/where S <verb> is V``     "The city where Ada lived is London." -> ``ada.city_lived``
+``S's R is V``                         "Ada's employer is Acme." -> ``ada.employer``
+``S is the R of O`` (inverse)          "Paris is the capital of France." -> ``france.capital``
+``S is a R of V``                      "Ada is a citizen of France." -> ``ada.citizen_of``
+``S [is/was] <verb> <prep> V``         "Ada was born in the city of London." ->
+                                       ``ada.born_in_city_of = London``
+=====================================  ===================================================
+
+Keys are ``"{subject}.{relation}"``. Both parts are canonical: case-folded, punctuation dropped,
+words joined by ``_``; a leading article is dropped from the subject, articles and auxiliaries
+(``is``, ``was``, ...) from the relation. The first person (``I``, ``my``) is the subject
+``user``. The value is the object phrase as written (trailing full stop removed); a leading
+category phrase of lower-case words (``the city of London``) is moved from the value into the
+relation (``born_in_city_of`` = ``London``). Questions, negated sentences and sentences that fit
+no shape give no fact. The result is deterministic.
+
+Example:
+    >>> extractor = OfflineFactExtractor()
+    >>> [(f.key, f.value) for f in extractor.extract("The capital of France is Paris.")]
+    [('france.capital', 'Paris')]
+    >>> [(f.key, f.value) for f in extractor.extract("Ada Lovelace was born in London.")]
+    [('ada_lovelace.born_in', 'London')]
+    >>> extractor.extract("Is it raining?")
+    []
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+
+from langchain_tepa.core.types import Fact
+
+__all__ = ["OfflineFactExtractor", "normalize_key_part"]
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_ARTICLES = frozenset({"a", "an", "the"})
+_AUX = frozenset({"is", "was", "are", "were", "be", "been", "being", "has", "have", "had", "am"})
+_PREPS = frozenset(
+    {
+        "about",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "of",
+        "on",
+        "to",
+        "under",
+        "with",
+        "within",
+    }
+)
+_NEGATIONS = frozenset({"not", "never", "no", "n't", "nobody", "nothing"})
+_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "we", "our"})
+_RELATIVE = frozenset({"that", "which", "where", "who", "whom", "whose", "when"})
+_PREFER_VERBS = (
+    "prefer",
+    "like",
+    "love",
+    "use",
+    "want",
+    "choose",
+    "pick",
+    "switched to",
+    "moved to",
+    "changed to",
+)
+_COPULA = r"(?:is|was|are|were|has been|had been|is now|was now|am)"
+# Words that may stand inside a proper name in lower case ("Bank of America", "Ludwig van
+# Beethoven") when a capitalised word follows them.
+_NAME_LINKS = frozenset(
+    {"of", "de", "da", "del", "der", "di", "du", "la", "le", "the", "van", "von", "and", "&"}
+)
+
+_BOUNDARY = re.compile(r"[.!?]+\s+(?=[\"'A-Z0-9])|\n+")
+_ABBREVIATIONS = frozenset(
+    {"dr", "mr", "mrs", "ms", "st", "jr", "sr", "inc", "co", "ltd", "mt", "vs", "no", "prof"}
+)
+_MAX_SENTENCE = 600
+
+
+def normalize_key_part(text: str) -> str:
+    """Canonical form of a key segment: case-folded words joined by ``_``.
+
+    Example:
+        >>> normalize_key_part("  Washington, D.C. ")
+        'washington_d_c'
+    """
+    return "_".join(_WORD.findall(text.casefold()))
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
+
+
+def _strip_value(value: str) -> str:
+    value = value.strip().strip("\"'“”‘’`").strip()
+    if value.endswith(".") and not value.endswith(".."):
+        # keep the full stop of a final abbreviation ("D.C.", "Inc.") when the sentence had
+        # its own full stop after it; a single trailing stop is the sentence's.
+        value = value[:-1]
+    elif value.endswith(".."):
+        value = value[:-1]
+    return value.rstrip(" ,;:!").strip()
+
+
+def _is_capitalised(token: str) -> bool:
+    """Name-like: starts with a capital or a digit, or holds a capital ("al-Nafis", "iPhone")."""
+    return bool(token) and (token[0].isdigit() or any(ch.isupper() for ch in token))
+
+
+def _starts_upper(text: str) -> bool:
+    return bool(text) and (text[0].isupper() or text[0].isdigit())
+
+
+def _negated(sentence: str) -> bool:
+    for token in sentence.split():
+        low = token.lower().strip(",;:")
+        if token[:1].islower() and (low in _NEGATIONS or low.endswith("n't")):
+            return True
+    return False
+
+
+def _verbal(value: str) -> bool:
+    """Whether a value starts like a verb phrase ("founded by ...", "located in ...")."""
+    return bool(re.match(r"^[a-z]+(?:ed|en)\s+(?:in|at|on|by|to|from|with|for|as)\b", value))
+
+
+def _clean_subject(subject: str) -> str:
+    subject = subject.strip().strip(",;:").strip()
+    parts = subject.split(" ", 1)
+    if len(parts) == 2 and parts[0].lower() in _ARTICLES and parts[0].islower():
+        subject = parts[1]
+    return subject.strip()
+
+
+def _split_category(value: str) -> tuple[list[str], str]:
+    """Move a leading lower-case category phrase (``the city of``) from a value to the relation.
+
+    A leading participle with its preposition (``located in``) moves too.
+    """
+    lead: list[str] = []
+    m = re.match(r"^([a-z]+ed|based|situated)\s+(in|at|on|by|to|from|near)\s+(\S.*)$", value)
+    if m:
+        lead, value = [m.group(1), m.group(2)], m.group(3)
+    cat, value = _split_category_phrase(value)
+    return [*lead, *cat], value
+
+
+def _split_category_phrase(value: str) -> tuple[list[str], str]:
+    m = re.match(r"^(?:the\s+|a\s+|an\s+)?([a-z]+(?:\s+[a-z]+)?)\s+of\s+(\S.*)$", value)
+    if m and m.group(1).split()[0] not in _PREPS:
+        return [*m.group(1).split(), "of"], m.group(2)
+    return [], value
+
+
+def _relation(words: list[str]) -> str:
+    kept = [w for w in words if w not in _ARTICLES and w not in _AUX]
+    return "_".join(kept)
+
+
+def _subject_key(subject: str) -> str:
+    if subject.casefold() in _FIRST_PERSON:
+        return "user"
+    words = _words(subject)
+    if words and words[0] in _ARTICLES:
+        words = words[1:]
+    return "_".join(words)
+
+
+class OfflineFactExtractor:
+    """Rule-based, model-free fact extractor for plain English statements.
+
+    Keys are ``"{subject}.{relation}"`` in canonical form (see the module documentation); the
+    value is the object phrase as written. The same text always gives the same facts.
+
+    Args:
+        user_subject: Subject used for first-person statements (``"user"``).
+        source: ``source`` written on every fact (``"offline-extractor"``).
+
+    Example:
+        >>> ex = OfflineFactExtractor()
+        >>> [(f.key, f.value) for f in ex.extract("I switched to oat milk for coffee.")]
+        [('user.coffee', 'oat milk')]
+        >>> [(f.key, f.value) for f in ex.extract("Ada's employer is Acme Corp.")]
+        [('ada.employer', 'Acme Corp')]
+    """
+
+    def __init__(self, *, user_subject: str = "user", source: str = "offline-extractor") -> None:
+        self.user_subject = normalize_key_part(user_subject) or "user"
+        self.source = source
+
+    # ------------------------------------------------------------------ public
+    def extract(self, text: str) -> list[Fact]:
+        """Facts stated in ``text`` (one or more sentences); ``[]`` when there are none."""
+        if not isinstance(text, str) or not text.strip():
+            return []
+        out: list[Fact] = []
+        seen: set[tuple[str, str]] = set()
+        for sentence in self._sentences(text):
+            fact = self._parse(sentence)
+            if fact is None:
+                continue
+            ident = (fact.key, str(fact.value).casefold())
+            if ident not in seen:
+                seen.add(ident)
+                out.append(fact)
+        return out
+
+    async def aextract(self, text: str) -> list[Fact]:
+        """Async twin of :meth:`extract` (pure CPU work, run inline)."""
+        await asyncio.sleep(0)
+        return self.extract(text)
+
+    # ------------------------------------------------------------------ parsing
+    @staticmethod
+    def _split(text: str) -> Iterator[str]:
+        start = 0
+        for m in _BOUNDARY.finditer(text):
+            if not m.group(0).startswith("\n"):
+                before = text[start : m.start()].split()
+                last = before[-1].rstrip(".").lower() if before else ""
+                # initials ("Samuel P. Huntington") and abbreviations ("Dr. Dre") end no sentence
+                if len(last) <= 1 or last in _ABBREVIATIONS or "." in last:
+                    continue
+            yield text[start : m.end()]
+            start = m.end()
+        yield text[start:]
+
+    @classmethod
+    def _sentences(cls, text: str) -> Iterator[str]:
+        is_list = "\n" in text.strip()
+        for piece in cls._split(text):
+            s = piece.strip()
+            if is_list:
+                s = re.sub(r"^\d+[.)]\s+", "", s)  # list numbering "12. "
+            if s and len(s) <= _MAX_SENTENCE:
+                yield s
+
+    def _parse(self, sentence: str) -> Fact | None:
+        if sentence.endswith("?"):
+            return None
+        if _negated(sentence):
+            return None
+        body = sentence.rstrip()
+        for parser in (
+            self._first_person,
+            self._relative_clause,
+            self._the_r_of_s,
+            self._possessive,
+            self._inverse_copula,
+            self._verb_phrase,
+        ):
+            parsed = parser(body)
+            if parsed is not None:
+                subject, relation_words, value = parsed
+                return self._fact(sentence, subject, relation_words, value)
+        return None
+
+    def _fact(
+        self, sentence: str, subject: str, relation_words: list[str], value: str
+    ) -> Fact | None:
+        value = _strip_value(value)
+        category, value = _split_category(value)
+        relation = _relation([*relation_words, *category])
+        subj = _subject_key(subject)
+        if subj == "user":
+            subj = self.user_subject
+        if not subj or not relation or not value or len(value) > 300:
+            return None
+        key = f"{subj}.{relation}"
+        if len(key) > 200:
+            return None
+        return Fact(
+            key=key,
+            value=value,
+            text=sentence,
+            source=self.source,
+            metadata={
+                "subject": subject if subj != self.user_subject else "user",
+                "relation": " ".join(relation.split("_")),
+            },
+        )
+
+    # Each shape returns (subject as written, relation words, value as written) or None.
+    @staticmethod
+    def _first_person(s: str) -> tuple[str, list[str], str] | None:
+        m = re.match(rf"^(?:[Mm]y|[Oo]ur)\s+(.+?)\s+{_COPULA}\s+(?:now\s+)?(.+)$", s)
+        if m and m.group(1).islower():
+            return "user", _words(m.group(1)), m.group(2)
+        verbs = "|".join(v.replace(" ", r"\s+") for v in _PREFER_VERBS)
+        m = re.match(
+            rf"^(?:i|we)\s+(?:now\s+|usually\s+|always\s+|have\s+)?(?:{verbs}d?)\s+(.+?)\s+"
+            r"(?:for|as)\s+(?:my\s+|our\s+)?(.+)$",
+            s,
+            re.IGNORECASE,
+        )
+        if m:
+            value, rel = m.group(1), _strip_value(m.group(2))
+            return "user", _words(rel), value
+        return None
+
+    @staticmethod
+    def _possessive(s: str) -> tuple[str, list[str], str] | None:
+        m = re.match(rf"^(.+?)(?:'s|’s|s'|s’)\s+(.+?)\s+{_COPULA}\s+(.+)$", s)
+        if not m:
+            return None
+        subject = m.group(1) + (
+            "s" if m.group(0)[len(m.group(1)) : len(m.group(1)) + 2] in ("s'", "s’") else ""
+        )
+        rel = _words(m.group(2))
+        if not rel or len(rel) > 6 or not _words(subject) or not m.group(2).islower():
+            return None
+        if _verbal(m.group(3)):
+            return None
+        return subject, rel, m.group(3)
+
+    @staticmethod
+    def _relative_clause(s: str) -> tuple[str, list[str], str] | None:
+        """``the R that/where S <verb> is V`` and ``the R that <verb> S is V``."""
+        m = re.match(
+            r"^(?:[Tt]he|[Aa]n?)\s+([a-z][a-z ]*?)\s+(that|which|where|who|whom)\s+(.+)$", s
+        )
+        if not m:
+            return None
+        rel, rest = _words(m.group(1)), m.group(3)
+        copulas = list(re.finditer(rf"\s+{_COPULA}\s+", rest))
+        if not copulas or not rel:
+            return None
+        cut = copulas[-1]
+        clause, value = rest[: cut.start()].split(), rest[cut.end() :]
+        if not clause or not value:
+            return None
+        if not _is_capitalised(clause[0]) and len(clause) > 1 and clause[0].endswith("ed"):
+            # "the company that produced S": the verb comes first, the subject after it
+            verbs, subject = [clause[0].lower()], " ".join(clause[1:])
+        else:
+            j = len(clause)
+            while j > 1 and clause[j - 1].islower():
+                j -= 1
+            subject, verbs = " ".join(clause[:j]), [w.lower() for w in clause[j:]]
+        if not _words(subject) or len(verbs) > 4:
+            return None
+        return subject, [*rel, *_words(" ".join(verbs))], value
+
+    @staticmethod
+    def _the_r_of_s(s: str) -> tuple[str, list[str], str] | None:
+        """``the R of S is V`` (also ``in``/``for``/``at`` S)."""
+        m = re.match(rf"^(?:[Tt]he|[Aa]n?)\s+(.+?)\s+{_COPULA}\s+(.+)$", s)
+        if not m:
+            return None
+        head, value = m.group(1), m.group(2)
+        tokens = head.split()
+        # the first preposition followed by a capitalised phrase starts the subject
+        split = None
+        for i, tok in enumerate(tokens):
+            if tok.lower() in ("of", "in", "for", "at") and 0 < i < len(tokens) - 1:
+                rest = tokens[i + 1 :]
+                first = rest[1] if rest[0].lower() == "the" and len(rest) > 1 else rest[0]
+                if _is_capitalised(first):
+                    split = i
+                    break
+        if split is None:
+            split = next(
+                (i for i, t in enumerate(tokens) if t.lower() == "of" and 0 < i < len(tokens) - 1),
+                None,
+            )
+        if split is None:
+            return None
+        if not all(t.islower() for t in tokens[:split]) and not _starts_upper(value):
+            # a capitalised R is a title ("The Sword of Truth was written ...") unless the
+            # value is a name ("The President of Austria is Alexander Van der Bellen")
+            return None
+        rel_words = _words(" ".join(tokens[:split]))
+        if tokens[split].lower() != "of":
+            rel_words.append(tokens[split].lower())
+        subj_tokens = tokens[split + 1 :]
+        if len(subj_tokens) > 2 and subj_tokens[0] == "the" and _is_capitalised(subj_tokens[1]):
+            # "the Paris government": a name used as a modifier of a common noun
+            j = len(subj_tokens)
+            while j > 2 and subj_tokens[j - 1].isalpha() and subj_tokens[j - 1].islower():
+                j -= 1
+            if j < len(subj_tokens):
+                rel_words.extend(w.lower() for w in subj_tokens[j:])
+                subj_tokens = subj_tokens[:j]
+        subject = " ".join(subj_tokens)
+        if not rel_words or len(rel_words) > 8 or not _words(subject):
+            return None
+        return subject, rel_words, value
+
+    @staticmethod
+    def _inverse_copula(s: str) -> tuple[str, list[str], str] | None:
+        """``X is the R of S`` means the R of S is X."""
+        m = re.match(rf"^(.+?)\s+{_COPULA}\s+the\s+([a-z][a-z ]*?)\s+of\s+(.+)$", s)
+        if not m:
+            return None
+        value, rel, subject = m.group(1), m.group(2), m.group(3)
+        if not _starts_upper(value.strip()) or len(rel.split()) > 4:
+            return None
+        if rel.split()[-1] in _PREPS or set(rel.split()) & _PREPS:
+            return None
+        return _strip_value(subject), _words(rel), value
+
+    @staticmethod
+    def _verb_phrase(s: str) -> tuple[str, list[str], str] | None:
+        tokens = s.split()
+        if len(tokens) < 3:
+            return None
+        # subject: up to the first auxiliary, or a capitalised name followed by a verb
+        start = None
+        for i, tok in enumerate(tokens):
+            if i > 0 and tok in ("is", "was", "are", "were", "am"):
+                start = i
+                break
+        if start is None:
+            j = 0
+            while j < len(tokens) and (
+                _is_capitalised(tokens[j])
+                or (
+                    tokens[j].lower() in _NAME_LINKS
+                    and j + 1 < len(tokens)
+                    and _is_capitalised(tokens[j + 1])
+                )
+            ):
+                j += 1
+            if j == 0 or j >= len(tokens) - 1 or not tokens[j].isalpha():
+                return None
+            if tokens[0].lower() in ("i", "we"):
+                j = 1
+            start = j
+        subject = " ".join(tokens[:start])
+        rest = tokens[start:]
+        # relation: lower-case words up to and including the first preposition
+        rel: list[str] = []
+        k = 0
+        while k < len(rest) and len(rel) < 8:
+            word = rest[k]
+            low = word.lower()
+            if not word.isalpha() or (rel and not word.islower() and low not in _AUX):
+                break
+            rel.append(low)
+            k += 1
+            if low in _PREPS and (len(rel) > 1 or rest[0].lower() not in _AUX):
+                break
+        if k >= len(rest) or not rel:
+            return None
+        content = [w for w in rel if w not in _AUX and w not in _ARTICLES]
+        if not content:
+            return None
+        if rel[-1] not in _PREPS:
+            # "plays the position of V" keeps going through "the <noun> of"; otherwise the
+            # verb phrase needs a preposition ("is married to", "was founded by")
+            m = re.match(r"^(?:the|a|an)\s+([a-z]+)\s+of\s+(\S.*)$", " ".join(rest[k:]))
+            if m:
+                return subject, [*rel, m.group(1), "of"], m.group(2)
+            if len(content) == 1 and rest[0].lower() not in _AUX:
+                # "S verb V" (transitive: "Ada speaks French")
+                return subject, rel, " ".join(rest[k:])
+            return None
+        return subject, rel, " ".join(rest[k:])

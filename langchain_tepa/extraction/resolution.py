@@ -1,0 +1,211 @@
+"""Key resolution: map a new key onto a stored key that names the same slot.
+
+Extractors phrase the same slot in different words ("favourite pizza topping", "pizza topping
+preference"). Before a new key is stored, :class:`KeyResolver` compares it with the keys already
+known in the same namespace and, when one is close enough, the fact is stored under that key, so
+the two observations meet (and conflict) under one key.
+
+Rules:
+
+* Only keys of the **same namespace** and the **same parent** are compared. The parent is the
+  key without its last ``.`` segment (``user`` for ``user.pizza_topping``): the parent names the
+  subject, the last segment the relation, and only the relation is paraphrased. Keys of other
+  subjects or namespaces are never merged.
+* Each key is compared through its *resolution text*: the last segment with ``_`` as spaces,
+  preference markers that do not change the slot dropped (``favourite``, ``preferred``,
+  ``preference``, ``usual``, ``current``, ...) and plurals folded (``toppings`` -> ``topping``).
+  Equal resolution texts match at once; otherwise the texts are embedded and the most similar
+  known key is taken when the cosine similarity is at least
+  :attr:`~langchain_tepa.core.policy.LifecyclePolicy.key_match_threshold` (0.9 by default:
+  near-paraphrases only; two different relations of one subject such as ``born_in_city_of`` and
+  ``died_in_city_of`` score 0.66 with the offline embeddings and stay apart). Set it to 1.0 to
+  merge only keys with equal resolution texts.
+* An existing key always resolves to itself.
+
+Vectors of known keys are cached per namespace and parent; the cache is filled from the memory's
+key index the first time a namespace is used and kept up to date as keys are added.
+
+Example:
+    >>> from langchain_tepa.embeddings import HashingEmbeddings
+    >>> resolver = KeyResolver(HashingEmbeddings(), threshold=0.9)
+    >>> resolver.register("default", ["user.favourite_pizza_topping"])
+    >>> resolver.resolve_many("default", ["user.pizza_topping_preference", "user.diet"])
+    ['user.favourite_pizza_topping', 'user.diet']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from langchain_tepa.core.errors import InvalidArgumentError
+
+__all__ = ["KeyResolver", "resolution_text"]
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+#: Words that mark a preference or the present state without naming another slot.
+PREFERENCE_MARKERS: frozenset[str] = frozenset(
+    {
+        "favourite",
+        "favorite",
+        "fave",
+        "preferred",
+        "preference",
+        "preferences",
+        "usual",
+        "current",
+        "currently",
+        "my",
+        "choice",
+        "of",
+        "the",
+        "a",
+        "an",
+    }
+)
+
+
+def _singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def resolution_text(key: str) -> str:
+    """The text a key is compared by: its last segment, markers dropped, plurals folded.
+
+    Example:
+        >>> resolution_text("user.favourite_pizza_toppings")
+        'pizza topping'
+    """
+    last = key.rsplit(".", 1)[-1]
+    words = [_singular(w) for w in _WORD.findall(last.casefold())]
+    kept = [w for w in words if w not in PREFERENCE_MARKERS]
+    return " ".join(kept or words)
+
+
+def _parent(key: str) -> str:
+    return key.rsplit(".", 1)[0] if "." in key else ""
+
+
+@dataclass
+class _Group:
+    """Known keys of one namespace and parent, with their vectors."""
+
+    keys: list[str] = field(default_factory=list)
+    by_text: dict[str, str] = field(default_factory=dict)
+    vectors: np.ndarray | None = None
+
+    def add(self, key: str, text: str, vector: np.ndarray) -> None:
+        self.keys.append(key)
+        self.by_text.setdefault(text, key)
+        row = vector.reshape(1, -1)
+        self.vectors = row if self.vectors is None else np.vstack([self.vectors, row])
+
+
+class KeyResolver:
+    """Maps new keys onto similar known keys of the same namespace and parent.
+
+    Args:
+        embeddings: Embeddings used to compare resolution texts.
+        threshold: Cosine similarity at or above which a new key is mapped onto a known key.
+
+    Example:
+        >>> from langchain_tepa.embeddings import HashingEmbeddings
+        >>> r = KeyResolver(HashingEmbeddings(), threshold=0.9)
+        >>> r.register("default", ["ada.born_in_city_of"])
+        >>> r.resolve_many("default", ["ada.died_in_city_of"])
+        ['ada.died_in_city_of']
+    """
+
+    def __init__(self, embeddings: Embeddings, threshold: float) -> None:
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+            raise InvalidArgumentError(f"threshold must be a number, got {threshold!r}")
+        if not 0.0 <= float(threshold) <= 1.0:
+            raise InvalidArgumentError(f"threshold must be within [0, 1], got {threshold}")
+        self.embeddings = embeddings
+        self.threshold = float(threshold)
+        self._groups: dict[str, dict[str, _Group]] = {}
+        self._known: dict[str, set[str]] = {}
+        self._vector_cache: dict[str, np.ndarray] = {}
+
+    def has_namespace(self, namespace: str) -> bool:
+        """Whether the keys of ``namespace`` are cached."""
+        return namespace in self._known
+
+    def known(self, namespace: str) -> set[str]:
+        """The cached keys of ``namespace``."""
+        return set(self._known.get(namespace, ()))
+
+    def unknown(self, namespace: str, keys: Iterable[str]) -> set[str]:
+        """Those of ``keys`` that are not cached for ``namespace``."""
+        known = self._known.get(namespace, set())
+        return {k for k in keys if k not in known}
+
+    def _vectors(self, texts: list[str]) -> list[np.ndarray]:
+        missing = sorted({t for t in texts if t not in self._vector_cache})
+        if missing:
+            for text, vec in zip(missing, self.embeddings.embed_documents(missing), strict=True):
+                arr = np.asarray(vec, dtype=np.float64)
+                norm = float(np.linalg.norm(arr))
+                self._vector_cache[text] = arr / norm if norm > 0 else arr
+        return [self._vector_cache[t] for t in texts]
+
+    def register(self, namespace: str, keys: Iterable[str]) -> None:
+        """Add stored keys of ``namespace`` to the cache (known keys are skipped)."""
+        known = self._known.setdefault(namespace, set())
+        groups = self._groups.setdefault(namespace, {})
+        new = [k for k in dict.fromkeys(keys) if k not in known]
+        if not new:
+            return
+        texts = [resolution_text(k) for k in new]
+        for key, text, vec in zip(new, texts, self._vectors(texts), strict=True):
+            known.add(key)
+            groups.setdefault(_parent(key), _Group()).add(key, text, vec)
+
+    def _match(self, group: _Group | None, text: str, vector: np.ndarray) -> str | None:
+        if group is None or not group.keys:
+            return None
+        if text in group.by_text:
+            return group.by_text[text]
+        assert group.vectors is not None
+        sims = group.vectors @ vector
+        best = int(np.argmax(sims))
+        if float(sims[best]) >= self.threshold:
+            return group.keys[best]
+        return None
+
+    def resolve_many(self, namespace: str, keys: list[str]) -> list[str]:
+        """The key each of ``keys`` is stored under, in order.
+
+        A key resolves to itself when it is known or nothing is close enough; keys new in this
+        call can be resolved onto each other (the first one seen names the slot). The cache is
+        not changed: call :meth:`register` once the facts are stored.
+        """
+        known = self._known.get(namespace, set())
+        groups = self._groups.get(namespace, {})
+        staged: dict[str, _Group] = {}
+        out: list[str] = []
+        for key in keys:
+            if key in known:
+                out.append(key)
+                continue
+            text = resolution_text(key)
+            vector = self._vectors([text])[0]
+            parent = _parent(key)
+            target = self._match(groups.get(parent), text, vector)
+            if target is None:
+                target = self._match(staged.get(parent), text, vector)
+            if target is None:
+                target = key
+                stage = staged.setdefault(parent, _Group())
+                if key not in stage.keys:
+                    stage.add(key, text, vector)
+            out.append(target)
+        return out
