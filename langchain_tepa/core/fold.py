@@ -67,6 +67,13 @@ def _touch(p: Precedent, ev: Evidence) -> None:
     p.updated_at = max(p.updated_at, ev.time)
 
 
+def _vetoed(p: Precedent, policy: LifecyclePolicy) -> bool:
+    """``policy.outcome_veto``: the value's own recent outcomes say it fails."""
+    if not policy.outcome_veto or len(p.recent) < policy.w_min:
+        return False
+    return sum(p.recent) / len(p.recent) < policy.theta_rec
+
+
 def _add_conflict(p: Precedent) -> None:
     p.conflict += 1
     p.lifetime_conflict += 1
@@ -135,10 +142,15 @@ def apply_evidence(state: KeyState, ev: Evidence, policy: LifecyclePolicy) -> li
         tr = Transition(ev.time, ev.id, None, Lifecycle.HYPOTHESIS, f"new candidate: {what}")
         target.transitions.append(tr)
         mover.transitions.append(tr)
-    elif target.state is Lifecycle.REVOKED and supports:
+    elif (
+        target.state is Lifecycle.REVOKED
+        and supports
+        and (is_outcome or not _vetoed(target, policy))
+    ):
         if policy.revive_fresh:
             target.support = target.conflict = 0
-            target.recent.clear()
+            if is_outcome:  # a success starts a new window; an assertion does not erase outcomes
+                target.recent.clear()
         mover.move(target, Lifecycle.HYPOTHESIS, "revived: new support after revocation")
     _touch(target, ev)
     if target.text is None and ev.text:
@@ -210,7 +222,7 @@ def apply_evidence(state: KeyState, ev: Evidence, policy: LifecyclePolicy) -> li
                     f"revoked: recent success {wins}/{len(q.recent)} < {policy.theta_rec:.2f}",
                 )
     for q in state.precedents.values():
-        if q.state is not Lifecycle.HYPOTHESIS:
+        if q.state is not Lifecycle.HYPOTHESIS or _vetoed(q, policy):
             continue
         again = "re-promoted" if q.ever_active else "promoted"
         if policy.promotion == "immediate" and q.support >= 1:

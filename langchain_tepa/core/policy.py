@@ -23,6 +23,21 @@ __all__ = ["POLICY_NAMES", "LifecyclePolicy", "PromotionMode"]
 
 PromotionMode = Literal["posterior", "immediate", "trials"]
 
+_MAX_PRIOR = 1e6
+_SWITCHES = (
+    "revoke_posterior",
+    "revoke_recent",
+    "revoke_on_first_failure",
+    "supersede",
+    "honour_boundary",
+    "track_conflict",
+    "retrieval_enabled",
+    "multi_valued",
+    "normalize_values",
+    "revive_fresh",
+    "outcome_veto",
+)
+
 POLICY_NAMES: tuple[str, ...] = (
     "no-memory",
     "append-only",
@@ -83,10 +98,18 @@ class LifecyclePolicy:
         normalize_values: Compare string values case-insensitively with collapsed whitespace.
         revive_fresh: When a Revoked value gathers support again it returns as a Hypothesis with
             fresh counts (its old counts stay in the audit): the evidence before the drift that
-            revoked it says nothing about the regime after it.
+            revoked it says nothing about the regime after it. Its recent-outcome window is
+            restarted only when a successful outcome revives it: an assertion does not erase
+            what acting on the value recently gave.
         key_match_threshold: Cosine similarity above which a new key is mapped onto an existing
             key of the same namespace (key resolution in ``add_texts``). 0.9: near-paraphrases
             only.
+        outcome_veto: Poisoning guard, on for the TEPA policies. While a value's own recent
+            outcomes fail (at least ``w_min`` of them, success rate below ``theta_rec``),
+            observations can neither revive nor promote it; only a successful outcome (or
+            ``promote`` by hand) can. Without it, one source repeating a value whose actions keep
+            failing re-promotes it after every revocation. Off for the baselines, which the
+            paper defines without it.
     """
 
     name: str = "tepa-rev"
@@ -113,6 +136,7 @@ class LifecyclePolicy:
     normalize_values: bool = True
     revive_fresh: bool = True
     key_match_threshold: float = 0.9
+    outcome_veto: bool = True
 
     def __post_init__(self) -> None:
         for name in ("a0", "b0", "theta_rev", "theta_rec", "theta_pro", "key_match_threshold"):
@@ -121,8 +145,16 @@ class LifecyclePolicy:
                 raise PolicyError(f"{name} must be a number, got {type(value).__name__}")
             if not math.isfinite(value):
                 raise PolicyError(f"{name} must be finite, got {value!r}")
-        if self.a0 <= 0 or self.b0 <= 0:
-            raise PolicyError(f"prior a0 and b0 must be > 0, got a0={self.a0}, b0={self.b0}")
+        if not (0 < self.a0 <= _MAX_PRIOR and 0 < self.b0 <= _MAX_PRIOR):
+            raise PolicyError(
+                f"prior a0 and b0 must be > 0 and at most {_MAX_PRIOR:g} (a stronger prior would "
+                f"outweigh any evidence), got a0={self.a0}, b0={self.b0}"
+            )
+        if not isinstance(self.name, str) or not self.name:
+            raise PolicyError(f"name must be a non-empty string, got {self.name!r}")
+        for name in _SWITCHES:
+            if not isinstance(getattr(self, name), bool):
+                raise PolicyError(f"{name} must be True or False, got {getattr(self, name)!r}")
         for name in ("theta_rev", "theta_rec", "theta_pro", "key_match_threshold"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
@@ -220,7 +252,7 @@ class LifecyclePolicy:
         return replace(self, **overrides)
 
     @classmethod
-    def preset(cls, name: str, **overrides: Any) -> LifecyclePolicy:
+    def preset(cls, name: str, /, **overrides: Any) -> LifecyclePolicy:
         """One of the paper's methods by name (see :data:`POLICY_NAMES`).
 
         Args:
@@ -232,18 +264,31 @@ class LifecyclePolicy:
             PolicyError: For an unknown name or invalid overrides.
         """
         off = {"revoke_posterior": False, "revoke_recent": False}
-        accumulate = {"promotion": "immediate", "track_conflict": False, **off}
+        accumulate = {
+            "promotion": "immediate",
+            "track_conflict": False,
+            "outcome_veto": False,
+            **off,
+        }
         presets: dict[str, dict[str, Any]] = {
             "no-memory": {"retrieval_enabled": False, **accumulate},
             "append-only": dict(accumulate),
             "lww": {**accumulate, "supersede": True},
             "temporal": {**accumulate, "temporal_window": 10},
-            "reactive": {"promotion": "immediate", "revoke_on_first_failure": True, **off},
+            "reactive": {
+                "promotion": "immediate",
+                "revoke_on_first_failure": True,
+                "outcome_veto": False,
+                **off,
+            },
             "oracle-reset": {**accumulate, "honour_boundary": True},
             "tepa-norev": dict(off),
             "tepa-rev": {},
             "tepa-full": {"promotion": "trials"},
         }
-        if name not in presets:
+        if not isinstance(name, str) or name not in presets:
             raise PolicyError(f"unknown policy {name!r}; choose one of {', '.join(POLICY_NAMES)}")
-        return cls(name=name, **{**presets[name], **overrides})
+        unknown = set(overrides) - {f.name for f in fields(cls)}
+        if unknown:
+            raise PolicyError(f"unknown policy fields: {sorted(unknown)}")
+        return cls(**{"name": name, **presets[name], **overrides})

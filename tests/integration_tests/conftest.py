@@ -1,0 +1,199 @@
+"""Integration fixtures: a real Chroma server for the whole session.
+
+``chroma_server`` (session scope) starts ``chroma run --path TMP --host 127.0.0.1 --port PORT``
+from the virtual environment (``.venv/bin/chroma``, next to the running Python), on a free
+loopback port, waits until ``GET /api/v2/heartbeat`` answers, yields a :class:`ChromaServer` and
+stops the process by its PID when the session ends (SIGTERM, then SIGKILL after 10 s). Its log is
+in ``chroma_server.log_path``.
+
+How to use it in another integration test::
+
+    def test_something(chroma_server):
+        client = chroma_server.client()                  # chromadb.HttpClient
+        memory = TEPAMemory.from_client(client, prefix=unique_prefix(), embeddings=...)
+
+    async def test_async(chroma_server):
+        client = await chroma_server.async_client()      # chromadb.AsyncHttpClient
+        memory = await TEPAMemory.afrom_client(client, prefix=unique_prefix())
+
+    def test_fixture(server_memory):                     # a fresh TEPAMemory on the server
+        server_memory.observe("user.diet", "vegan")
+
+Every test shares one server: use a fresh collection prefix per test (``unique_prefix()`` or the
+``server_prefix`` fixture). Child processes can reach the server through ``chroma_server.host``
+and ``chroma_server.port``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from langchain_tepa import HashingEmbeddings, TEPAMemory
+
+__all__ = ["ChromaServer", "unique_prefix"]
+
+_START_TIMEOUT = 60.0
+
+
+def unique_prefix(stem: str = "it") -> str:
+    """A collection prefix no other test uses (``stem`` + 12 hex digits)."""
+    return f"{stem}{uuid.uuid4().hex[:12]}"
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _chroma_executable() -> str:
+    here = Path(sys.executable).parent / "chroma"
+    if here.is_file():
+        return str(here)
+    found = shutil.which("chroma")
+    if found is None:
+        pytest.fail("the `chroma` command (installed with chromadb) is not on this venv's PATH")
+    return found
+
+
+@dataclass
+class ChromaServer:
+    """A running ``chroma run`` process on 127.0.0.1.
+
+    Attributes:
+        host: Always ``"127.0.0.1"``.
+        port: The port it listens on.
+        path: Its data folder.
+        pid: Its process id.
+        log_path: File holding its stdout and stderr.
+    """
+
+    host: str
+    port: int
+    path: Path
+    pid: int
+    log_path: Path
+    process: subprocess.Popen[bytes] = field(repr=False)
+
+    @property
+    def url(self) -> str:
+        """Base URL, ``http://127.0.0.1:PORT``."""
+        return f"http://{self.host}:{self.port}"
+
+    def heartbeat(self, timeout: float = 2.0) -> int:
+        """The v2 heartbeat (nanoseconds); raises if the server does not answer."""
+        with urllib.request.urlopen(f"{self.url}/api/v2/heartbeat", timeout=timeout) as resp:
+            return int(json.loads(resp.read())["nanosecond heartbeat"])
+
+    def client(self) -> Any:
+        """A new ``chromadb.HttpClient`` on this server (telemetry off)."""
+        import chromadb
+        from chromadb.config import Settings
+
+        return chromadb.HttpClient(
+            host=self.host, port=self.port, settings=Settings(anonymized_telemetry=False)
+        )
+
+    async def async_client(self) -> Any:
+        """A new ``chromadb.AsyncHttpClient`` on this server (await it)."""
+        import chromadb
+        from chromadb.config import Settings
+
+        return await chromadb.AsyncHttpClient(
+            host=self.host, port=self.port, settings=Settings(anonymized_telemetry=False)
+        )
+
+    def memory(self, prefix: str | None = None, **kwargs: Any) -> TEPAMemory:
+        """A :class:`TEPAMemory` on this server (offline ``HashingEmbeddings`` by default)."""
+        kwargs.setdefault("embeddings", HashingEmbeddings())
+        return TEPAMemory.from_client(self.client(), prefix=prefix or unique_prefix(), **kwargs)
+
+    def stop(self) -> None:
+        """Stop the server by PID: SIGTERM, then SIGKILL if it has not exited within 10 s."""
+        if self.process.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+
+def _start(folder: Path) -> ChromaServer:
+    exe = _chroma_executable()
+    last_error = "not started"
+    for attempt in range(3):
+        port = _free_port()
+        data = folder / f"data{attempt}"
+        log_path = folder / f"chroma{attempt}.log"
+        env = {**os.environ, "ANONYMIZED_TELEMETRY": "False", "NO_COLOR": "1"}
+        with log_path.open("wb") as log:
+            process = subprocess.Popen(
+                [exe, "run", "--path", str(data), "--host", "127.0.0.1", "--port", str(port)],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+            )
+        server = ChromaServer("127.0.0.1", port, data, process.pid, log_path, process)
+        deadline = time.monotonic() + _START_TIMEOUT
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                last_error = f"exited with code {process.returncode}"
+                break
+            try:
+                server.heartbeat(timeout=1.0)
+            except OSError as exc:
+                last_error = str(exc)
+                time.sleep(0.1)
+                continue
+            return server
+        server.stop()
+        tail = log_path.read_text(errors="replace")[-2000:]
+        last_error = f"{last_error}; log tail:\n{tail}"
+    pytest.fail(f"chroma run did not become ready: {last_error}")
+
+
+@pytest.fixture(scope="session")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
+    """A real Chroma server on 127.0.0.1:FREE_PORT for the session, stopped by PID at the end."""
+    server = _start(tmp_path_factory.mktemp("chroma_server"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def server_prefix() -> str:
+    """A collection prefix unique to the test."""
+    return unique_prefix()
+
+
+@pytest.fixture
+def server_memory(chroma_server: ChromaServer, server_prefix: str) -> Iterator[TEPAMemory]:
+    """A fresh :class:`TEPAMemory` on the session's server (HashingEmbeddings, tick clock)."""
+    counter = iter(range(1, 10**9))
+    clock: Callable[[], float] = lambda: float(next(counter))  # noqa: E731
+    mem = chroma_server.memory(server_prefix, clock=clock)
+    yield mem
+    mem.close()
