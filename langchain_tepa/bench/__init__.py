@@ -1,0 +1,65 @@
+"""Benchmarks of revocable memory: drift scenarios, the agent, the runner, statistics, reports.
+
+The ``tepa-bench`` console script (:mod:`langchain_tepa.bench.cli`) runs them. Scenarios
+register in :mod:`langchain_tepa.bench.registry`.
+
+Example:
+    >>> from langchain_tepa.bench import RunSpec, run_one
+    >>> outcome = run_one(RunSpec("drift", {"tasks": 2, "acquisition": 4, "reversal": 6},
+    ...                           "tepa-rev", seed=0))
+    >>> outcome.successes.shape
+    (2, 10)
+"""
+
+from __future__ import annotations
+
+from langchain_tepa.bench.agent import (
+    ChatModelAgent,
+    OfflineAgent,
+    openai_agent,
+    parse_prompt,
+    parse_reply,
+    render_prompt,
+)
+from langchain_tepa.bench.drift import DriftConfig, DriftWorld
+from langchain_tepa.bench.filedrift import (
+    FileDriftConfig,
+    FileDriftWorld,
+    check_export,
+    write_export,
+)
+from langchain_tepa.bench.registry import (
+    RunOptions,
+    ScenarioEntry,
+    register_command,
+    register_scenario,
+)
+from langchain_tepa.bench.runner import RunOutcome, RunSpec, available_methods, run_many, run_one
+from langchain_tepa.bench.world import PHASES, Task, World
+
+__all__ = [
+    "PHASES",
+    "ChatModelAgent",
+    "DriftConfig",
+    "DriftWorld",
+    "FileDriftConfig",
+    "FileDriftWorld",
+    "OfflineAgent",
+    "RunOptions",
+    "RunOutcome",
+    "RunSpec",
+    "ScenarioEntry",
+    "Task",
+    "World",
+    "available_methods",
+    "check_export",
+    "openai_agent",
+    "parse_prompt",
+    "parse_reply",
+    "register_command",
+    "register_scenario",
+    "render_prompt",
+    "run_many",
+    "run_one",
+    "write_export",
+]

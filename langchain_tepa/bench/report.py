@@ -1,0 +1,311 @@
+"""Turn run outcomes into the result JSON, the console table and the plot.
+
+The JSON that other tools read is exactly::
+
+    {"scenario", "seeds", "config",
+     "methods": {NAME: {"phases": {"acquisition" | "reversal":
+                                   {"success", "ci95": [lo, hi], "episodes"}},
+                        "mpi", "transition_cost", "curve": [...]}},
+     "comparisons": [{"a", "b", "phase", "diff", "p_value"}]}
+
+``seeds`` is the number of seeds; ``episodes`` the episodes of the phase in one seed (all
+tasks); ``curve`` the mean success by per-task episode index over both phases (the reversal
+starts at ``config["boundary"]``); ``mpi`` is ``null`` when ``no-memory`` was not run.
+
+Example:
+    >>> import numpy as np
+    >>> from langchain_tepa.bench.runner import RunOutcome
+    >>> outs = [RunOutcome(m, s, np.ones((2, 6), bool), 3, 0.0)
+    ...         for m in ("no-memory", "tepa-rev") for s in range(3)]
+    >>> result = build_result("drift", {"tasks": 2}, outs)
+    >>> result["methods"]["tepa-rev"]["phases"]["reversal"]["success"]
+    1.0
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from langchain_tepa.bench.runner import RunOutcome
+from langchain_tepa.bench.stats import (
+    adaptation_curve,
+    bootstrap_ci,
+    memory_pollution_index,
+    paired_permutation_test,
+    transition_cost,
+)
+from langchain_tepa.bench.world import PHASES
+from langchain_tepa.core.errors import InvalidArgumentError
+
+__all__ = [
+    "PAPER_REVERSAL",
+    "TEPA_METHODS",
+    "build_result",
+    "format_table",
+    "plot_result",
+    "write_result",
+]
+
+TEPA_METHODS: tuple[str, ...] = ("tepa-rev", "tepa-full")
+"""Methods tested against every other method (when they were run)."""
+
+PAPER_REVERSAL: dict[str, dict[str, float]] = {
+    "drift": {"no-memory": 0.309, "append-only": 0.210, "tepa-rev": 0.950},
+    "filedrift": {"no-memory": 0.298, "append-only": 0.203, "tepa-rev": 0.950},
+}
+"""The paper's reversal-phase success rates (controlled / executable drift)."""
+
+TRANSITION_RUN = 3
+
+
+def _group(outcomes: Sequence[RunOutcome]) -> dict[str, list[RunOutcome]]:
+    groups: dict[str, list[RunOutcome]] = {}
+    for o in outcomes:
+        groups.setdefault(o.method, []).append(o)
+    for runs in groups.values():
+        runs.sort(key=lambda o: o.seed)
+    return groups
+
+
+def build_result(
+    scenario: str,
+    config: dict[str, Any],
+    outcomes: Sequence[RunOutcome],
+    *,
+    bootstrap_seed: int = 0,
+) -> dict[str, Any]:
+    """The result JSON of one benchmark (see the module docstring).
+
+    Args:
+        scenario: Scenario name.
+        config: Everything that describes the run (it is copied into ``config``).
+        outcomes: One outcome per (method, seed); every method needs the same seeds.
+        bootstrap_seed: Seed of the bootstrap and Monte Carlo draws.
+
+    Raises:
+        InvalidArgumentError: If no outcome is given or methods were run on different seeds.
+    """
+    if not outcomes:
+        raise InvalidArgumentError("no run outcomes to summarise")
+    groups = _group(outcomes)
+    seed_lists = {m: [o.seed for o in runs] for m, runs in groups.items()}
+    first = next(iter(seed_lists.values()))
+    if any(s != first for s in seed_lists.values()):
+        raise InvalidArgumentError("every method must be run on the same seeds to be paired")
+    boundary = outcomes[0].boundary
+    per_seed: dict[str, dict[str, np.ndarray]] = {}
+    methods: dict[str, Any] = {}
+    censored: dict[str, float] = {}
+    for name, runs in groups.items():
+        stack = np.stack([o.successes for o in runs])  # seeds, tasks, episodes
+        parts = {"acquisition": stack[:, :, :boundary], "reversal": stack[:, :, boundary:]}
+        per_seed[name] = {ph: parts[ph].mean(axis=(1, 2)) for ph in PHASES}
+        phases = {}
+        for ph in PHASES:
+            values = per_seed[name][ph]
+            lo, hi = bootstrap_ci(values, seed=bootstrap_seed)
+            phases[ph] = {
+                "success": round(float(values.mean()), 4),
+                "ci95": [round(lo, 4), round(hi, 4)],
+                "episodes": int(parts[ph].shape[1] * parts[ph].shape[2]),
+            }
+        cost, share = transition_cost(parts["reversal"], TRANSITION_RUN)
+        censored[name] = round(share, 4)
+        methods[name] = {
+            "phases": phases,
+            "mpi": None,
+            "transition_cost": cost,
+            "curve": adaptation_curve(stack),
+        }
+    if "no-memory" in per_seed:
+        base = float(per_seed["no-memory"]["reversal"].mean())
+        for name in methods:
+            s = float(per_seed[name]["reversal"].mean())
+            methods[name]["mpi"] = round(memory_pollution_index(s, base), 4) if base > 0 else None
+    comparisons = []
+    done: set[frozenset[str]] = set()
+    for a in TEPA_METHODS:
+        if a not in per_seed:
+            continue
+        for b in groups:
+            if b == a or frozenset((a, b)) in done:
+                continue
+            done.add(frozenset((a, b)))
+            for ph in PHASES:
+                x, y = per_seed[a][ph], per_seed[b][ph]
+                comparisons.append(
+                    {
+                        "a": a,
+                        "b": b,
+                        "phase": ph,
+                        "diff": round(float(x.mean() - y.mean()), 4),
+                        "p_value": float(
+                            f"{paired_permutation_test(x, y, seed=bootstrap_seed):.3g}"
+                        ),
+                    }
+                )
+    cfg = dict(config)
+    cfg.setdefault("boundary", boundary)
+    cfg["transition_cost_censored_share"] = censored
+    cfg["explorations_per_seed"] = {
+        m: round(float(np.mean([o.explorations for o in runs])), 1) for m, runs in groups.items()
+    }
+    cfg["seconds_per_run"] = {
+        m: round(float(np.mean([o.seconds for o in runs])), 3) for m, runs in groups.items()
+    }
+    extras = {
+        m: {
+            name: round(float(np.mean([o.extras.get(name, 0) for o in runs])), 1)
+            for name in runs[0].extras
+        }
+        for m, runs in groups.items()
+        if runs[0].extras
+    }
+    if extras:
+        cfg["extras_per_seed"] = extras
+    return {
+        "scenario": scenario,
+        "seeds": len(first),
+        "config": cfg,
+        "methods": methods,
+        "comparisons": comparisons,
+    }
+
+
+def _fmt_ci(phase: dict[str, Any]) -> str:
+    lo, hi = phase["ci95"]
+    return f"{phase['success']:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def _fmt_p(p: float) -> str:
+    return f"{p:.1e}" if p < 0.001 else f"{p:.3f}"
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """A plain-text table of a result (one row per method).
+
+    Columns: success with 95% CI per phase, MPI, transition cost (median episodes per task
+    before three successes in a row after the reversal; ``>=L`` when censored), the paper's
+    reversal figure where there is one, and the paired p-value of the reversal-phase
+    difference against ``tepa-rev``.
+    """
+    cfg = result["config"]
+    paper = PAPER_REVERSAL.get(result["scenario"], {})
+    ref = "tepa-rev" if "tepa-rev" in result["methods"] else None
+    pvals = {
+        c["b"] if c["a"] == ref else c["a"]: c["p_value"]
+        for c in result["comparisons"]
+        if ref in (c["a"], c["b"]) and c["phase"] == "reversal"
+    }
+    rev_len = next(iter(result["methods"].values()))["phases"]["reversal"]["episodes"]
+    tasks = cfg.get("tasks") or 1
+    per_task = rev_len // tasks if tasks else rev_len
+    head = (
+        f"{result['scenario']}: {result['seeds']} seeds, {cfg.get('tasks')} tasks, "
+        f"{cfg.get('acquisition')} + {cfg.get('reversal')} episodes per task "
+        f"(acquisition + reversal), storage {cfg.get('storage')}, agent {cfg.get('agent')}"
+    )
+    cols = (
+        f"{'method':<13} {'acquisition [95% CI]':<24} {'reversal [95% CI]':<24} "
+        f"{'MPI':>7} {'trans.':>6} {'paper':>6} {'p vs tepa-rev':>13}"
+    )
+    lines = [head, cols, "-" * len(cols)]
+    for name, m in result["methods"].items():
+        mpi = "" if m["mpi"] is None else f"{m['mpi']:+.3f}"
+        cens = cfg.get("transition_cost_censored_share", {}).get(name, 0.0)
+        cost = m["transition_cost"]
+        cost_s = f">={per_task}" if cens >= 0.5 else f"{cost:g}"
+        pap = f"{paper[name]:.3f}" if name in paper else ""
+        p = _fmt_p(pvals[name]) if name in pvals else ""
+        lines.append(
+            f"{name:<13} {_fmt_ci(m['phases']['acquisition']):<24} "
+            f"{_fmt_ci(m['phases']['reversal']):<24} {mpi:>7} {cost_s:>6} {pap:>6} {p:>13}"
+        )
+    return "\n".join(lines)
+
+
+def write_result(result: dict[str, Any], out: Path) -> Path:
+    """Write ``out/<scenario>.json`` and return its path."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{result['scenario']}.json"
+    path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def _smooth(values: Sequence[float], width: int) -> np.ndarray:
+    arr = np.asarray(values, dtype=float)
+    if width <= 1 or arr.size < width:
+        return arr
+    kernel = np.ones(width) / width
+    padded = np.concatenate(
+        [np.full(width // 2, arr[0]), arr, np.full(width - 1 - width // 2, arr[-1])]
+    )
+    return np.convolve(padded, kernel, mode="valid")
+
+
+def plot_result(result: dict[str, Any], path: Path, *, smooth: int = 5) -> Path | None:
+    """Adaptation curves and per-phase bars as a PNG; ``None`` (with a warning) without matplotlib.
+
+    Args:
+        result: A result from :func:`build_result`.
+        path: Where to write the PNG.
+        smooth: Width of the centred moving average of the curves (1: raw).
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        warnings.warn(
+            "matplotlib is not installed, so the plot was skipped; "
+            "install the extra: pip install 'langchain-tepa[plot]'",
+            stacklevel=2,
+        )
+        return None
+    methods = result["methods"]
+    boundary = result["config"].get("boundary", 0)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [3, 2]})
+    cmap = plt.get_cmap("tab10")
+    for i, (name, m) in enumerate(methods.items()):
+        width = 2.4 if name in TEPA_METHODS else 1.3
+        ax1.plot(_smooth(m["curve"], smooth), label=name, color=cmap(i % 10), linewidth=width)
+    ax1.axvline(boundary - 0.5, color="black", linestyle="--", linewidth=1)
+    ax1.text(boundary, 1.02, " reversal", va="bottom", fontsize=9)
+    ax1.set_ylim(-0.02, 1.08)
+    ax1.set_xlabel("episode (per task)")
+    ax1.set_ylabel(f"success (mean over seeds and tasks, moving average {smooth})")
+    ax1.set_title(f"{result['scenario']}: adaptation curves ({result['seeds']} seeds)")
+    ax1.legend(fontsize=8, loc="lower left", ncol=2)
+    names = list(methods)
+    x = np.arange(len(names))
+    for j, ph in enumerate(("acquisition", "reversal")):
+        means = [methods[n]["phases"][ph]["success"] for n in names]
+        lows = [means[k] - methods[n]["phases"][ph]["ci95"][0] for k, n in enumerate(names)]
+        highs = [methods[n]["phases"][ph]["ci95"][1] - means[k] for k, n in enumerate(names)]
+        ax2.bar(
+            x + (j - 0.5) * 0.4,
+            means,
+            0.4,
+            yerr=[lows, highs],
+            capsize=2,
+            label=ph,
+            color=("#9ecae1", "#08519c")[j],
+        )
+    ax2.set_xticks(x)
+    ax2.set_xticklabels(names, rotation=40, ha="right", fontsize=8)
+    ax2.set_ylim(0, 1.05)
+    ax2.set_ylabel("success (95% bootstrap CI)")
+    ax2.set_title("per-phase success")
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,152 @@
+"""The built-in ``tepa-bench`` scenarios: ``drift`` (controlled) and ``filedrift`` (executable).
+
+Importing this module registers both (see :mod:`langchain_tepa.bench.registry`).
+
+Example:
+    >>> from langchain_tepa.bench.registry import get_scenario
+    >>> get_scenario("filedrift").demo
+    True
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langchain_tepa.bench.registry import RunOptions, ScenarioEntry, register_scenario
+from langchain_tepa.bench.report import build_result
+from langchain_tepa.bench.runner import (
+    available_methods,
+    make_world,
+    run_many,
+    scenario_config,
+    specs_for,
+    tepa_full_available,
+)
+from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.policy import POLICY_NAMES
+
+__all__ = ["FULL_SEEDS", "QUICK_SEEDS", "resolve_methods", "run_drift_scenario"]
+
+FULL_SEEDS = 20
+QUICK_SEEDS = 3
+RETRIEVE_K = 4
+
+AGENT_RULE = (
+    "Follow the retrieved precedent of the task's mechanism that is active, names a possible "
+    "action and has validity >= 0.50, taking the highest validity (ties: more support, then the "
+    "first listed); with none, explore uniformly among the task's actions."
+)
+
+
+def resolve_methods(methods: list[str] | None) -> list[str]:
+    """The methods to run, checked (``None``: every available method).
+
+    Raises:
+        InvalidArgumentError: For an unknown method, or ``tepa-full`` without its graph module.
+    """
+    if not methods:
+        return available_methods()
+    out = []
+    for m in methods:
+        if m not in POLICY_NAMES:
+            raise InvalidArgumentError(
+                f"unknown method {m!r}; choose from {', '.join(POLICY_NAMES)}"
+            )
+        if m == "tepa-full" and not tepa_full_available():
+            raise InvalidArgumentError(
+                "tepa-full needs langchain_tepa.graph.run_trials, which is not installed here; "
+                "leave it out of --methods"
+            )
+        if m not in out:
+            out.append(m)
+    return out
+
+
+def run_drift_scenario(name: str, options: RunOptions) -> dict[str, Any]:
+    """Run a drift scenario for every method and seed and summarise it (the result JSON)."""
+    methods = resolve_methods(options.methods)
+    seeds = options.seeds or (QUICK_SEEDS if options.quick else FULL_SEEDS)
+    if seeds < 1:
+        raise InvalidArgumentError(f"--seeds must be >= 1, got {seeds}")
+    storage = options.storage or ("chroma" if options.quick else "memory")
+    if storage not in ("memory", "chroma"):
+        raise InvalidArgumentError(f"--storage must be 'memory' or 'chroma', got {storage!r}")
+    config = scenario_config(name, quick=options.quick, **options.overrides)
+    config_dict = config.to_dict()
+    world = make_world(name, config_dict, 0)
+    try:
+        described = world.describe()
+    finally:
+        world.close()
+    workers = 1 if options.agent == "openai" else options.workers
+    specs = specs_for(
+        name,
+        config_dict,
+        methods,
+        range(seeds),
+        storage=storage,
+        agent=options.agent,
+        model=options.model,
+        base_url=options.base_url,
+        k=RETRIEVE_K,
+    )
+    start = time.perf_counter()
+    outcomes = run_many(specs, workers=workers, progress=options.progress, description=name)
+    elapsed = time.perf_counter() - start
+    cfg: dict[str, Any] = {
+        **described,
+        "quick": options.quick,
+        "methods": methods,
+        "seed_list": list(range(seeds)),
+        "storage": storage,
+        "storage_note": (
+            "embedded persistent Chroma (TEPAMemory.from_path) in a temporary folder per run"
+            if storage == "chroma"
+            else "in-process storage (TEPAMemory.in_memory), same fold and policies"
+        ),
+        "embeddings": "HashingEmbeddings (offline)",
+        "agent": options.agent,
+        "agent_rule": AGENT_RULE if options.agent == "offline" else "chat model, same prompt",
+        "retrieve_k": RETRIEVE_K,
+        "boundary": config.acquisition,
+        "episodes_per_task": config.acquisition + config.reversal,
+        "transition_cost_definition": (
+            "median over (seed, task) of the reversal episodes before the first run of three "
+            "consecutive successes; a task that never gets one counts as the reversal length"
+        ),
+        "paired_test": "two-sided sign-flip permutation test over seeds (exact up to 20 seeds)",
+        "ci": "95% percentile bootstrap over seeds (10,000 resamples)",
+        "tepa_full": "run"
+        if "tepa-full" in methods
+        else ("available but not selected" if tepa_full_available() else "not available"),
+        "workers": workers,
+        "seconds": round(elapsed, 1),
+    }
+    if options.agent == "openai":
+        cfg["model"] = options.model
+    return build_result(name, cfg, outcomes)
+
+
+def _drift(options: RunOptions) -> dict[str, Any]:
+    return run_drift_scenario("drift", options)
+
+
+def _filedrift(options: RunOptions) -> dict[str, Any]:
+    return run_drift_scenario("filedrift", options)
+
+
+register_scenario(
+    ScenarioEntry(
+        "drift",
+        "controlled hidden-mechanism drift (simulated noisy outcomes, reversal mid-run)",
+        _drift,
+    )
+)
+register_scenario(
+    ScenarioEntry(
+        "filedrift",
+        "executable file-backed drift (real exports in a temp folder, checked by reading back)",
+        _filedrift,
+    )
+)
