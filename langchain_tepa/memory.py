@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import math
 import os
@@ -29,6 +30,7 @@ from langchain_core.embeddings import Embeddings
 
 from langchain_tepa.core.errors import (
     InvalidArgumentError,
+    ReadOnlyError,
     StorageError,
     UnknownPrecedentError,
 )
@@ -132,6 +134,29 @@ def _validate_source(source: object) -> str | None:
     return source
 
 
+def _validate_reason(reason: object, name: str = "reason") -> str:
+    if not isinstance(reason, str):
+        raise InvalidArgumentError(f"{name} must be a string, got {type(reason).__name__}")
+    _validate_text(reason, name)
+    return reason
+
+
+def _iterate(items: object, what: str) -> Iterable[Any]:
+    if isinstance(items, Iterable):
+        return items
+    raise InvalidArgumentError(f"{what} must be an iterable (a list), got {type(items).__name__}")
+
+
+def _as_fact(item: object) -> Fact:
+    if isinstance(item, Fact):
+        return item
+    if isinstance(item, tuple | list) and len(item) == 2:
+        return Fact(item[0], item[1])
+    raise InvalidArgumentError(
+        f"each fact must be a Fact or a (key, value) pair, got {type(item).__name__} {item!r:.80}"
+    )
+
+
 class TEPAMemory:
     """Revocable evidence memory: observe, record outcomes, retrieve only what is still valid.
 
@@ -150,6 +175,9 @@ class TEPAMemory:
         flush_every: Count-only view updates buffered before they are written (evidence and
             state changes are always written at once).
         extractor: Fact extractor for :meth:`add_texts` (default: the offline extractor).
+        read_only: Open without writing anything: no view repairs on opening, and every write
+            (observe, outcomes, decisions, reconcile, flush of views) raises
+            :class:`~langchain_tepa.core.errors.ReadOnlyError`. ``tepa inspect`` uses it.
 
     Example:
         >>> memory = TEPAMemory.in_memory()
@@ -170,6 +198,7 @@ class TEPAMemory:
         clock: Callable[[], float] | None = None,
         flush_every: int = 256,
         extractor: FactExtractor | None = None,
+        read_only: bool = False,
     ) -> None:
         if isinstance(policy, str):
             policy = LifecyclePolicy.preset(policy)
@@ -187,11 +216,16 @@ class TEPAMemory:
         self.namespace = validate_namespace(namespace)
         if writer is not None:
             _validate_text(writer, "writer")
+            if len(writer) > 128:
+                raise InvalidArgumentError("writer must be at most 128 characters")
         self.writer = writer or f"w{os.getpid():x}{os.urandom(3).hex()}"
-        self._instance = os.urandom(4).hex()
+        self._instance = os.urandom(8).hex()  # 64 bits: evidence ids unique by construction
+        self._pid = os.getpid()
         self._clock = clock or time.time
         self.flush_every = flush_every
         self._extractor = extractor
+        self._resolver: Any = None  # KeyResolver of add_texts, created on first use
+        self._resolver_synced = -1  # len(self._index) when the resolver cache was last synced
         self._lock = threading.RLock()
         self._counter = 0
         self._last_time = float("-inf")
@@ -199,6 +233,7 @@ class TEPAMemory:
         self._by_id: dict[str, Precedent] = {}
         self._dirty: dict[str, Precedent] = {}
         self._closed = False
+        self.read_only = bool(read_only)
         self._open()
 
     # ------------------------------------------------------------------ constructors
@@ -209,14 +244,32 @@ class TEPAMemory:
 
     @classmethod
     def from_client(cls, client: Any, *, prefix: str = "tepa", **kwargs: Any) -> TEPAMemory:
-        """A memory on any chromadb client (ephemeral, persistent or ``HttpClient``).
+        """A memory on any chromadb client (ephemeral, persistent, ``HttpClient`` or async).
 
         Args:
-            client: The chromadb client.
+            client: The chromadb client. An async client (``await chromadb.AsyncHttpClient(...)``)
+                is served through :class:`~langchain_tepa.storage.chroma_async.AsyncChromaStorage`;
+                from async code prefer :meth:`afrom_client`, which does not block the loop.
             prefix: Collection name prefix (several memories can share one Chroma).
             **kwargs: Passed to :class:`TEPAMemory`.
         """
+        from langchain_tepa.storage.chroma_async import AsyncChromaStorage, is_async_client
+
+        if is_async_client(client):
+            return cls(AsyncChromaStorage(client, prefix=prefix), **kwargs)
         return cls(ChromaStorage(client, prefix=prefix), **kwargs)
+
+    @classmethod
+    async def afrom_client(cls, client: Any, *, prefix: str = "tepa", **kwargs: Any) -> TEPAMemory:
+        """Async twin of :meth:`from_client` (opening reads the evidence in a worker thread).
+
+        Example:
+            >>> client = await chromadb.AsyncHttpClient(port=8000)  # doctest: +SKIP
+            >>> memory = await TEPAMemory.afrom_client(client, prefix="app")  # doctest: +SKIP
+        """
+        return await asyncio.to_thread(
+            functools.partial(cls.from_client, client, prefix=prefix, **kwargs)
+        )
 
     @classmethod
     def from_path(cls, path: str | os.PathLike[str], **kwargs: Any) -> TEPAMemory:
@@ -230,6 +283,9 @@ class TEPAMemory:
         from chromadb.config import Settings
 
         folder = Path(path)
+        read_only = bool(kwargs.get("read_only", False))
+        if read_only and not (folder / "chroma.sqlite3").is_file():
+            raise StorageError(f"no memory at {folder}: it holds no chroma.sqlite3; check the path")
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -238,11 +294,24 @@ class TEPAMemory:
             path=str(folder), settings=Settings(anonymized_telemetry=False)
         )
         prefix = kwargs.pop("prefix", "tepa")
+        if read_only:
+            names = {str(getattr(c, "name", c)) for c in client.list_collections()}
+            if f"{prefix}_evidence" not in names:
+                raise StorageError(
+                    f"no memory with prefix {prefix!r} at {folder}; "
+                    f"collections there: {sorted(names)}; pass the right prefix"
+                )
         return cls.from_client(client, prefix=prefix, **kwargs)
 
     # ------------------------------------------------------------------ opening
     def _open(self) -> None:
-        """Rebuild the in-process key index from the evidence and repair the active sets."""
+        """Rebuild the in-process key index from the evidence and repair views and active sets.
+
+        Only views whose stored state disagrees with the fold (or that are missing) are
+        rewritten; the storage writes a view after the active-set change it belongs to, so the
+        archive state witnesses the active sets and opening need not read every set
+        (``reconcile()`` does).
+        """
         records = self.storage.load_evidence()
         states = fold_all(records, self.policy)
         with self._lock:
@@ -250,32 +319,37 @@ class TEPAMemory:
             self._by_id = {p.id: p for s in states.values() for p in s.precedents.values()}
             if records:
                 self._last_time = max(self._last_time, records[-1].time)
-        if records:
+        if records and not self.read_only:
             self._repair_views(full=False)
 
     def _repair_views(self, *, full: bool) -> tuple[int, int]:
-        """Make the stored views and active sets agree with the index."""
-        stored: dict[str, Precedent] = {p.id: p for p in self.storage.load_precedents()}
+        """Make the stored views (and, when ``full``, every active set) agree with the index."""
+        states_of = getattr(self.storage, "precedent_states", None)
+        stored: dict[str, Precedent] = {}
+        if full or states_of is None:
+            stored = {p.id: p for p in self.storage.load_precedents()}
+            stored_state = {pid: p.state for pid, p in stored.items()}
+        else:  # states only: no parsing of every view's JSON
+            stored_state = states_of()
         writes: list[PrecedentWrite] = []
-        missing = [p for p in self._by_id.values() if p.id not in stored]
+        missing = [p for p in self._by_id.values() if p.id not in stored_state]
         vectors: dict[str, list[float]] = {}
         if missing:
             embedded = self.embeddings.embed_documents([p.page_content for p in missing])
             vectors = {p.id: v for p, v in zip(missing, embedded, strict=True)}
         views = 0
         for p in self._by_id.values():
-            old = stored.get(p.id)
-            if old is None:
+            old_state = stored_state.get(p.id)
+            if old_state is None:
                 writes.append(PrecedentWrite(p.snapshot(), vectors[p.id], False, True))
                 views += 1
-            elif full and old.to_dict() != p.to_dict():
-                writes.append(PrecedentWrite(p.snapshot(), None, old.is_active, False))
-                views += 1
-            elif old.state is not p.state:
-                writes.append(PrecedentWrite(p.snapshot(), None, old.is_active, False))
+            elif (full and stored[p.id].to_dict() != p.to_dict()) or old_state is not p.state:
+                writes.append(
+                    PrecedentWrite(p.snapshot(), None, old_state is Lifecycle.ACTIVE, False)
+                )
                 views += 1
         self.storage.write_precedents(writes)
-        active_fixed = self._repair_active_sets()
+        active_fixed = self._repair_active_sets() if full or states_of is None else 0
         self._dirty.clear()
         return views, active_fixed
 
@@ -284,17 +358,12 @@ class TEPAMemory:
         if active_ids is None:
             return 0
         fixed = 0
-        namespaces = {ns for ns, _ in self._index}
+        wanted: dict[str, set[str]] = {ns: set() for ns, _ in self._index}
+        for (ns, _), s in self._index.items():
+            wanted[ns].update(p.id for p in s.precedents.values() if p.is_active)
         writes: list[PrecedentWrite] = []
-        for ns in namespaces:
+        for ns, want in wanted.items():
             have = active_ids(ns)
-            want = {
-                p.id
-                for (n, _), s in self._index.items()
-                if n == ns
-                for p in s.precedents.values()
-                if p.is_active
-            }
             for pid in want - have:
                 writes.append(PrecedentWrite(self._by_id[pid].snapshot(), None, False, False))
             for pid in have - want:
@@ -313,14 +382,41 @@ class TEPAMemory:
         if self._closed:
             raise StorageError("this TEPAMemory is closed; open a new one")
 
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyError(
+                "this TEPAMemory was opened with read_only=True; open it without read_only to write"
+            )
+
     def _next(self) -> tuple[str, float]:
-        self._counter += 1
-        now = float(self._clock())
-        if not math.isfinite(now):
-            raise InvalidArgumentError(f"the clock returned {now!r}; it must return finite seconds")
-        now = max(now, self._last_time)
-        self._last_time = now
-        return f"{self.writer}.{self._instance}.{self._counter:010d}", now
+        # Under the lock: two threads must never get the same counter (duplicate evidence ids).
+        with self._lock:
+            if self._pid != os.getpid():  # forked: the child must not reuse the parent's ids
+                self._pid, self._instance = os.getpid(), os.urandom(8).hex()
+            self._counter += 1
+            now = float(self._clock())
+            if not math.isfinite(now):
+                raise InvalidArgumentError(
+                    f"the clock returned {now!r}; it must return finite seconds"
+                )
+            now = max(now, self._last_time)
+            self._last_time = now
+            return f"{self.writer}.{self._instance}.{self._counter:010d}", now
+
+    def _in_order(self, ev: Evidence, state: KeyState) -> Evidence:
+        """Restamp ``ev`` if later evidence of its key was committed first (another thread).
+
+        The in-process index folds evidence incrementally, so each key must receive it in
+        ``(time, id)`` order; otherwise the index would differ from a refold of the same evidence.
+        """
+        if ev.sort_key > state.last_sort_key:
+            return ev
+        eid, now = self._next()
+        now = max(now, state.last_sort_key[0])
+        if (now, eid) <= state.last_sort_key:
+            now = math.nextafter(now, math.inf)
+        self._last_time = max(self._last_time, now)
+        return dataclasses.replace(ev, id=eid, time=now)
 
     def _make(
         self,
@@ -361,8 +457,10 @@ class TEPAMemory:
         """Fold records into copies of their key states, write, then publish (atomic)."""
         with self._lock:
             self._check_open()
+            self._check_writable()
             work: dict[tuple[str, str], KeyState] = {}
             before: dict[str, tuple[Lifecycle, bool]] = {}
+            seen: dict[str, int] = {}  # evidence ids per precedent before this commit
             results: list[tuple[Evidence, tuple[str, str], list[Any]]] = []
             for ev in records:
                 nk = (ev.namespace, ev.key)
@@ -371,6 +469,8 @@ class TEPAMemory:
                     work[nk] = current.snapshot() if current else KeyState(ev.namespace, ev.key)
                     for p in work[nk].precedents.values():
                         before[p.id] = (p.state, True)
+                        seen[p.id] = len(p.evidence_ids)
+                ev = self._in_order(ev, work[nk])
                 trs = apply_evidence(work[nk], ev, self.policy)
                 results.append((ev, nk, trs))
             new_prec = [
@@ -394,10 +494,12 @@ class TEPAMemory:
                         writes.append(
                             PrecedentWrite(p.snapshot(), None, old[0] is Lifecycle.ACTIVE, False)
                         )
-                    else:
+                    elif len(p.evidence_ids) != seen.get(p.id, -1) or p.id in self._dirty:
+                        # Touched by this commit (or already buffered): a count-only update.
+                        # Untouched precedents of a touched key need no view write.
                         dirty.append(p)
             try:
-                self.storage.append_evidence(list(records))
+                self.storage.append_evidence([ev for ev, _, _ in results])
             except StorageError:
                 raise
             except Exception as exc:
@@ -432,7 +534,7 @@ class TEPAMemory:
             return out
 
     def _flush_locked(self) -> None:
-        if not self._dirty:
+        if not self._dirty or self.read_only:
             return
         writes = []
         for p in self._dirty.values():
@@ -525,8 +627,8 @@ class TEPAMemory:
             InvalidArgumentError: If any fact is invalid; then none is stored.
         """
         records = []
-        for item in facts:
-            fact = item if isinstance(item, Fact) else Fact(*item)
+        for item in _iterate(facts, "facts"):
+            fact = _as_fact(item)
             records.append(
                 self._make(
                     EvidenceKind.OBSERVATION,
@@ -590,7 +692,9 @@ class TEPAMemory:
         Raises:
             UnknownPrecedentError: If the key has no such value.
         """
-        text = reason if reason.startswith("revoked") else f"revoked by hand: {reason}"
+        # "rejected: ..." is the trial judge's wording (langchain_tepa.graph); keep it as is.
+        keep = _validate_reason(reason).startswith(("revoked", "rejected"))
+        text = reason if keep else f"revoked by hand: {reason}"
         return self._decision(EvidenceKind.REVOKE, key, value, text, namespace, source)
 
     def promote(
@@ -607,7 +711,8 @@ class TEPAMemory:
         Raises:
             UnknownPrecedentError: If the key has no such value.
         """
-        text = reason if reason.startswith("promoted") else f"promoted by hand: {reason}"
+        prefixed = _validate_reason(reason).startswith("promoted")
+        text = reason if prefixed else f"promoted by hand: {reason}"
         return self._decision(EvidenceKind.PROMOTE, key, value, text, namespace, source)
 
     def record_trial(
@@ -627,6 +732,10 @@ class TEPAMemory:
         """
         if not isinstance(positive, bool):
             raise InvalidArgumentError(f"positive must be True or False, got {positive!r}")
+        if not _validate_reason(trial_kind, "trial_kind"):
+            raise InvalidArgumentError("trial_kind must not be empty, e.g. 'counterfactual'")
+        if not isinstance(detail, str):
+            raise InvalidArgumentError(f"detail must be a string, got {type(detail).__name__}")
         reason = f"trial {trial_kind}: {'positive' if positive else 'negative'}"
         if detail:
             reason += f" ({detail[:200]})"
@@ -641,16 +750,19 @@ class TEPAMemory:
             outcome=positive,
         )
 
-    def mark_boundary(self, *, namespace: str | None = None) -> list[ObservationResult]:
-        """Record a phase boundary on every key of ``namespace``.
+    def mark_boundary(
+        self, *, namespace: str | None = None, key: str | None = None
+    ) -> list[ObservationResult]:
+        """Record a phase boundary on every key of ``namespace`` (or on ``key`` only).
 
         Only the oracle-reset baseline acts on it (it is told when the world changed); for every
         other policy it is an audit note.
         """
         ns = self._ns(namespace)
+        only = validate_key(key) if key is not None else None
         records = []
         for n, k in sorted(self._index):
-            if n == ns:
+            if n == ns and (only is None or k == only):
                 eid, now = self._next()
                 records.append(
                     Evidence(
@@ -737,7 +849,7 @@ class TEPAMemory:
         if not self.policy.retrieval_enabled:
             return []
         with self._lock:
-            out = []
+            out: list[Document] = []
             for (n, k), s in sorted(self._index.items()):
                 if n != ns or (prefix and not (k == prefix or k.startswith(prefix + "."))):
                     continue
@@ -814,6 +926,7 @@ class TEPAMemory:
         start = time.perf_counter()
         with self._lock:
             self._check_open()
+            self._check_writable()
             self._flush_locked()
             records = self.storage.load_evidence()
             states = fold_all(records, self.policy)
@@ -879,22 +992,58 @@ class TEPAMemory:
         from langchain_tepa.extraction import resolve_extractor
 
         extractor = resolve_extractor(self._extractor)
+        ns = self._ns(namespace)
         facts: list[Fact] = []
-        for text in texts:
+        for text in _iterate(texts, "texts"):
             _validate_text(text)
             for fact in extractor.extract(text):
                 facts.append(
                     Fact(
-                        key=fact.key,
+                        key=validate_key(fact.key),
                         value=fact.value,
-                        namespace=namespace,
+                        namespace=ns,
                         text=fact.text or text,
                         source=source or fact.source,
                         metadata=fact.metadata,
                         confidence=fact.confidence,
                     )
                 )
-        return self.observe_many(facts)
+        facts = self._resolve_keys(ns, facts)
+        results = self.observe_many(facts)
+        with self._lock:
+            new_keys = self._key_resolver().unknown(ns, (f.key for f in facts))
+            before = len(self._index) - len(new_keys)
+            self._key_resolver().register(ns, [f.key for f in facts])
+            if self._resolver_synced == before:  # no other writer added keys meanwhile
+                self._resolver_synced = len(self._index)
+        return results
+
+    def _key_resolver(self) -> Any:
+        """The key resolver of :meth:`add_texts` (created on first use; keys cached per ns)."""
+        from langchain_tepa.extraction.resolution import KeyResolver
+
+        if self._resolver is None:
+            self._resolver = KeyResolver(self.embeddings, self.policy.key_match_threshold)
+            self._resolver_synced = -1
+        return self._resolver
+
+    def _resolve_keys(self, ns: str, facts: list[Fact]) -> list[Fact]:
+        """Map new keys onto similar stored keys of the same namespace (key resolution)."""
+        if not facts:
+            return facts
+        resolver = self._key_resolver()
+        with self._lock:
+            if not resolver.has_namespace(ns) or self._resolver_synced != len(self._index):
+                resolver.register(ns, [k for n, k in self._index if n == ns])
+                self._resolver_synced = len(self._index)
+        mapped = resolver.resolve_many(ns, [f.key for f in facts])
+        out = []
+        for fact, key in zip(facts, mapped, strict=True):
+            if key != fact.key:
+                meta = {**(fact.metadata or {}), "extracted_key": fact.key}
+                fact = Fact(key, fact.value, ns, fact.text, fact.source, meta, fact.confidence)
+            out.append(fact)
+        return out
 
     def add_facts(self, facts: Iterable[Fact | tuple[str, Any]]) -> list[ObservationResult]:
         """Observe already-keyed facts (alias of :meth:`observe_many`)."""
@@ -972,6 +1121,10 @@ class TEPAMemory:
     ) -> ObservationResult:
         """Async twin of :meth:`record_trial`."""
         return await self._run(self.record_trial, key, value, positive, **kwargs)
+
+    async def amark_boundary(self, **kwargs: Any) -> list[ObservationResult]:
+        """Async twin of :meth:`mark_boundary`."""
+        return await self._run(self.mark_boundary, **kwargs)
 
     async def areconcile(self) -> ReconcileReport:
         """Async twin of :meth:`reconcile`."""

@@ -282,3 +282,23 @@ def test_repr_and_context_manager() -> None:
     with TEPAMemory.in_memory(embeddings=HashingEmbeddings()) as m:
         m.observe("k", "v")
         assert "tepa-rev" in repr(m)
+
+
+def test_archive_carries_the_lifecycle_in_metadata(chroma_memory: TEPAMemory) -> None:
+    """Audit and archive queries can filter on the lifecycle fields of the Chroma archive."""
+    m = chroma_memory
+    m.observe("user.pizza_topping", "pineapple")
+    m.observe("user.pizza_topping", "mushroom")
+    m.observe("user.pizza_topping", "mushroom")
+    m.flush()
+    archive = m.storage._archive  # type: ignore[attr-defined]
+    got = archive.get(where={"tepa_state": "revoked"}, include=["metadatas"])
+    assert len(got["ids"]) == 1
+    meta = got["metadatas"][0]
+    assert meta["tepa_value"] == '"pineapple"'
+    assert (meta["tepa_support"], meta["tepa_conflict"]) == (1, 2)
+    assert meta["tepa_key"] == "user.pizza_topping" and meta["tepa_namespace"] == "default"
+    assert meta["tepa_validity"] == pytest.approx(0.4)
+    assert meta["tepa_created_at"] <= meta["tepa_updated_at"]
+    active = archive.get(where={"tepa_state": "active"}, include=["metadatas"])["metadatas"]
+    assert [a["tepa_support"] for a in active] == [2]

@@ -13,8 +13,6 @@ from langgraph.store.memory import InMemoryStore
 from langchain_tepa import HashingEmbeddings, TEPAStore
 from tests.unit_tests.store_conformance import DIFFERENCES, StoreConformance
 
-ROOT_DOC = "docs/readme/store.md"
-
 
 def _tick() -> Any:
     counter = itertools.count(1)
