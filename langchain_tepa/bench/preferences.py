@@ -592,20 +592,12 @@ def plot_preferences(result: dict[str, Any], path: Any) -> Any:
 
     Returns ``None`` (with a warning) when matplotlib is not installed.
     """
-    import warnings
     from pathlib import Path
 
-    try:
-        import matplotlib
+    from langchain_tepa.bench.report import pyplot_or_warn
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        warnings.warn(
-            "matplotlib is not installed, so the plot was skipped; "
-            "install the extra: pip install 'langchain-tepa[plot]'",
-            stacklevel=2,
-        )
+    plt = pyplot_or_warn()
+    if plt is None:
         return None
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), gridspec_kw={"width_ratios": [2, 2, 2]})
     offsets = list(range(-5, 10))

@@ -249,14 +249,8 @@ def _smooth(values: Sequence[float], width: int) -> np.ndarray:
     return np.convolve(padded, kernel, mode="valid")
 
 
-def plot_result(result: dict[str, Any], path: Path, *, smooth: int = 5) -> Path | None:
-    """Adaptation curves and per-phase bars as a PNG; ``None`` (with a warning) without matplotlib.
-
-    Args:
-        result: A result from :func:`build_result`.
-        path: Where to write the PNG.
-        smooth: Width of the centred moving average of the curves (1: raw).
-    """
+def pyplot_or_warn() -> Any:
+    """``matplotlib.pyplot`` on the Agg backend, or ``None`` with a warning when not installed."""
     try:
         import matplotlib
 
@@ -266,8 +260,22 @@ def plot_result(result: dict[str, Any], path: Path, *, smooth: int = 5) -> Path 
         warnings.warn(
             "matplotlib is not installed, so the plot was skipped; "
             "install the extra: pip install 'langchain-tepa[plot]'",
-            stacklevel=2,
+            stacklevel=3,
         )
+        return None
+    return plt
+
+
+def plot_result(result: dict[str, Any], path: Path, *, smooth: int = 5) -> Path | None:
+    """Adaptation curves and per-phase bars as a PNG; ``None`` (with a warning) without matplotlib.
+
+    Args:
+        result: A result from :func:`build_result`.
+        path: Where to write the PNG.
+        smooth: Width of the centred moving average of the curves (1: raw).
+    """
+    plt = pyplot_or_warn()
+    if plt is None:
         return None
     methods = result["methods"]
     boundary = result["config"].get("boundary", 0)

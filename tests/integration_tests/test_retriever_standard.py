@@ -14,16 +14,8 @@ from langchain_tepa.retriever import TEPARetriever
 QUERY = "what pizza does the user like?"
 
 
-@functools.cache
-def seeded_memory() -> TEPAMemory:
-    """An ephemeral-Chroma memory with five Active pizza facts, a revoked one and noise."""
-    import chromadb
-    from chromadb.config import Settings
-
-    client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
-    memory = TEPAMemory.from_client(
-        client, prefix="rs" + uuid.uuid4().hex[:12], embeddings=HashingEmbeddings()
-    )
+def seed(memory: TEPAMemory) -> TEPAMemory:
+    """Five Active pizza facts, a revoked one and noise (shared with the server suite)."""
     memory.observe_many(
         [
             ("user.pizza_topping", "mushroom"),
@@ -37,6 +29,20 @@ def seeded_memory() -> TEPAMemory:
     memory.observe("user.pizza_cheese", "cheddar")
     memory.revoke("user.pizza_cheese", "cheddar", reason="the user went vegan")
     return memory
+
+
+@functools.cache
+def seeded_memory() -> TEPAMemory:
+    """An ephemeral-Chroma memory seeded by :func:`seed`."""
+    import chromadb
+    from chromadb.config import Settings
+
+    client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
+    return seed(
+        TEPAMemory.from_client(
+            client, prefix="rs" + uuid.uuid4().hex[:12], embeddings=HashingEmbeddings()
+        )
+    )
 
 
 class TestTEPARetrieverStandard(RetrieversIntegrationTests):

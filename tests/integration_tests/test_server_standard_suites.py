@@ -15,6 +15,7 @@ from langgraph.store.base import BaseStore, IndexConfig
 from langchain_tepa import HashingEmbeddings, TEPAMemory, TEPAStore
 from langchain_tepa.retriever import TEPARetriever
 from tests.integration_tests.conftest import ChromaServer, unique_prefix
+from tests.integration_tests.test_retriever_standard import seed
 from tests.unit_tests.store_conformance import StoreConformance
 
 QUERY = "what pizza does the user like?"
@@ -44,20 +45,7 @@ _SEEDED: dict[str, TEPAMemory] = {}
 
 def _seeded(server: ChromaServer) -> TEPAMemory:
     if "m" not in _SEEDED:
-        memory = server.memory(unique_prefix("sr"), embeddings=HashingEmbeddings())
-        memory.observe_many(
-            [
-                ("user.pizza_topping", "mushroom"),
-                ("user.pizza_crust", "thin"),
-                ("user.pizza_size", "large"),
-                ("user.pizza_place", "Luigi's"),
-                ("user.pizza_sauce", "tomato"),
-                ("france.capital", "Paris"),
-            ]
-        )
-        memory.observe("user.pizza_cheese", "cheddar")
-        memory.revoke("user.pizza_cheese", "cheddar", reason="the user went vegan")
-        _SEEDED["m"] = memory
+        _SEEDED["m"] = seed(server.memory(unique_prefix("sr"), embeddings=HashingEmbeddings()))
     return _SEEDED["m"]
 
 
