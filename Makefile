@@ -28,6 +28,7 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/pytest tests/unit_tests -q -p no:cacheprovider
+	$(BIN)/pytest --doctest-modules langchain_tepa -q -p no:cacheprovider
 
 integration: $(STAMP)
 	$(BIN)/pytest tests/integration_tests -q -p no:cacheprovider

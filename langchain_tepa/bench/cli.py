@@ -216,6 +216,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     options = _options(args, quick=True)
     names = [n for n in scenario_names() if get_scenario(n).demo]
+    from langchain_tepa.bench.reversal import show_reversal
+
+    print("== one reversal, step by step (embedded Chroma) ==")
+    print(show_reversal())
+    print()
     for name in names:
         entry = get_scenario(name)
         scenario_args = argparse.Namespace(**vars(args))
