@@ -197,10 +197,17 @@ def apply_evidence(state: KeyState, ev: Evidence, policy: LifecyclePolicy) -> li
                     f"{policy.temporal_window}",
                 )
 
-    # TEPA rules: revocation first, then promotion.
-    for q in state.precedents.values():
+    # TEPA rules: revocation first, then promotion. Only precedents this record can change are
+    # checked: the target, and for a single-valued key the other live values (their conflict
+    # moved, and promotion there depends on the rivals). Others keep their counts and states.
+    if single:
+        rival_ids = {id(q) for q in others}
+        scope = [q for q in state.precedents.values() if q is target or id(q) in rival_ids]
+    else:
+        scope = [target]
+    for q in scope:
         refresh_posterior(q, policy)
-    for q in state.precedents.values():
+    for q in scope:
         if q.state not in _LIVE:
             continue
         n = q.observations
@@ -221,7 +228,7 @@ def apply_evidence(state: KeyState, ev: Evidence, policy: LifecyclePolicy) -> li
                     Lifecycle.REVOKED,
                     f"revoked: recent success {wins}/{len(q.recent)} < {policy.theta_rec:.2f}",
                 )
-    for q in state.precedents.values():
+    for q in scope:
         if q.state is not Lifecycle.HYPOTHESIS or _vetoed(q, policy):
             continue
         again = "re-promoted" if q.ever_active else "promoted"
