@@ -23,11 +23,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
+from langchain_tepa._async_twins import AsyncTwinsMixin
 from langchain_tepa.core.errors import (
     InvalidArgumentError,
     ReadOnlyError,
@@ -56,108 +57,22 @@ from langchain_tepa.results import KeyAudit, ObservationResult, ReconcileReport
 from langchain_tepa.storage.base import PrecedentWrite, StorageBackend
 from langchain_tepa.storage.chroma import ChromaStorage
 from langchain_tepa.storage.memory import InMemoryStorage
+from langchain_tepa.validation import MAX_K, MAX_TEXT_CHARS
+from langchain_tepa.validation import as_fact as _as_fact
+from langchain_tepa.validation import iterate_items as _iterate
+from langchain_tepa.validation import validate_k as _validate_k
+from langchain_tepa.validation import validate_metadata as _validate_metadata
+from langchain_tepa.validation import validate_reason as _validate_reason
+from langchain_tepa.validation import validate_source as _validate_source
+from langchain_tepa.validation import validate_text as _validate_text
 
 if TYPE_CHECKING:
     from langchain_tepa.extraction.base import FactExtractor
 
-__all__ = ["TEPAMemory"]
-
-_T = TypeVar("_T")
-MAX_TEXT_CHARS = 1_000_000
-MAX_K = 1000
-_MAX_META_ITEMS = 64
+__all__ = ["MAX_K", "MAX_TEXT_CHARS", "TEPAMemory"]
 
 
-def _validate_text(text: object, name: str = "text") -> str | None:
-    if text is None:
-        return None
-    if not isinstance(text, str):
-        raise InvalidArgumentError(f"{name} must be a string or None, got {type(text).__name__}")
-    if len(text) > MAX_TEXT_CHARS:
-        raise InvalidArgumentError(
-            f"{name} is {len(text)} characters; keep it under {MAX_TEXT_CHARS}"
-        )
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InvalidArgumentError(
-            f"{name} holds invalid surrogates; pass valid UTF-8 text"
-        ) from exc
-    if "\x00" in text:
-        raise InvalidArgumentError(f"{name} holds NUL characters; remove them")
-    return text
-
-
-def _validate_metadata(metadata: object) -> dict[str, Any]:
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, Mapping):
-        raise InvalidArgumentError(
-            f"metadata must be a dict of str to str/int/float/bool, got {type(metadata).__name__}"
-        )
-    if len(metadata) > _MAX_META_ITEMS:
-        raise InvalidArgumentError(f"metadata has more than {_MAX_META_ITEMS} entries")
-    out: dict[str, Any] = {}
-    for k, v in metadata.items():
-        if not isinstance(k, str) or not k or k.startswith("tepa_"):
-            raise InvalidArgumentError(
-                f"metadata keys must be non-empty strings not starting with 'tepa_', got {k!r}"
-            )
-        _validate_text(k, "a metadata key")
-        if isinstance(v, str):
-            _validate_text(v, f"metadata[{k!r}]")
-            if len(v) > 4096:
-                raise InvalidArgumentError(f"metadata[{k!r}] is longer than 4096 characters")
-        elif isinstance(v, float):
-            if not math.isfinite(v):
-                raise InvalidArgumentError(f"metadata[{k!r}] must be finite, got {v!r}")
-        elif not isinstance(v, bool | int):
-            raise InvalidArgumentError(
-                f"metadata[{k!r}] must be str, int, float or bool, got {type(v).__name__}"
-            )
-        out[k] = v
-    return out
-
-
-def _validate_k(k: object) -> int:
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise InvalidArgumentError(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
-    return k
-
-
-def _validate_source(source: object) -> str | None:
-    if source is None:
-        return None
-    if not isinstance(source, str) or len(source) > 256:
-        raise InvalidArgumentError("source must be a string of at most 256 characters or None")
-    _validate_text(source, "source")
-    return source
-
-
-def _validate_reason(reason: object, name: str = "reason") -> str:
-    if not isinstance(reason, str):
-        raise InvalidArgumentError(f"{name} must be a string, got {type(reason).__name__}")
-    _validate_text(reason, name)
-    return reason
-
-
-def _iterate(items: object, what: str) -> Iterable[Any]:
-    if isinstance(items, Iterable):
-        return items
-    raise InvalidArgumentError(f"{what} must be an iterable (a list), got {type(items).__name__}")
-
-
-def _as_fact(item: object) -> Fact:
-    if isinstance(item, Fact):
-        return item
-    if isinstance(item, tuple | list) and len(item) == 2:
-        return Fact(item[0], item[1])
-    raise InvalidArgumentError(
-        f"each fact must be a Fact or a (key, value) pair, got {type(item).__name__} {item!r:.80}"
-    )
-
-
-class TEPAMemory:
+class TEPAMemory(AsyncTwinsMixin):
     """Revocable evidence memory: observe, record outcomes, retrieve only what is still valid.
 
     Every call writes an immutable evidence record; precedents (one per key and value) are a
@@ -1067,69 +982,3 @@ class TEPAMemory:
         from langchain_tepa.classic import TEPAConversationMemory
 
         return TEPAConversationMemory(memory=self, **kwargs)
-
-    # ------------------------------------------------------------------ async twins
-    async def _run(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
-        return await asyncio.to_thread(functools.partial(fn, *args, **kwargs))
-
-    async def aobserve(self, key: str, value: Any, **kwargs: Any) -> ObservationResult:
-        """Async twin of :meth:`observe`."""
-        return await self._run(self.observe, key, value, **kwargs)
-
-    async def arecord_outcome(
-        self, key: str, value: Any, success: bool, **kwargs: Any
-    ) -> ObservationResult:
-        """Async twin of :meth:`record_outcome`."""
-        return await self._run(self.record_outcome, key, value, success, **kwargs)
-
-    async def aobserve_many(
-        self, facts: Iterable[Fact | tuple[str, Any]]
-    ) -> list[ObservationResult]:
-        """Async twin of :meth:`observe_many`."""
-        return await self._run(self.observe_many, list(facts))
-
-    async def aadd_texts(self, texts: Iterable[str], **kwargs: Any) -> list[ObservationResult]:
-        """Async twin of :meth:`add_texts`."""
-        return await self._run(self.add_texts, list(texts), **kwargs)
-
-    async def aretrieve(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
-        """Async twin of :meth:`retrieve`."""
-        return await self._run(self.retrieve, query, k, **kwargs)
-
-    async def aget(self, key: str, **kwargs: Any) -> Any:
-        """Async twin of :meth:`get`."""
-        return await self._run(self.get, key, **kwargs)
-
-    async def aaudit(self, key: str, **kwargs: Any) -> KeyAudit:
-        """Async twin of :meth:`audit`."""
-        return await self._run(self.audit, key, **kwargs)
-
-    async def ahistory(self, key: str, **kwargs: Any) -> list[Evidence]:
-        """Async twin of :meth:`history`."""
-        return await self._run(self.history, key, **kwargs)
-
-    async def arevoke(self, key: str, value: Any, **kwargs: Any) -> ObservationResult:
-        """Async twin of :meth:`revoke`."""
-        return await self._run(self.revoke, key, value, **kwargs)
-
-    async def apromote(self, key: str, value: Any, **kwargs: Any) -> ObservationResult:
-        """Async twin of :meth:`promote`."""
-        return await self._run(self.promote, key, value, **kwargs)
-
-    async def arecord_trial(
-        self, key: str, value: Any, positive: bool, **kwargs: Any
-    ) -> ObservationResult:
-        """Async twin of :meth:`record_trial`."""
-        return await self._run(self.record_trial, key, value, positive, **kwargs)
-
-    async def amark_boundary(self, **kwargs: Any) -> list[ObservationResult]:
-        """Async twin of :meth:`mark_boundary`."""
-        return await self._run(self.mark_boundary, **kwargs)
-
-    async def areconcile(self) -> ReconcileReport:
-        """Async twin of :meth:`reconcile`."""
-        return await self._run(self.reconcile)
-
-    async def aflush(self) -> None:
-        """Async twin of :meth:`flush`."""
-        await self._run(self.flush)

@@ -1,0 +1,129 @@
+"""Validation of the arguments of the public API: typed errors that say how to fix the input.
+
+Example:
+    >>> validate_k(4)
+    4
+    >>> validate_text("hello")
+    'hello'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.types import Fact
+
+__all__ = [
+    "MAX_K",
+    "MAX_TEXT_CHARS",
+    "as_fact",
+    "iterate_items",
+    "validate_k",
+    "validate_metadata",
+    "validate_reason",
+    "validate_source",
+    "validate_text",
+]
+
+MAX_TEXT_CHARS = 1_000_000
+MAX_K = 1000
+_MAX_META_ITEMS = 64
+
+
+def validate_text(text: object, name: str = "text") -> str | None:
+    """``None`` or a valid UTF-8 string without NUL, at most ``MAX_TEXT_CHARS`` long."""
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"{name} must be a string or None, got {type(text).__name__}")
+    if len(text) > MAX_TEXT_CHARS:
+        raise InvalidArgumentError(
+            f"{name} is {len(text)} characters; keep it under {MAX_TEXT_CHARS}"
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidArgumentError(
+            f"{name} holds invalid surrogates; pass valid UTF-8 text"
+        ) from exc
+    if "\x00" in text:
+        raise InvalidArgumentError(f"{name} holds NUL characters; remove them")
+    return text
+
+
+def validate_metadata(metadata: object) -> dict[str, Any]:
+    """A dict of at most 64 scalar entries whose keys do not start with ``tepa_``."""
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise InvalidArgumentError(
+            f"metadata must be a dict of str to str/int/float/bool, got {type(metadata).__name__}"
+        )
+    if len(metadata) > _MAX_META_ITEMS:
+        raise InvalidArgumentError(f"metadata has more than {_MAX_META_ITEMS} entries")
+    out: dict[str, Any] = {}
+    for k, v in metadata.items():
+        if not isinstance(k, str) or not k or k.startswith("tepa_"):
+            raise InvalidArgumentError(
+                f"metadata keys must be non-empty strings not starting with 'tepa_', got {k!r}"
+            )
+        validate_text(k, "a metadata key")
+        if isinstance(v, str):
+            validate_text(v, f"metadata[{k!r}]")
+            if len(v) > 4096:
+                raise InvalidArgumentError(f"metadata[{k!r}] is longer than 4096 characters")
+        elif isinstance(v, float):
+            if not math.isfinite(v):
+                raise InvalidArgumentError(f"metadata[{k!r}] must be finite, got {v!r}")
+        elif not isinstance(v, bool | int):
+            raise InvalidArgumentError(
+                f"metadata[{k!r}] must be str, int, float or bool, got {type(v).__name__}"
+            )
+        out[k] = v
+    return out
+
+
+def validate_k(k: object) -> int:
+    """An integer from 1 to ``MAX_K``."""
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise InvalidArgumentError(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
+    return k
+
+
+def validate_source(source: object) -> str | None:
+    """``None`` or a string of at most 256 characters."""
+    if source is None:
+        return None
+    if not isinstance(source, str) or len(source) > 256:
+        raise InvalidArgumentError("source must be a string of at most 256 characters or None")
+    validate_text(source, "source")
+    return source
+
+
+def validate_reason(reason: object, name: str = "reason") -> str:
+    """A valid string (reasons of ``revoke``/``promote``, trial details)."""
+    if not isinstance(reason, str):
+        raise InvalidArgumentError(f"{name} must be a string, got {type(reason).__name__}")
+    validate_text(reason, name)
+    return reason
+
+
+def iterate_items(items: object, what: str) -> Iterable[Any]:
+    """``items`` if it is iterable, else a typed error naming ``what``."""
+    if isinstance(items, Iterable):
+        return items
+    raise InvalidArgumentError(f"{what} must be an iterable (a list), got {type(items).__name__}")
+
+
+def as_fact(item: object) -> Fact:
+    """A :class:`Fact` from a Fact or a ``(key, value)`` pair."""
+    if isinstance(item, Fact):
+        return item
+    if isinstance(item, tuple | list) and len(item) == 2:
+        return Fact(item[0], item[1])
+    raise InvalidArgumentError(
+        f"each fact must be a Fact or a (key, value) pair, got {type(item).__name__} {item!r:.80}"
+    )
