@@ -24,7 +24,8 @@ from langchain_core.documents import Document
 from langchain_tepa.core.errors import InvalidArgumentError, TEPAError
 from langchain_tepa.core.types import Lifecycle
 from langchain_tepa.core.values import canonical_json, validate_namespace, value_identity
-from langchain_tepa.memory import MAX_K, TEPAMemory
+from langchain_tepa.memory import TEPAMemory
+from langchain_tepa.validation import validate_k
 
 __all__ = ["MissingDependencyError", "TEPAConversationMemory"]
 
@@ -100,9 +101,7 @@ class TEPAConversationMemory(BaseMemory):
                 "memory must be a TEPAMemory, for example "
                 "TEPAConversationMemory(memory=TEPAMemory.in_memory())"
             )
-        k = data.get("k", 4)
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-            raise InvalidArgumentError(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
+        validate_k(data.get("k", 4))
         if data.get("namespace") is not None:
             validate_namespace(data["namespace"])
         key = data.get("memory_key", "facts")

@@ -23,20 +23,13 @@ from pydantic import ConfigDict
 
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.values import validate_key, validate_namespace
-from langchain_tepa.memory import MAX_K, TEPAMemory
+from langchain_tepa.memory import TEPAMemory
+from langchain_tepa.validation import validate_k
 
 __all__ = ["TEPARetriever"]
 
 _CALL_OPTIONS = ("k", "namespace", "key_prefix")
 _IGNORED = ("verbose",)  # BaseRetriever.invoke reads it and passes it on
-
-
-def _check_k(k: object) -> int:
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise InvalidArgumentError(
-            f"k must be an integer from 1 to {MAX_K}, got {k!r}; for example k=4"
-        )
-    return k
 
 
 def _check_options(namespace: object, key_prefix: object) -> tuple[str | None, str | None]:
@@ -95,7 +88,7 @@ class TEPARetriever(BaseRetriever):
                 f"{type(memory).__name__}; for example TEPARetriever(memory=TEPAMemory.in_memory())"
             )
         if "k" in data:
-            data["k"] = _check_k(data["k"])
+            data["k"] = validate_k(data["k"])
         data["namespace"], data["key_prefix"] = _check_options(
             data.get("namespace"), data.get("key_prefix")
         )
@@ -107,7 +100,7 @@ class TEPARetriever(BaseRetriever):
             raise InvalidArgumentError(
                 f"unknown retriever options {unknown}; use {', '.join(_CALL_OPTIONS)}"
             )
-        k = _check_k(kwargs.get("k", self.k))
+        k = validate_k(kwargs.get("k", self.k))
         ns, prefix = _check_options(
             kwargs.get("namespace", self.namespace), kwargs.get("key_prefix", self.key_prefix)
         )

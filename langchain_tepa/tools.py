@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 
 from langchain_tepa.core.errors import InvalidArgumentError, TEPAError, UnknownPrecedentError
 from langchain_tepa.core.values import validate_namespace
+from langchain_tepa.validation import validate_k
 
 if TYPE_CHECKING:
     from langchain_tepa.memory import TEPAMemory
@@ -225,8 +226,7 @@ def create_memory_tools(
         ['remember', 'recall', 'forget']
     """
     ns = _namespace(namespace)
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
-        raise InvalidArgumentError(f"k must be an integer from 1 to 1000, got {k!r}")
+    validate_k(k)
     if not isinstance(source, str) or not source:
         raise InvalidArgumentError(f"source must be a non-empty string, got {source!r}")
     impl = _MemoryTools(memory, ns, k, source)

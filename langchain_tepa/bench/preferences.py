@@ -426,11 +426,7 @@ def summarise(
     """
     import numpy as np
 
-    from langchain_tepa.bench.stats import (
-        bootstrap_ci,
-        memory_pollution_index,
-        paired_permutation_test,
-    )
+    from langchain_tepa.bench.report import fill_mpi, paired_comparisons, phase_summary
 
     by_method: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
@@ -447,12 +443,8 @@ def summarise(
                 [np.mean([r.success for r in run["records"] if ph in r.phases]) for run in group]
             )
             per_seed[name][ph] = values
-            lo, hi = bootstrap_ci(values, seed=bootstrap_seed)
-            phases[ph] = {
-                "success": round(float(values.mean()), 4),
-                "ci95": [round(lo, 4), round(hi, 4)],
-                "episodes": int(sum(sum(ph in r.phases for r in run["records"]) for run in group)),
-            }
+            episodes = sum(sum(ph in r.phases for r in run["records"]) for run in group)
+            phases[ph] = phase_summary(values, episodes, bootstrap_seed=bootstrap_seed)
         adoption = [a for run in group for a in run["adoption"]]
         all_records = [r for run in group for r in run["records"]]
         glitches = sum(run["glitches"] for run in group)
@@ -466,31 +458,10 @@ def summarise(
             "glitch_flip_rate": round(flips / glitches, 4) if glitches else None,
             "trials_per_seed": round(float(np.mean([run["trials"] for run in group])), 1),
         }
-    if "no-memory" in per_seed:
-        base = float(per_seed["no-memory"]["after_change"].mean())
-        for name in methods:
-            s = float(per_seed[name]["after_change"].mean())
-            methods[name]["mpi"] = round(memory_pollution_index(s, base), 4) if base else None
-    comparisons = []
-    for a in ("tepa-full", "tepa-rev"):
-        if a not in per_seed:
-            continue
-        for b in per_seed:
-            if b == a or (a == "tepa-rev" and b == "tepa-full"):
-                continue
-            for ph in PHASES:
-                x, y = per_seed[a][ph], per_seed[b][ph]
-                comparisons.append(
-                    {
-                        "a": a,
-                        "b": b,
-                        "phase": ph,
-                        "diff": round(float(x.mean() - y.mean()), 4),
-                        "p_value": float(
-                            f"{paired_permutation_test(x, y, seed=bootstrap_seed):.3g}"
-                        ),
-                    }
-                )
+    fill_mpi(methods, per_seed, "after_change")
+    comparisons = paired_comparisons(
+        per_seed, PHASES, tepa_methods=("tepa-full", "tepa-rev"), bootstrap_seed=bootstrap_seed
+    )
     seeds = len(next(iter(by_method.values())))
     return {
         "scenario": "preferences",

@@ -47,7 +47,10 @@ __all__ = [
     "PAPER_REVERSAL",
     "TEPA_METHODS",
     "build_result",
+    "fill_mpi",
     "format_table",
+    "paired_comparisons",
+    "phase_summary",
     "plot_result",
     "write_result",
 ]
@@ -71,6 +74,64 @@ def _group(outcomes: Sequence[RunOutcome]) -> dict[str, list[RunOutcome]]:
     for runs in groups.values():
         runs.sort(key=lambda o: o.seed)
     return groups
+
+
+def phase_summary(values: np.ndarray, episodes: int, *, bootstrap_seed: int = 0) -> dict[str, Any]:
+    """``{"success", "ci95", "episodes"}`` of one method and phase (``values``: one per seed)."""
+    lo, hi = bootstrap_ci(values, seed=bootstrap_seed)
+    return {
+        "success": round(float(values.mean()), 4),
+        "ci95": [round(lo, 4), round(hi, 4)],
+        "episodes": int(episodes),
+    }
+
+
+def fill_mpi(
+    methods: dict[str, Any], per_seed: dict[str, dict[str, np.ndarray]], phase: str
+) -> None:
+    """Set each method's ``mpi`` in ``phase`` against ``no-memory`` (left ``None`` without it)."""
+    if "no-memory" not in per_seed:
+        return
+    base = float(per_seed["no-memory"][phase].mean())
+    for name in methods:
+        s = float(per_seed[name][phase].mean())
+        methods[name]["mpi"] = round(memory_pollution_index(s, base), 4) if base > 0 else None
+
+
+def paired_comparisons(
+    per_seed: dict[str, dict[str, np.ndarray]],
+    phases: Sequence[str],
+    *,
+    tepa_methods: Sequence[str] = TEPA_METHODS,
+    bootstrap_seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Paired permutation tests of each TEPA method against every other method, per phase.
+
+    Each unordered pair is tested once, with the first of ``tepa_methods`` that was run as ``a``.
+    """
+    comparisons = []
+    done: set[frozenset[str]] = set()
+    for a in tepa_methods:
+        if a not in per_seed:
+            continue
+        for b in per_seed:
+            if b == a or frozenset((a, b)) in done:
+                continue
+            done.add(frozenset((a, b)))
+            for ph in phases:
+                x, y = per_seed[a][ph], per_seed[b][ph]
+                comparisons.append(
+                    {
+                        "a": a,
+                        "b": b,
+                        "phase": ph,
+                        "diff": round(float(x.mean() - y.mean()), 4),
+                        "p_value": float(
+                            f"{paired_permutation_test(x, y, seed=bootstrap_seed):.3g}"
+                        ),
+                    }
+                )
+    return comparisons
 
 
 def build_result(
@@ -106,15 +167,14 @@ def build_result(
         stack = np.stack([o.successes for o in runs])  # seeds, tasks, episodes
         parts = {"acquisition": stack[:, :, :boundary], "reversal": stack[:, :, boundary:]}
         per_seed[name] = {ph: parts[ph].mean(axis=(1, 2)) for ph in PHASES}
-        phases = {}
-        for ph in PHASES:
-            values = per_seed[name][ph]
-            lo, hi = bootstrap_ci(values, seed=bootstrap_seed)
-            phases[ph] = {
-                "success": round(float(values.mean()), 4),
-                "ci95": [round(lo, 4), round(hi, 4)],
-                "episodes": int(parts[ph].shape[1] * parts[ph].shape[2]),
-            }
+        phases = {
+            ph: phase_summary(
+                per_seed[name][ph],
+                parts[ph].shape[1] * parts[ph].shape[2],
+                bootstrap_seed=bootstrap_seed,
+            )
+            for ph in PHASES
+        }
         cost, share = transition_cost(parts["reversal"], TRANSITION_RUN)
         censored[name] = round(share, 4)
         methods[name] = {
@@ -123,33 +183,8 @@ def build_result(
             "transition_cost": cost,
             "curve": adaptation_curve(stack),
         }
-    if "no-memory" in per_seed:
-        base = float(per_seed["no-memory"]["reversal"].mean())
-        for name in methods:
-            s = float(per_seed[name]["reversal"].mean())
-            methods[name]["mpi"] = round(memory_pollution_index(s, base), 4) if base > 0 else None
-    comparisons = []
-    done: set[frozenset[str]] = set()
-    for a in TEPA_METHODS:
-        if a not in per_seed:
-            continue
-        for b in groups:
-            if b == a or frozenset((a, b)) in done:
-                continue
-            done.add(frozenset((a, b)))
-            for ph in PHASES:
-                x, y = per_seed[a][ph], per_seed[b][ph]
-                comparisons.append(
-                    {
-                        "a": a,
-                        "b": b,
-                        "phase": ph,
-                        "diff": round(float(x.mean() - y.mean()), 4),
-                        "p_value": float(
-                            f"{paired_permutation_test(x, y, seed=bootstrap_seed):.3g}"
-                        ),
-                    }
-                )
+    fill_mpi(methods, per_seed, "reversal")
+    comparisons = paired_comparisons(per_seed, PHASES, bootstrap_seed=bootstrap_seed)
     cfg = dict(config)
     cfg.setdefault("boundary", boundary)
     cfg["transition_cost_censored_share"] = censored

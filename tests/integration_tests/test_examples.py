@@ -9,13 +9,13 @@ from __future__ import annotations
 import ast
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.conftest import ROOT
+from tests.support.offline import run_python
 
 if TYPE_CHECKING:
     from tests.integration_tests.conftest import ChromaServer
@@ -26,20 +26,7 @@ TIMEOUT = 180
 
 
 def _run(script: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    env.update({"ANONYMIZED_TELEMETRY": "False", "TEPA_EMBEDDINGS": "hashing"})
-    try:
-        return subprocess.run(
-            [sys.executable, str(EXAMPLES / script), *args],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"{script} ran longer than {TIMEOUT} s: {exc}")
+    return run_python(EXAMPLES / script, *args, cwd=cwd, timeout=TIMEOUT, what=script)
 
 
 def _check(proc: subprocess.CompletedProcess[str], script: str) -> str:

@@ -9,16 +9,14 @@ The repository root is in ``TEPA_REPO_ROOT`` for snippets that read the shared d
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
+from tests.support.offline import run_python
 
 README = ROOT / "README.md"
 NO_TEST = "<!-- no-test -->"
@@ -104,31 +102,20 @@ def test_readme_has_runnable_snippets() -> None:
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"line{b.line}" for b in BLOCKS])
 def test_readme_snippet_runs(block: Block, tmp_path: Path) -> None:
     if block.skipped:
-        pytest.skip(f"marked {NO_TEST}")
+        pytest.skip(
+            f"README.md line {block.line} is marked {NO_TEST}: the README says above it which "
+            "outside service it needs (a running `chroma run` server), and the test that "
+            "covers the same steps"
+        )
     script = tmp_path / "snippet.py"
     script.write_text(block.code, "utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    env.update(
-        {
-            "ANONYMIZED_TELEMETRY": "False",
-            "TEPA_EMBEDDINGS": "hashing",
-            "TEPA_REPO_ROOT": str(ROOT),
-            "MPLBACKEND": "Agg",
-            "PYTHONUNBUFFERED": "1",
-        }
+    proc = run_python(
+        script,
+        cwd=tmp_path,
+        timeout=TIMEOUT,
+        what=f"README.md snippet at line {block.line}",
+        extra_env={"TEPA_REPO_ROOT": str(ROOT), "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"},
     )
-    try:
-        proc = subprocess.run(
-            [sys.executable, str(script)],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"README.md line {block.line}: snippet ran longer than {TIMEOUT} s ({exc})")
     assert proc.returncode == 0, (
         f"README.md snippet at line {block.line} failed (exit {proc.returncode}):\n"
         f"--- code ---\n{block.code}--- stdout ---\n{proc.stdout[-3000:]}"

@@ -11,7 +11,6 @@ from langchain_tepa.bench.runner import (
     available_methods,
     run_many,
     run_one,
-    tepa_full_available,
 )
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.policy import POLICY_NAMES
@@ -93,7 +92,6 @@ def test_bad_specs_are_rejected() -> None:
         )  # type: ignore[arg-type]
 
 
-@pytest.mark.skipif(not tepa_full_available(), reason="langchain_tepa.graph.run_trials missing")
 def test_tepa_full_runs_trials() -> None:
     assert "tepa-full" in available_methods()
     out = run_one(

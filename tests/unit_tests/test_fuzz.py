@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import fields
@@ -33,6 +32,7 @@ from langchain_tepa import (
     TEPAMemory,
 )
 from langchain_tepa.core.fold import fold_all
+from tests.support.offline import fresh_memory
 
 FIGURES: Counter[str] = Counter()
 
@@ -227,21 +227,8 @@ calls = st.one_of(
 
 
 # ---------------------------------------------------------------- helpers
-_CLIENT: Any = None
-
-
 def _memory(backend: str) -> TEPAMemory:
-    global _CLIENT
-    if backend == "memory":
-        return TEPAMemory.in_memory(embeddings=HashingEmbeddings())
-    if _CLIENT is None:
-        import chromadb
-        from chromadb.config import Settings
-
-        _CLIENT = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
-    return TEPAMemory.from_client(
-        _CLIENT, prefix="fz" + uuid.uuid4().hex[:12], embeddings=HashingEmbeddings()
-    )
+    return fresh_memory(backend, "fz")
 
 
 def _dump(mem: TEPAMemory) -> tuple[Any, ...]:

@@ -107,7 +107,10 @@ def test_no_pause_without_promotion(tick: Callable[[], float]) -> None:
 
 
 def test_sqlite_checkpoint_survives_a_restart(tmp_path: Path, tick: Callable[[], float]) -> None:
-    sqlite_mod = pytest.importorskip("langgraph.checkpoint.sqlite")
+    sqlite_mod = pytest.importorskip(
+        "langgraph.checkpoint.sqlite",
+        reason="SqliteSaver is the optional package langgraph-checkpoint-sqlite (test extra)",
+    )
     memory = make_memory(tick)
     path = tmp_path / "checkpoints.sqlite"
     calls: list[str] = []

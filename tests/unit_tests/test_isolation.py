@@ -11,7 +11,6 @@ LangGraph store (``search``, ``get``, ``list_namespaces``).
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
@@ -19,6 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from langchain_tepa import HashingEmbeddings, InvalidNamespaceError, TEPAMemory
+from langchain_tepa.store import TEPAStore
+from tests.support.offline import fresh_memory
 
 CONFUSABLE = [
     ("u1", "u10"),
@@ -58,21 +59,9 @@ writes = st.lists(
     st.tuples(st.sampled_from(KEYS), st.integers(0, 3), st.booleans()), min_size=1, max_size=12
 )
 
-_CLIENT: Any = None
-
 
 def _memory(backend: str) -> TEPAMemory:
-    global _CLIENT
-    if backend == "memory":
-        return TEPAMemory.in_memory(embeddings=HashingEmbeddings())
-    if _CLIENT is None:
-        import chromadb
-        from chromadb.config import Settings
-
-        _CLIENT = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
-    return TEPAMemory.from_client(
-        _CLIENT, prefix="iso" + uuid.uuid4().hex[:12], embeddings=HashingEmbeddings()
-    )
+    return fresh_memory(backend, "iso")
 
 
 def _write(mem: TEPAMemory, ns: str, plan: list[tuple[str, int, bool]]) -> set[str]:
@@ -159,7 +148,6 @@ def test_invalid_namespaces_are_rejected_and_store_nothing(bad: str) -> None:
 
 
 # ---------------------------------------------------------------- the LangGraph store
-store_mod = pytest.importorskip("langchain_tepa.store")
 
 label = st.one_of(
     st.sampled_from(["users", "u1", "u10", "U1", "u\uff11", "\u0430lice", "alice", "users.u1"]),
@@ -194,7 +182,7 @@ def test_store_namespaces_never_leak(
 ) -> None:
     if a == b:
         return
-    store = store_mod.TEPAStore.in_memory(embeddings=HashingEmbeddings())
+    store = TEPAStore.in_memory(embeddings=HashingEmbeddings())
     ok_a = all(_put(store, a, k, {"owner": list(a), "k": k}) for k in keys)
     ok_b = all(_put(store, b, k, {"owner": list(b), "k": k}) for k in keys)
     if not (ok_a and ok_b):
