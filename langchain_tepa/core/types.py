@@ -59,6 +59,9 @@ class EvidenceKind(str, Enum):
         return self.value
 
 
+_KINDS: dict[str, EvidenceKind] = {kind.value: kind for kind in EvidenceKind}
+
+
 def precedent_id(namespace: str, key: str, value_id: str) -> str:
     """The stable id of the precedent of ``value_id`` under ``key`` in ``namespace``."""
     return "p" + short_hash(f"{namespace}\x1f{key}\x1f{value_id}", 31)
@@ -172,7 +175,7 @@ class Evidence:
             namespace=str(data["namespace"]),
             key=str(data["key"]),
             value=data.get("value"),
-            kind=EvidenceKind(data["kind"]),
+            kind=_KINDS.get(data["kind"]) or EvidenceKind(data["kind"]),
             outcome=data.get("outcome"),
             time=float(data["time"]),
             writer=str(data.get("writer") or ""),

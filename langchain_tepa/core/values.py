@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -209,4 +210,11 @@ def short_hash(text: str, length: int = 24) -> str:
 
 def value_identity(value: Any, *, normalize: bool = True) -> str:
     """The identity of a value: equal identities mean the same precedent under one key."""
+    if isinstance(value, str | int | float):  # the common case, memoised (typed: 1 != True)
+        return _scalar_identity(value, normalize)
+    return short_hash(canonical_json(_normalize(value) if normalize else value), 16)
+
+
+@functools.lru_cache(maxsize=65536, typed=True)
+def _scalar_identity(value: str | float, normalize: bool) -> str:
     return short_hash(canonical_json(_normalize(value) if normalize else value), 16)
