@@ -22,6 +22,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -149,7 +150,12 @@ class TEPAMemory(AsyncTwinsMixin):
         self._dirty: dict[str, Precedent] = {}
         self._closed = False
         self.read_only = bool(read_only)
+        if hasattr(self.storage, "reembed"):
+            self.storage.reembed = self._embed_precedents
         self._open()
+
+    def _embed_precedents(self, precedents: Sequence[Precedent]) -> list[list[float]]:
+        return self.embeddings.embed_documents([p.page_content for p in precedents])
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -220,74 +226,92 @@ class TEPAMemory(AsyncTwinsMixin):
 
     # ------------------------------------------------------------------ opening
     def _open(self) -> None:
-        """Rebuild the in-process key index from the evidence and repair views and active sets.
+        """Rebuild the in-process key index from the evidence and repair the stored views.
 
-        Only views whose stored state disagrees with the fold (or that are missing) are
-        rewritten; the storage writes a view after the active-set change it belongs to, so the
-        archive state witnesses the active sets and opening need not read every set
-        (``reconcile()`` does).
+        Opening checks where each precedent's record is (read by ids only) and rewrites only
+        records that are missing, in the wrong collection or in both; ``reconcile()`` also
+        compares every stored view's content.
         """
-        records = self.storage.load_evidence()
-        states = fold_all(records, self.policy)
-        with self._lock:
-            self._index = states
-            self._by_id = {p.id: p for s in states.values() for p in s.precedents.values()}
-            if records:
-                self._last_time = max(self._last_time, records[-1].time)
-        if records and not self.read_only:
-            self._repair_views(full=False)
+        places_of = getattr(self.storage, "precedent_places", None)
+        prefetch: ThreadPoolExecutor | None = None
+        places: Future[Any] | None = None
+        if places_of is not None and not self.read_only:
+            # Chroma reads the stored places (mostly outside the GIL) while this thread folds.
+            prefetch = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tepa-open")
+            places = prefetch.submit(places_of)
+        try:
+            records = self.storage.load_evidence()
+            states = fold_all(records, self.policy)
+            with self._lock:
+                self._index = states
+                self._by_id = {p.id: p for s in states.values() for p in s.precedents.values()}
+                if records:
+                    self._last_time = max(self._last_time, records[-1].time)
+            if records and not self.read_only:
+                self._repair_views(full=False, places=places.result() if places else None)
+        finally:
+            if prefetch is not None:
+                prefetch.shutdown(wait=True)
 
-    def _repair_views(self, *, full: bool) -> tuple[int, int]:
-        """Make the stored views (and, when ``full``, every active set) agree with the index."""
-        states_of = getattr(self.storage, "precedent_states", None)
-        stored: dict[str, Precedent] = {}
-        if full or states_of is None:
-            stored = {p.id: p for p in self.storage.load_precedents()}
-            stored_state = {pid: p.state for pid, p in stored.items()}
-        else:  # states only: no parsing of every view's JSON
-            stored_state = states_of()
-        writes: list[PrecedentWrite] = []
-        missing = [p for p in self._by_id.values() if p.id not in stored_state]
+    def _repair_views(self, *, full: bool, places: Any = None) -> tuple[int, int]:
+        """Make the stored views agree with the index; returns (views, retrievable fixes).
+
+        Uses the storage's ``precedent_places()`` when it has one (Chroma: records live in the
+        retrievable set when Active, in the archive otherwise); other backends are compared
+        view by view.
+        """
+        places_of = getattr(self.storage, "precedent_places", None)
+        if places_of is None:
+            return self._repair_by_views()
+        if places is None:
+            places = places_of()
+        stored = {p.id: p for p in self.storage.load_precedents()} if full else {}
+        missing = [p for p in self._by_id.values() if p.id not in places]
         vectors: dict[str, list[float]] = {}
         if missing:
             embedded = self.embeddings.embed_documents([p.page_content for p in missing])
             vectors = {p.id: v for p, v in zip(missing, embedded, strict=True)}
-        views = 0
-        for p in self._by_id.values():
-            old_state = stored_state.get(p.id)
-            if old_state is None:
-                writes.append(PrecedentWrite(p.snapshot(), vectors[p.id], False, True))
-                views += 1
-            elif (full and stored[p.id].to_dict() != p.to_dict()) or old_state is not p.state:
-                writes.append(
-                    PrecedentWrite(p.snapshot(), None, old_state is Lifecycle.ACTIVE, False)
-                )
-                views += 1
-        self.storage.write_precedents(writes)
-        active_fixed = self._repair_active_sets() if full or states_of is None else 0
-        self._dirty.clear()
-        return views, active_fixed
-
-    def _repair_active_sets(self) -> int:
-        active_ids = getattr(self.storage, "active_ids", None)
-        if active_ids is None:
-            return 0
-        fixed = 0
-        wanted: dict[str, set[str]] = {ns: set() for ns, _ in self._index}
-        for (ns, _), s in self._index.items():
-            wanted[ns].update(p.id for p in s.precedents.values() if p.is_active)
         writes: list[PrecedentWrite] = []
-        for ns, want in wanted.items():
-            have = active_ids(ns)
-            for pid in want - have:
-                writes.append(PrecedentWrite(self._by_id[pid].snapshot(), None, False, False))
-            for pid in have - want:
-                p = self._by_id.get(pid)
-                if p is not None:
-                    writes.append(PrecedentWrite(p.snapshot(), None, True, False))
-            fixed += len(want ^ have)
+        moved = 0
+        for p in self._by_id.values():
+            place = places.get(p.id)
+            if place is None:
+                writes.append(PrecedentWrite(p.snapshot(), vectors[p.id], False, True))
+                moved += p.is_active
+            elif p.is_active and (place.archived is not None or not place.active):
+                # In the archive (perhaps in both): move it to the retrievable set.
+                writes.append(PrecedentWrite(p.snapshot(), None, False, False))
+                moved += 1
+            elif not p.is_active and place.active:
+                # In the retrievable set (perhaps in both): move it to the archive.
+                writes.append(PrecedentWrite(p.snapshot(), None, True, False))
+                moved += 1
+            elif not p.is_active and place.archived is not p.state:
+                writes.append(PrecedentWrite(p.snapshot(), None, False, False))
+            elif full and (p.id not in stored or stored[p.id].to_dict() != p.to_dict()):
+                writes.append(PrecedentWrite(p.snapshot(), None, p.is_active, False))
         self.storage.write_precedents(writes)
-        return fixed
+        self._dirty.clear()
+        return len(writes), moved
+
+    def _repair_by_views(self) -> tuple[int, int]:
+        """Compare every stored view with the index (backends without ``precedent_places``)."""
+        stored = {p.id: p for p in self.storage.load_precedents()}
+        missing = [p for p in self._by_id.values() if p.id not in stored]
+        vectors: dict[str, list[float]] = {}
+        if missing:
+            embedded = self.embeddings.embed_documents([p.page_content for p in missing])
+            vectors = {p.id: v for p, v in zip(missing, embedded, strict=True)}
+        writes: list[PrecedentWrite] = []
+        for p in self._by_id.values():
+            old = stored.get(p.id)
+            if old is None:
+                writes.append(PrecedentWrite(p.snapshot(), vectors[p.id], False, True))
+            elif old.to_dict() != p.to_dict():
+                writes.append(PrecedentWrite(p.snapshot(), None, old.is_active, False))
+        self.storage.write_precedents(writes)
+        self._dirty.clear()
+        return len(writes), 0
 
     # ------------------------------------------------------------------ helpers
     def _ns(self, namespace: str | None) -> str:

@@ -3,10 +3,13 @@
 A backend keeps three things apart:
 
 * the **evidence log**: immutable records, the source of truth, append-only;
-* the **archive**: a materialised view of every precedent (any state), with its lifecycle in
-  metadata, for audit, re-promotion and reopening;
+* the **precedent views**: a materialised view of every precedent (any state) with its
+  lifecycle, for audit, re-promotion and reopening;
 * the **retrievable set**: per namespace, only the Active precedents with their embeddings, so
   the hot retrieval path needs no broad metadata filter.
+
+How views and sets are laid out is the backend's choice: Chroma stores each precedent once, in
+its namespace's retrievable set while Active and in the archive otherwise.
 
 Example:
     >>> from langchain_tepa.storage import InMemoryStorage

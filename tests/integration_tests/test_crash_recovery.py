@@ -5,10 +5,11 @@ and outcomes) and reports each acknowledged call (its evidence ids) on an ack fi
 call returns. It is killed with a real SIGKILL at several points:
 
 * ``timer``: by this process, once the child has acknowledged N records (wherever it is then);
-* ``in-add``: by a thread of the child while Chroma is inside the ``add`` of a large batch;
+* ``in-add``: by a thread of the child while Chroma is inside the ``add`` of a large batch's
+  evidence page;
 * ``before-append``: just before a batch's evidence is written;
 * ``before-views``: after the evidence is durable, before the precedent views are written;
-* ``before-active``: after the archive views are written, before the retrievable set is;
+* ``before-active``: while the views are written, when a retrievable set is next touched;
 * ``chain``: three writers in a row on one folder, each killed, each reopening the last one's mess.
 
 Then, on reopening: every acknowledged record is present; every batch is all there or not at all;
@@ -80,7 +81,7 @@ elif mode == "before-active":
 
 memory = TEPAMemory.from_path(folder, embeddings=HashingEmbeddings(), writer=f"crash{seed}")
 if mode == "in-add":   # the kill lands while Chroma adds a large batch of evidence
-    hook(memory.storage._evidence, "add", before=False, when=lambda **kw: len(kw["ids"]) > 100)
+    hook(memory.storage._evidence, "add", before=False, when=lambda **kw: kw["metadatas"][0]["tepa_count"] > 100)
 
 ack = open(ack_path, "a", encoding="utf-8")
 def acknowledge(results):

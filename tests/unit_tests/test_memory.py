@@ -300,5 +300,12 @@ def test_archive_carries_the_lifecycle_in_metadata(chroma_memory: TEPAMemory) ->
     assert meta["tepa_key"] == "user.pizza_topping" and meta["tepa_namespace"] == "default"
     assert meta["tepa_validity"] == pytest.approx(0.4)
     assert meta["tepa_created_at"] <= meta["tepa_updated_at"]
-    active = archive.get(where={"tepa_state": "active"}, include=["metadatas"])["metadatas"]
-    assert [a["tepa_support"] for a in active] == [2]
+    # An Active precedent is stored once, in its namespace's retrievable set, with the same
+    # lifecycle metadata; the archive holds only what retrieval must not see.
+    assert archive.get(where={"tepa_state": "active"}, include=[])["ids"] == []
+    live = m.storage._active_collection("default")  # type: ignore[attr-defined]
+    active = live.get(include=["metadatas"])["metadatas"]
+    assert [(a["tepa_state"], a["tepa_support"], a["tepa_value"]) for a in active] == [
+        ("active", 2, '"mushroom"')
+    ]
+    assert active[0]["tepa_key_path"] == ["user", "user.pizza_topping"]
