@@ -79,7 +79,13 @@ def _add_conflict(p: Precedent) -> None:
     p.lifetime_conflict += 1
 
 
-def apply_evidence(state: KeyState, ev: Evidence, policy: LifecyclePolicy) -> list[Transition]:
+def apply_evidence(
+    state: KeyState,
+    ev: Evidence,
+    policy: LifecyclePolicy,
+    *,
+    single: bool | None = None,
+) -> list[Transition]:
     """Fold one evidence record into ``state`` in place.
 
     Args:
@@ -87,6 +93,8 @@ def apply_evidence(state: KeyState, ev: Evidence, policy: LifecyclePolicy) -> li
         ev: The next record; it must not sort before the last one folded (use :func:`fold`
             to replay out-of-order evidence).
         policy: The lifecycle policy.
+        single: Whether the key is single-valued (``not policy.is_multi_valued(key)``);
+            computed when omitted, passed by :func:`fold` which knows it for every record.
 
     Returns:
         The transitions the record caused, in order.
@@ -123,8 +131,10 @@ def apply_evidence(state: KeyState, ev: Evidence, policy: LifecyclePolicy) -> li
 
     supports = ev.kind is EvidenceKind.OBSERVATION or ev.outcome is True
     is_outcome = ev.kind is EvidenceKind.OUTCOME
-    single = not policy.is_multi_valued(state.key)
+    if single is None:
+        single = not policy.is_multi_valued(state.key)
 
+    created = target is None
     if target is None:
         target = Precedent(
             namespace=state.namespace,
@@ -200,7 +210,9 @@ def apply_evidence(state: KeyState, ev: Evidence, policy: LifecyclePolicy) -> li
     # TEPA rules: revocation first, then promotion. Only precedents this record can change are
     # checked: the target, and for a single-valued key the other live values (their conflict
     # moved, and promotion there depends on the rivals). Others keep their counts and states.
-    if single:
+    if single and created:  # a new target is the last precedent of the key
+        scope = [*others, target]
+    elif single:
         rival_ids = {id(q) for q in others}
         scope = [q for q in state.precedents.values() if q is target or id(q) in rival_ids]
     else:
@@ -289,10 +301,11 @@ def fold(
     if namespace is None or key is None:
         raise ValueError("fold() of no evidence needs namespace= and key=")
     state = KeyState(namespace=namespace, key=key)
+    single = not policy.is_multi_valued(key)
     for ev in ordered:
         if ev.namespace != namespace or ev.key != key:
             raise ValueError("fold() takes the evidence of one (namespace, key); use fold_all()")
-        apply_evidence(state, ev, policy)
+        apply_evidence(state, ev, policy, single=single)
     return state
 
 

@@ -170,7 +170,10 @@ class Evidence:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Evidence:
         """Inverse of :meth:`to_dict`."""
-        return cls(
+        # Built without the frozen dataclass __init__ (one object.__setattr__ per field):
+        # opening a memory reads every record, and this is about twice as fast.
+        ev = cls.__new__(cls)
+        ev.__dict__.update(
             id=str(data["id"]),
             namespace=str(data["namespace"]),
             key=str(data["key"]),
@@ -184,6 +187,7 @@ class Evidence:
             text=data.get("text"),
             metadata=dict(data.get("metadata") or {}),
         )
+        return ev
 
     def to_json(self) -> str:
         """Canonical JSON of :meth:`to_dict`."""
