@@ -30,6 +30,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
 from langchain_tepa._async_twins import AsyncTwinsMixin
+from langchain_tepa._gc import gc_paused
 from langchain_tepa.core.errors import (
     InvalidArgumentError,
     ReadOnlyError,
@@ -148,6 +149,7 @@ class TEPAMemory(AsyncTwinsMixin):
         self._index: dict[tuple[str, str], KeyState] = {}
         self._by_id: dict[str, Precedent] = {}
         self._dirty: dict[str, Precedent] = {}
+        self._unchecked_sets: set[str] = set()  # namespaces whose retrievable set awaits a check
         self._closed = False
         self.read_only = bool(read_only)
         if hasattr(self.storage, "reembed"):
@@ -238,10 +240,11 @@ class TEPAMemory(AsyncTwinsMixin):
         if places_of is not None and not self.read_only:
             # Chroma reads the stored places (mostly outside the GIL) while this thread folds.
             prefetch = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tepa-open")
-            places = prefetch.submit(places_of)
+            places = prefetch.submit(places_of, active_sets=False)
         try:
-            records = self.storage.load_evidence()
-            states = fold_all(records, self.policy)
+            with gc_paused():
+                records = self.storage.load_evidence()
+                states = fold_all(records, self.policy)
             with self._lock:
                 self._index = states
                 self._by_id = {p.id: p for s in states.values() for p in s.precedents.values()}
@@ -258,15 +261,17 @@ class TEPAMemory(AsyncTwinsMixin):
 
         Uses the storage's ``precedent_places()`` when it has one (Chroma: records live in the
         retrievable set when Active, in the archive otherwise); other backends are compared
-        view by view.
+        view by view. Opening (``full=False``) reads the archive only: each namespace's
+        retrievable set is checked when it is first queried (:meth:`_check_active_set`), so
+        opening does not load every set. ``reconcile()`` (``full=True``) reads them all.
         """
         places_of = getattr(self.storage, "precedent_places", None)
         if places_of is None:
             return self._repair_by_views()
         if places is None:
-            places = places_of()
+            places = places_of(active_sets=full)
         stored = {p.id: p for p in self.storage.load_precedents()} if full else {}
-        missing = [p for p in self._by_id.values() if p.id not in places]
+        missing = [p for p in self._by_id.values() if full and p.id not in places]
         vectors: dict[str, list[float]] = {}
         if missing:
             embedded = self.embeddings.embed_documents([p.page_content for p in missing])
@@ -275,9 +280,15 @@ class TEPAMemory(AsyncTwinsMixin):
         moved = 0
         for p in self._by_id.values():
             place = places.get(p.id)
-            if place is None:
+            if place is None and full:
                 writes.append(PrecedentWrite(p.snapshot(), vectors[p.id], False, True))
                 moved += p.is_active
+            elif place is None:
+                if not p.is_active:  # not in the archive: in its retrievable set, or lost
+                    writes.append(PrecedentWrite(p.snapshot(), None, True, False))
+                    moved += 1
+                # An Active one not in the archive is where it belongs, or is found missing
+                # when its namespace's retrievable set is first queried.
             elif p.is_active and (place.archived is not None or not place.active):
                 # In the archive (perhaps in both): move it to the retrievable set.
                 writes.append(PrecedentWrite(p.snapshot(), None, False, False))
@@ -292,7 +303,50 @@ class TEPAMemory(AsyncTwinsMixin):
                 writes.append(PrecedentWrite(p.snapshot(), None, p.is_active, False))
         self.storage.write_precedents(writes)
         self._dirty.clear()
+        if full or not hasattr(self.storage, "archived_ids"):
+            self._unchecked_sets = set()
+        else:
+            self._unchecked_sets = {ns for ns, _ in self._index}
         return len(writes), moved
+
+    def _check_active_set(self, ns: str) -> None:
+        """Before the first query of ``ns`` since opening, repair its retrievable set.
+
+        A crash can leave an Active precedent stored nowhere (its first write was cut off) or
+        a record in both the set and the archive (a move cut off before its delete). Records
+        another writer may have moved since this memory folded (in one place only) are left
+        alone; ``refresh()`` and ``reconcile()`` deal with those.
+        """
+        if ns not in self._unchecked_sets:
+            return
+        with self._lock:
+            if ns not in self._unchecked_sets:
+                return
+            storage: Any = self.storage
+            if not self.read_only:
+                have = storage.active_ids(ns)
+                want = {
+                    p.id
+                    for (n, _), s in self._index.items()
+                    if n == ns
+                    for p in s.precedents.values()
+                    if p.is_active
+                }
+                extra = {pid for pid in have - want if pid in self._by_id}
+                suspects = sorted((want - have) | extra)
+                archived = storage.archived_ids(suspects) if suspects else set()
+                writes = [
+                    PrecedentWrite(self._by_id[pid].snapshot(), None, False, False)
+                    for pid in sorted(want - have)
+                    if pid not in archived
+                ]
+                writes += [
+                    PrecedentWrite(self._by_id[pid].snapshot(), None, True, False)
+                    for pid in sorted(extra)
+                    if pid in archived
+                ]
+                storage.write_precedents(writes)
+            self._unchecked_sets.discard(ns)
 
     def _repair_by_views(self) -> tuple[int, int]:
         """Compare every stored view with the index (backends without ``precedent_places``)."""
@@ -749,6 +803,7 @@ class TEPAMemory(AsyncTwinsMixin):
         if not self.policy.retrieval_enabled:
             return []
         vector = self.embeddings.embed_query(query)
+        self._check_active_set(ns)
         hits = self.storage.query_active(ns, vector, k, key_prefix=key_prefix)
         docs = []
         with self._lock:
@@ -867,8 +922,9 @@ class TEPAMemory(AsyncTwinsMixin):
             self._check_open()
             self._check_writable()
             self._flush_locked()
-            records = self.storage.load_evidence()
-            states = fold_all(records, self.policy)
+            with gc_paused():
+                records = self.storage.load_evidence()
+                states = fold_all(records, self.policy)
             self._index = states
             self._by_id = {p.id: p for s in states.values() for p in s.precedents.values()}
             self._dirty.clear()

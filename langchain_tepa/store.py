@@ -699,6 +699,7 @@ class TEPAStore(BaseStore):
         for ns in sorted({".".join(e.namespace) for e in search.entries}):
             k = search.active_counts.get(ns, 0)
             if k:
+                self.memory._check_active_set(ns)
                 scores.update(self.memory.storage.query_active(ns, qvec, k))
         return scores
 

@@ -481,19 +481,31 @@ class ChromaStorage:
                         out.append(Precedent.from_dict(json.loads(view)))
         return out
 
-    def precedent_places(self) -> dict[str, StoredPlace]:
-        """Where each stored precedent is, read from ids only (no view JSON is parsed)."""
+    def precedent_places(self, *, active_sets: bool = True) -> dict[str, StoredPlace]:
+        """Where each stored precedent is, read from ids only (no view JSON is parsed).
+
+        Args:
+            active_sets: Also read every retrievable set (one ``get`` per namespace, each
+                loading that collection); ``False`` reads the archive only.
+        """
         archived: dict[str, Lifecycle] = {}
         active: set[str] = set()
         for state in Lifecycle:
             got = self._get_all(self._archive, {"tepa_state": state.value}, [])
             archived.update(dict.fromkeys(got["ids"], state))
-        for col in self._active_collections():
+        for col in self._active_collections() if active_sets else []:
             active.update(self._get_all(col, None, [])["ids"])
         return {
             pid: StoredPlace(active=pid in active, archived=archived.get(pid))
             for pid in active | set(archived)
         }
+
+    def archived_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` the archive holds."""
+        found: set[str] = set()
+        for part in self._chunks(list(ids)):
+            found.update(self._archive.get(ids=list(part), include=[])["ids"])
+        return found
 
     def active_ids(self, namespace: str) -> set[str]:
         """Ids in the retrievable set of ``namespace`` (for consistency checks)."""
