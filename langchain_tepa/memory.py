@@ -230,9 +230,11 @@ class TEPAMemory(AsyncTwinsMixin):
     def _open(self) -> None:
         """Rebuild the in-process key index from the evidence and repair the stored views.
 
-        Opening checks where each precedent's record is (read by ids only) and rewrites only
-        records that are missing, in the wrong collection or in both; ``reconcile()`` also
-        compares every stored view's content.
+        Opening checks where each precedent's record is in the archive (read by ids only, in
+        a second thread while this one folds) and rewrites only records in the wrong place or
+        with the wrong state. Each namespace's retrievable set is checked at its first query
+        (:meth:`_check_active_set`); ``reconcile()`` reads every set and compares every stored
+        view's content.
         """
         places_of = getattr(self.storage, "precedent_places", None)
         prefetch: ThreadPoolExecutor | None = None

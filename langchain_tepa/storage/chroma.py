@@ -431,7 +431,7 @@ class ChromaStorage:
     def _move(self, to: str | None, at: str | None, part: Sequence[PrecedentWrite]) -> None:
         source, target = self._place(at), self._place(to)
         vectors: dict[str, list[float]] = {}
-        need = [w.precedent.id for w in part if w.embedding is None]
+        need = {w.precedent.id for w in part if w.embedding is None}
         for attempt in range(_MOVE_LOOKUPS):
             # Look in both places: a repair may find a record in both, and another writer may
             # be moving it the other way right now (it is then briefly in neither: look again).
