@@ -27,6 +27,15 @@ def _changed_topping(memory: TEPAMemory) -> None:
     memory.flush()
 
 
+def _seeded(client: Any) -> tuple[str, TEPAMemory, ChromaStorage]:
+    """A Chroma memory holding a changed preference (its prefix, the memory, its storage)."""
+    prefix = _prefix()
+    memory = _memory(client, prefix)
+    _changed_topping(memory)
+    assert isinstance(memory.storage, ChromaStorage)
+    return prefix, memory, memory.storage
+
+
 def test_one_evidence_page_per_append_and_counting_reads_ids(
     ephemeral_client: Any, tick: Callable[[], float]
 ) -> None:
@@ -84,11 +93,7 @@ def test_each_precedent_is_stored_once_where_its_state_puts_it(ephemeral_client:
 
 
 def test_a_record_left_in_both_places_is_repaired_on_open(ephemeral_client: Any) -> None:
-    prefix = _prefix()
-    memory = _memory(ephemeral_client, prefix)
-    _changed_topping(memory)
-    storage = memory.storage
-    assert isinstance(storage, ChromaStorage)
+    prefix, memory, storage = _seeded(ephemeral_client)
     mushroom = next(p for p in memory.precedents() if p.value == "mushroom")
     pineapple = next(p for p in memory.precedents() if p.value == "pineapple")
     live = storage._active_collection("default")
@@ -139,11 +144,7 @@ def test_an_active_record_lost_before_its_first_write_is_rebuilt_at_first_query(
 
 def test_a_store_of_layout_1_is_migrated_on_open(ephemeral_client: Any) -> None:
     """Layout 1: one evidence record each, an archive of every state, id-only active sets."""
-    prefix = _prefix()
-    memory = _memory(ephemeral_client, prefix)
-    _changed_topping(memory)
-    storage = memory.storage
-    assert isinstance(storage, ChromaStorage)
+    prefix, memory, storage = _seeded(ephemeral_client)
     records = storage.load_evidence()
     want = {p.id: p.to_dict() for p in memory.precedents()}
     vectors = {}
