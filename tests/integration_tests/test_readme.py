@@ -1,9 +1,9 @@
 """Every fenced ```python block of README.md runs, each in a fresh interpreter.
 
 Each block runs as a script in its own temporary working directory (so ``from_path("./memory")``
-writes nowhere in the repository), offline (no ``OPENAI_API_KEY``), with a timeout. A block is
-skipped only when the nearest non-blank line above its fence is ``<!-- no-test -->``, and the test
-fails when more than ``MAX_SKIPPED`` blocks are skipped: snippets are meant to run.
+writes nowhere in the repository), offline (no ``OPENAI_API_KEY``), with a timeout. A block whose
+nearest non-blank line above the fence is ``<!-- needs: chroma-server -->`` runs against the
+session's ``chroma run`` server: its port replaces ``port=8000`` in the block. No block is skipped.
 The repository root is in ``TEPA_REPO_ROOT`` for snippets that read the shared data sets.
 """
 
@@ -19,8 +19,8 @@ from tests.conftest import ROOT
 from tests.support.offline import run_python
 
 README = ROOT / "README.md"
-NO_TEST = "<!-- no-test -->"
-MAX_SKIPPED = 3
+NEEDS_SERVER = "<!-- needs: chroma-server -->"
+README_PORT = "port=8000"
 MIN_BLOCKS = 3
 TIMEOUT = 180
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
@@ -33,11 +33,11 @@ class Block:
     line: int
     lang: str
     code: str
-    skipped: bool
+    needs_server: bool
 
 
 def extract_blocks(text: str) -> list[Block]:
-    """Fenced code blocks, with their language and whether a no-test marker precedes them."""
+    """Fenced code blocks, with their language and whether a server marker precedes them."""
     blocks: list[Block] = []
     lines = text.splitlines()
     i = 0
@@ -58,7 +58,7 @@ def extract_blocks(text: str) -> list[Block]:
         prev = start - 1
         while prev >= 0 and not lines[prev].strip():
             prev -= 1
-        marked = prev >= 0 and lines[prev].strip() == NO_TEST
+        marked = prev >= 0 and lines[prev].strip() == NEEDS_SERVER
         blocks.append(Block(start + 1, lang, "\n".join(body) + "\n", marked))
     return blocks
 
@@ -74,11 +74,11 @@ BLOCKS = _python_blocks()
 
 def test_extract_blocks_parses_fences_and_markers() -> None:
     text = (
-        "intro\n```python\nx = 1\n```\n\n<!-- no-test -->\n\n```python\nraise SystemExit(1)\n```\n"
+        "intro\n```python\nx = 1\n```\n\n<!-- needs: chroma-server -->\n\n```python\nz = 3\n```\n"
         "```bash\nmake demo\n```\n  ```py\n  y = 2\n  ```\n"
     )
     blocks = extract_blocks(text)
-    assert [(b.line, b.lang, b.skipped) for b in blocks] == [
+    assert [(b.line, b.lang, b.needs_server) for b in blocks] == [
         (2, "python", False),
         (8, "python", True),
         (11, "bash", False),
@@ -90,25 +90,22 @@ def test_extract_blocks_parses_fences_and_markers() -> None:
 
 def test_readme_has_runnable_snippets() -> None:
     assert README.is_file(), "README.md is missing"
-    runnable = [b for b in BLOCKS if not b.skipped]
-    skipped = [b.line for b in BLOCKS if b.skipped]
-    assert len(runnable) >= MIN_BLOCKS, f"README.md has only {len(runnable)} runnable snippets"
-    assert len(skipped) <= MAX_SKIPPED, (
-        f"{len(skipped)} python blocks are marked {NO_TEST} (lines {skipped}); at most "
-        f"{MAX_SKIPPED} may be: make the others runnable offline"
-    )
+    assert len(BLOCKS) >= MIN_BLOCKS, f"README.md has only {len(BLOCKS)} python snippets"
+    for block in BLOCKS:
+        if block.needs_server:
+            assert README_PORT in block.code, (
+                f"README.md line {block.line} needs the server but does not use {README_PORT}"
+            )
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"line{b.line}" for b in BLOCKS])
-def test_readme_snippet_runs(block: Block, tmp_path: Path) -> None:
-    if block.skipped:
-        pytest.skip(
-            f"README.md line {block.line} is marked {NO_TEST}: the README says above it which "
-            "outside service it needs (a running `chroma run` server), and the test that "
-            "covers the same steps"
-        )
+def test_readme_snippet_runs(block: Block, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    code = block.code
+    if block.needs_server:
+        server = request.getfixturevalue("chroma_server")
+        code = code.replace(README_PORT, f"port={server.port}")
     script = tmp_path / "snippet.py"
-    script.write_text(block.code, "utf-8")
+    script.write_text(code, "utf-8")
     proc = run_python(
         script,
         cwd=tmp_path,
@@ -118,6 +115,6 @@ def test_readme_snippet_runs(block: Block, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, (
         f"README.md snippet at line {block.line} failed (exit {proc.returncode}):\n"
-        f"--- code ---\n{block.code}--- stdout ---\n{proc.stdout[-3000:]}"
+        f"--- code ---\n{code}--- stdout ---\n{proc.stdout[-3000:]}"
         f"--- stderr ---\n{proc.stderr[-5000:]}"
     )
