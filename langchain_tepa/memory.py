@@ -157,7 +157,14 @@ class TEPAMemory(AsyncTwinsMixin):
         self._open()
 
     def _embed_precedents(self, precedents: Sequence[Precedent]) -> list[list[float]]:
+        if not precedents:
+            return []
         return self.embeddings.embed_documents([p.page_content for p in precedents])
+
+    def _vectors_of(self, precedents: Sequence[Precedent]) -> dict[str, list[float]]:
+        """Embeddings of ``precedents`` by id (one embedding call, none for an empty list)."""
+        embedded = self._embed_precedents(precedents)
+        return {p.id: v for p, v in zip(precedents, embedded, strict=True)}
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -274,10 +281,7 @@ class TEPAMemory(AsyncTwinsMixin):
             places = places_of(active_sets=full)
         stored = {p.id: p for p in self.storage.load_precedents()} if full else {}
         missing = [p for p in self._by_id.values() if full and p.id not in places]
-        vectors: dict[str, list[float]] = {}
-        if missing:
-            embedded = self.embeddings.embed_documents([p.page_content for p in missing])
-            vectors = {p.id: v for p, v in zip(missing, embedded, strict=True)}
+        vectors = self._vectors_of(missing)
         writes: list[PrecedentWrite] = []
         moved = 0
         for p in self._by_id.values():
@@ -354,10 +358,7 @@ class TEPAMemory(AsyncTwinsMixin):
         """Compare every stored view with the index (backends without ``precedent_places``)."""
         stored = {p.id: p for p in self.storage.load_precedents()}
         missing = [p for p in self._by_id.values() if p.id not in stored]
-        vectors: dict[str, list[float]] = {}
-        if missing:
-            embedded = self.embeddings.embed_documents([p.page_content for p in missing])
-            vectors = {p.id: v for p, v in zip(missing, embedded, strict=True)}
+        vectors = self._vectors_of(missing)
         writes: list[PrecedentWrite] = []
         for p in self._by_id.values():
             old = stored.get(p.id)
@@ -474,10 +475,7 @@ class TEPAMemory(AsyncTwinsMixin):
                 for p in s.precedents.values()
                 if p.id not in before and p.id not in self._by_id
             ]
-            vectors: dict[str, list[float]] = {}
-            if new_prec:
-                embedded = self.embeddings.embed_documents([p.page_content for p in new_prec])
-                vectors = {p.id: v for p, v in zip(new_prec, embedded, strict=True)}
+            vectors = self._vectors_of(new_prec)
             writes: list[PrecedentWrite] = []
             dirty: list[Precedent] = []
             for s in work.values():

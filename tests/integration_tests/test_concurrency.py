@@ -26,6 +26,7 @@ from typing import Any
 from langchain_tepa import EvidenceKind, HashingEmbeddings, Lifecycle, TEPAMemory
 from langchain_tepa.core.types import Evidence
 from tests.integration_tests.conftest import ChromaServer, unique_prefix
+from tests.support.figures import report_figures
 
 WORKERS = 4
 OPS_PER_WORKER = 500
@@ -104,14 +105,6 @@ def _lifecycle(mem: TEPAMemory) -> dict[tuple[str, str, str], tuple[Any, ...]]:
             len(p.evidence_ids),
         )
     return out
-
-
-def _figures(name: str, data: dict[str, Any]) -> None:
-    print(f"\nFIGURES {name}: {json.dumps(data)}")
-    target = os.environ.get("TEPA_RELIABILITY_FIGURES")
-    if target:
-        with open(target, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"test": name, **data}) + "\n")
 
 
 def _assert_views_match(mem: TEPAMemory) -> None:
@@ -205,7 +198,7 @@ def test_processes_write_concurrently_and_reconcile_equals_replay(
     assert _lifecycle(reader) == _lifecycle(replay)
     again = mem.reconcile()
     assert (again.repaired_views, again.repaired_active) == (0, 0)
-    _figures(
+    report_figures(
         "processes",
         {
             "processes": WORKERS,

@@ -34,6 +34,7 @@ import pytest
 from langchain_tepa import HashingEmbeddings, Lifecycle, TEPAMemory
 from langchain_tepa.core.fold import fold_all
 from langchain_tepa.storage.chroma import ChromaStorage
+from tests.support.figures import report_figures
 
 KEYS = [f"user.setting{i}" for i in range(8)]
 VALUES = ["alpha", "beta", "gamma"]
@@ -238,14 +239,6 @@ def _verify(folder: Path, acked: list[str]) -> dict[str, int]:
     }
 
 
-def _figures(name: str, data: dict[str, Any]) -> None:
-    print(f"\nFIGURES {name}: {json.dumps(data)}")
-    target = os.environ.get("TEPA_RELIABILITY_FIGURES")
-    if target:
-        with open(target, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"test": name, **data}) + "\n")
-
-
 @pytest.mark.parametrize(
     ("mode", "kill_after", "timer_acks"),
     [
@@ -268,7 +261,7 @@ def test_sigkill_at_a_point_then_reopen(
         # The kill left views behind the evidence, and reconcile() caught them up.
         assert stats["lagging_views_at_reopen"] > 0
         assert stats["reconcile_repaired_views"] > 0
-    _figures(f"crash-{mode}-{kill_after}-{timer_acks}", {"kills": 1, **stats})
+    report_figures(f"crash-{mode}-{kill_after}-{timer_acks}", {"kills": 1, **stats})
 
 
 def test_three_writers_killed_in_a_row_on_one_folder(tmp_path: Path) -> None:
@@ -277,4 +270,4 @@ def test_three_writers_killed_in_a_row_on_one_folder(tmp_path: Path) -> None:
     _run_until_killed(folder, ack, "before-views", seed=2, kill_after=2)
     _run_until_killed(folder, ack, "timer", seed=3, timer_acks=70)
     stats = _verify(folder, _acked(ack))
-    _figures("crash-chain", {"kills": 3, **stats})
+    report_figures("crash-chain", {"kills": 3, **stats})

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import fields
@@ -32,6 +31,7 @@ from langchain_tepa import (
     TEPAMemory,
 )
 from langchain_tepa.core.fold import fold_all
+from tests.support.figures import report_figures
 from tests.support.offline import fresh_memory
 
 FIGURES: Counter[str] = Counter()
@@ -277,12 +277,7 @@ def _run(mem: TEPAMemory, name: str, fn: Callable[[TEPAMemory], Any]) -> None:
 @pytest.fixture(scope="module", autouse=True)
 def _report_figures() -> Iterator[None]:
     yield
-    data = dict(FIGURES)
-    print(f"\nFIGURES fuzz: {json.dumps(data)}")
-    target = os.environ.get("TEPA_RELIABILITY_FIGURES")
-    if target:
-        with open(target, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"test": "fuzz", **data}) + "\n")
+    report_figures("fuzz", dict(FIGURES))
 
 
 # ---------------------------------------------------------------- tests
