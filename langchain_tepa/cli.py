@@ -134,10 +134,10 @@ def inspect_memory(
         read_only=True,
     )
     try:
-        folded = memory.precedents()
-        stored = {p.id: p for p in memory.storage.load_precedents()}
-        evidence = memory.evidence_count()
         namespaces = memory.namespaces()
+        folded = [p for n in namespaces for p in memory.precedents(namespace=n)]
+        stored = {p.id: p for n in namespaces for p in memory.storage.load_views(n)}
+        evidence = memory.evidence_count()
     finally:
         memory.close()
     lagging = sum(1 for p in folded if p.id not in stored or stored[p.id].state is not p.state)

@@ -17,7 +17,7 @@ from typing import Any
 from langchain_tepa.core.types import Evidence, Lifecycle, Precedent, Transition
 from langchain_tepa.core.values import canonical_json
 
-__all__ = ["KeyAudit", "ObservationResult", "ReconcileReport"]
+__all__ = ["KeyAudit", "ObservationResult", "ReconcileReport", "TextsResult"]
 
 
 def _when(t: float) -> str:
@@ -119,3 +119,28 @@ class ReconcileReport:
     repaired_views: int
     repaired_active: int
     seconds: float
+
+
+class TextsResult(list[ObservationResult]):
+    """What ``add_texts`` did.
+
+    It is a list of :class:`ObservationResult`, one per fact extracted, and it names the texts
+    nothing could be extracted from.
+
+    Attributes:
+        skipped: Texts (or sentences) the extractor did not understand; nothing was stored for
+            them. They are also logged as warnings.
+
+    Example:
+        >>> from langchain_tepa import TEPAMemory
+        >>> result = TEPAMemory.in_memory().add_texts(["The capital of Peru is Lima.", "Hmm."])
+        >>> len(result), result.skipped
+        (1, ['Hmm.'])
+    """
+
+    def __init__(self, results: list[ObservationResult] = (), skipped: list[str] = ()) -> None:  # type: ignore[assignment]
+        super().__init__(results)
+        self.skipped: list[str] = list(skipped)
+
+    def __repr__(self) -> str:
+        return f"TextsResult({list.__repr__(self)}, skipped={self.skipped!r})"

@@ -315,7 +315,8 @@ def run_instances(
                 index = ActiveIndex(mem)
                 resolved = sum(
                     1
-                    for ev in mem.storage.load_evidence()
+                    for k in mem.keys()
+                    for ev in mem.history(k)
                     if ev.metadata.get("extracted_key") is not None
                 )
                 n_keys = len(mem.keys())

@@ -24,6 +24,8 @@ __all__ = [
     "PolicyError",
     "ReadOnlyError",
     "StorageError",
+    "StorageLockedError",
+    "StorageUnavailableError",
     "TEPAError",
     "UnknownPrecedentError",
 ]
@@ -59,6 +61,14 @@ class UnknownPrecedentError(TEPAError, LookupError):
 
 class StorageError(TEPAError, RuntimeError):
     """The storage backend failed or holds data this version cannot read."""
+
+
+class StorageUnavailableError(StorageError):
+    """The storage cannot be reached (a Chroma server that is down or at another address)."""
+
+
+class StorageLockedError(StorageError):
+    """An embedded store's folder is held by another process."""
 
 
 class ReadOnlyError(StorageError):

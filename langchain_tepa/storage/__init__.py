@@ -8,8 +8,23 @@ Example:
 
 from __future__ import annotations
 
-from langchain_tepa.storage.base import PrecedentWrite, StorageBackend, key_path
-from langchain_tepa.storage.chroma import ChromaStorage
+from langchain_tepa.storage.base import (
+    Commit,
+    NamespaceWrite,
+    PageRequest,
+    StorageBackend,
+    key_path,
+)
+from langchain_tepa.storage.chroma import AsyncChromaStorage, ChromaStorage
 from langchain_tepa.storage.memory import InMemoryStorage
 
-__all__ = ["ChromaStorage", "InMemoryStorage", "PrecedentWrite", "StorageBackend", "key_path"]
+__all__ = [
+    "AsyncChromaStorage",
+    "ChromaStorage",
+    "Commit",
+    "InMemoryStorage",
+    "NamespaceWrite",
+    "PageRequest",
+    "StorageBackend",
+    "key_path",
+]

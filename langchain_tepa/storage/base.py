@@ -1,32 +1,53 @@
-"""The storage protocol: where evidence and precedent views live.
+"""The storage protocol: where evidence, namespace heads and precedent records live.
 
-A backend keeps three things apart:
+A backend keeps, per namespace (a tenant):
 
-* the **evidence log**: immutable records, the source of truth, append-only;
-* the **precedent views**: a materialised view of every precedent (any state) with its
-  lifecycle, for audit, re-promotion and reopening;
-* the **retrievable set**: per namespace, only the Active precedents with their embeddings, so
-  the hot retrieval path needs no broad metadata filter.
+* the **evidence log**: immutable records in *pages*, one page per append (a ``commit``) and
+  namespace, the source of truth. Every page belongs to a *stream* (one writing memory
+  instance) and has that stream's append sequence number. A page also carries the embeddings
+  of the precedents its records created and the item vectors written with them: vectors are
+  stored once, with the evidence, and never recomputed;
+* a **head**: for each stream that ever wrote the namespace, the sequence number of its last
+  page and how many records it appended (a vector clock), plus a small summary (Active count)
+  for listing namespaces without reading them. A page and its head bump are written together;
+  a reader that holds a clock asks the head whether anything is new and fetches only the pages
+  after its clock;
+* **precedent views**: one record per precedent with its lifecycle as metadata, a
+  materialised view of the fold that readers never trust for answers (they fold the evidence)
+  and that may lag (writers buffer them);
+* for a **large** namespace, an index of its precedents' vectors that the backend ranks.
 
-How views and sets are laid out is the backend's choice: Chroma stores each precedent once, in
-its namespace's retrievable set while Active and in the archive otherwise.
+How it is laid out is the backend's business. Nothing in the protocol reads or holds the whole
+store except :meth:`StorageBackend.list_heads` (one small record per namespace) and
+maintenance.
 
 Example:
     >>> from langchain_tepa.storage import InMemoryStorage
     >>> storage = InMemoryStorage()
-    >>> storage.count_evidence()
-    0
+    >>> storage.read_heads(["users.u1"])
+    {}
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from langchain_tepa.core.log import Head, NamespaceSummary, Page, clock_digest
 from langchain_tepa.core.types import Evidence, Precedent
 
-__all__ = ["PrecedentWrite", "StorageBackend", "key_path"]
+__all__ = [
+    "Commit",
+    "Head",
+    "NamespaceSummary",
+    "NamespaceWrite",
+    "Page",
+    "PageRequest",
+    "StorageBackend",
+    "clock_digest",
+    "key_path",
+]
 
 
 def key_path(key: str) -> list[str]:
@@ -39,70 +60,171 @@ def key_path(key: str) -> list[str]:
     return [".".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-@dataclass
-class PrecedentWrite:
-    """One change to a precedent view.
+@dataclass(frozen=True)
+class PageRequest:
+    """Which pages of a namespace to load.
 
     Attributes:
-        precedent: The precedent as it is now.
-        embedding: Its embedding; required when the precedent is new to the store.
-        was_active: Whether it is in the retrievable set before this write.
-        is_new: Whether the store has never seen it.
+        namespace: The namespace.
+        after: ``None`` for every page; otherwise, for each stream named, its pages with a
+            sequence number above the given one (streams not named: none).
+        key: Only pages holding evidence of this key (they may hold other keys too).
+        until: Only pages whose first record is not later than this time.
     """
 
-    precedent: Precedent
-    embedding: list[float] | None
-    was_active: bool
-    is_new: bool
+    namespace: str
+    after: Mapping[str, int] | None = None
+    key: str | None = None
+    until: float | None = None
+
+
+@dataclass(frozen=True)
+class NamespaceWrite:
+    """The part of a :class:`Commit` that goes to one namespace.
+
+    Attributes:
+        namespace: The namespace.
+        records: Its new evidence, in fold order (may be empty: a page of vectors only).
+        basis: :func:`clock_digest` of the writer's clock of the namespace before the write.
+        count: The stream's records in this namespace after this write (for the head).
+        summary: The writer's summary after the write.
+        time: Wall-clock time of the append (for the head).
+        new: Precedents these records created, each with its embedding (stored once, with
+            the page, or in the namespace's own index when it has one).
+        items: Item vectors of named spaces (``space -> owner -> vectors``).
+        precedents: Precedents of the namespace after the write (the backend may give a large
+            namespace an index of its own).
+        created: The writer saw no evidence of this namespace before (it is registered under
+            its name, for prefix searches, before its first page is written).
+    """
+
+    namespace: str
+    records: Sequence[Evidence]
+    basis: str
+    count: int
+    summary: NamespaceSummary
+    time: float = 0.0
+    new: Sequence[tuple[Precedent, Sequence[float]]] = ()
+    items: Mapping[str, Mapping[str, Sequence[Sequence[float]]]] = field(default_factory=dict)
+    precedents: int = 0
+    created: bool = False
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One append: evidence for one or more namespaces, acknowledged together.
+
+    Attributes:
+        stream: The writing stream.
+        seq: Its append sequence number (strictly increasing per stream).
+        writes: One entry per namespace.
+    """
+
+    stream: str
+    seq: int
+    writes: Sequence[NamespaceWrite]
 
 
 @runtime_checkable
 class StorageBackend(Protocol):
-    """What :class:`~langchain_tepa.memory.TEPAMemory` needs from a store."""
+    """What :class:`~langchain_tepa.memory.TEPAMemory` needs from a store.
 
-    def append_evidence(self, records: Sequence[Evidence]) -> None:
-        """Durably append evidence records (ids are unique; duplicates are an error)."""
+    Guarantees every backend gives:
+
+    * ``commit`` writes each namespace's pages (with the vectors of the precedents they
+      create) together with its head bump, so a reader that sees a head position finds every
+      page up to it;
+    * ``read_heads`` and ``load_pages`` reflect every ``commit`` that returned before they
+      were called (in any process sharing the store);
+    * a read-only backend never creates or changes anything.
+    """
+
+    read_only: bool
+
+    @property
+    def dedicated_at(self) -> int | None:
+        """Precedents above which a namespace should get an index of its own (``None``: never)."""
         ...
 
-    def load_evidence(
+    def read_heads(self, namespaces: Sequence[str]) -> dict[str, Head]:
+        """The heads of ``namespaces`` (namespaces never written are absent)."""
+        ...
+
+    def list_heads(self) -> Iterator[Head]:
+        """Every namespace's head (one small record per namespace)."""
+        ...
+
+    def find_namespaces(self, prefix: str | None = None) -> list[str]:
+        """Namespaces equal to ``prefix`` or below it on label boundaries (all when ``None``)."""
+        ...
+
+    def load_pages(self, requests: Sequence[PageRequest]) -> dict[str, list[Page]]:
+        """Pages per namespace as requested, in ``(stream, seq)`` order."""
+        ...
+
+    def commit(self, commit: Commit) -> None:
+        """Write one append (see the class guarantees)."""
+        ...
+
+    def write_views(
         self,
-        *,
-        namespace: str | None = None,
-        key: str | None = None,
-        since: float | None = None,
-    ) -> list[Evidence]:
-        """Evidence, optionally of one namespace/key or with ``time >= since``."""
+        precedents: Sequence[Precedent],
+        marks: Mapping[str, Mapping[str, int]] | None = None,
+    ) -> None:
+        """Write precedent views and view marks.
+
+        ``marks`` records per namespace up to which page of each stream views are written
+        (``namespace -> stream -> seq``).
+        """
         ...
 
-    def count_evidence(self) -> int:
-        """How many evidence records are stored."""
+    def write_summary(self, namespace: str, summary: NamespaceSummary) -> None:
+        """Store a reader's summary in a namespace's head (healing an untrusted one)."""
         ...
 
-    def write_precedents(self, writes: Sequence[PrecedentWrite]) -> None:
-        """Apply precedent view changes: archive metadata and retrievable-set membership."""
+    def load_views(self, namespace: str) -> list[Precedent]:
+        """The stored views of a namespace's precedents (for audit tools and repair)."""
         ...
 
-    def load_precedents(self) -> list[Precedent]:
-        """Every precedent view in the archive."""
-        ...
-
-    def query_active(
+    def query_vectors(
         self,
         namespace: str,
-        embedding: Sequence[float],
-        k: int,
+        vector: Sequence[float],
+        n: int,
         *,
         key_prefix: str | None = None,
     ) -> list[tuple[str, float]]:
-        """Nearest Active precedents of ``namespace`` as ``(id, similarity)``, best first."""
+        """Nearest precedents of a namespace the backend indexes itself (``(id, cosine)``)."""
+        ...
+
+    def dedicate(self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]) -> None:
+        """Give ``namespace`` an index of its own.
+
+        The index holds ``rows`` (all its precedents with their vectors); the head is flagged so
+        every reader ranks through it.
+        """
+        ...
+
+    def index_vectors(
+        self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]
+    ) -> None:
+        """Add precedents to the index of a namespace the backend indexes itself."""
+        ...
+
+    def indexed(self, namespace: str, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` the namespace's own index holds (all, for other namespaces)."""
         ...
 
     def get_meta(self, name: str) -> str | None:
-        """A small named string (for example the views' watermark)."""
+        """A small named string (layout, versions)."""
         ...
 
     def set_meta(self, name: str, value: str) -> None:
         """Set a small named string."""
+        ...
+
+    def describe(self) -> str:
+        """Where the data lives, for messages (``"Chroma server at http://..."``)."""
         ...
 
     def close(self) -> None:

@@ -1,71 +1,67 @@
-"""`InMemoryStorage`: a process-local backend (numpy cosine search), for tests and simulations.
+"""`InMemoryStorage`: a process-local backend, for tests, notebooks and simulations.
 
 Same protocol and semantics as :class:`~langchain_tepa.storage.chroma.ChromaStorage`, nothing
-persisted. Benchmarks that run thousands of simulated episodes may use it; the library's default
-is Chroma.
+persisted. Evidence and views are kept as JSON text, so nothing a caller holds is shared with the
+store. Several memories given the same ``InMemoryStorage`` behave like several processes on one
+store (each with its own stream and cache). Benchmarks that run thousands of simulated episodes
+use it; the library's default is Chroma.
 
 Example:
     >>> from langchain_tepa.storage import InMemoryStorage
-    >>> InMemoryStorage().load_precedents()
+    >>> storage = InMemoryStorage()
+    >>> list(storage.list_heads())
     []
 """
 
 from __future__ import annotations
 
+import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from langchain_tepa.core.errors import StorageError
-from langchain_tepa.core.types import Evidence, Lifecycle, Precedent
-from langchain_tepa.storage.base import PrecedentWrite, key_path
+from langchain_tepa.core.errors import ReadOnlyError, StorageError
+from langchain_tepa.core.log import Head, NamespaceSummary, Page
+from langchain_tepa.core.types import Evidence, Precedent
+from langchain_tepa.storage.base import Commit, PageRequest
 
 __all__ = ["InMemoryStorage"]
 
 
-class _ActiveSet:
-    def __init__(self) -> None:
-        self.ids: list[str] = []
-        self.index: dict[str, int] = {}
-        self.vectors: list[np.ndarray] = []
-        self.paths: list[list[str]] = []
-        self._matrix: np.ndarray | None = None
+@dataclass
+class _StoredPage:
+    stream: str
+    seq: int
+    basis: str | None
+    keys: frozenset[str]
+    first_time: float
+    records: str  # JSON array
+    vectors: dict[str, np.ndarray]
+    items: dict[str, dict[str, list[np.ndarray]]]
 
-    def add(self, pid: str, vector: np.ndarray, path: list[str]) -> None:
-        if pid in self.index:
-            return
-        self.index[pid] = len(self.ids)
-        self.ids.append(pid)
-        self.vectors.append(vector)
-        self.paths.append(path)
-        self._matrix = None
 
-    def remove(self, pid: str) -> None:
-        pos = self.index.pop(pid, None)
-        if pos is None:
-            return
-        last = len(self.ids) - 1
-        if pos != last:
-            self.ids[pos], self.vectors[pos], self.paths[pos] = (
-                self.ids[last],
-                self.vectors[last],
-                self.paths[last],
-            )
-            self.index[self.ids[pos]] = pos
-        self.ids.pop()
-        self.vectors.pop()
-        self.paths.pop()
-        self._matrix = None
+@dataclass
+class _Namespace:
+    pages: list[_StoredPage] = field(default_factory=list)
+    clock: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    views_mark: dict[str, int] = field(default_factory=dict)
+    written: dict[str, float] = field(default_factory=dict)
+    summary: NamespaceSummary | None = None
+    views: dict[str, str] = field(default_factory=dict)  # precedent id -> view JSON
 
-    def matrix(self) -> np.ndarray:
-        if self._matrix is None:
-            self._matrix = np.vstack(self.vectors) if self.vectors else np.zeros((0, 1))
-        return self._matrix
+
+def _vec(v: Sequence[float]) -> np.ndarray:
+    return np.array(v, dtype=np.float32)
 
 
 class InMemoryStorage:
     """A process-local :class:`~langchain_tepa.storage.base.StorageBackend`.
+
+    Args:
+        read_only: Refuse every write (for tests of read-only memories).
 
     Example:
         >>> from langchain_tepa import TEPAMemory
@@ -74,108 +70,199 @@ class InMemoryStorage:
         'active'
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, read_only: bool = False) -> None:
+        self.read_only = bool(read_only)
         self._lock = threading.RLock()
-        self._evidence: dict[str, Evidence] = {}
-        self._archive: dict[str, Precedent] = {}
-        self._vectors: dict[str, np.ndarray] = {}
-        self._active: dict[str, _ActiveSet] = {}
+        self._ns: dict[str, _Namespace] = {}
         self._meta: dict[str, str] = {}
 
-    def append_evidence(self, records: Sequence[Evidence]) -> None:
-        """Append evidence records."""
-        with self._lock:
-            for ev in records:
-                if ev.id in self._evidence:
-                    raise StorageError(f"evidence id {ev.id!r} already stored")
-            for ev in records:
-                self._evidence[ev.id] = ev
+    def _writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyError("this storage is read-only; open it without read_only to write")
 
-    def load_evidence(
+    # ------------------------------------------------------------------ heads
+    @staticmethod
+    def _head(name: str, data: _Namespace) -> Head:
+        return Head(
+            name,
+            dict(data.clock),
+            dict(data.counts),
+            data.summary,
+            False,
+            dict(data.views_mark),
+            dict(data.written),
+        )
+
+    def read_heads(self, namespaces: Sequence[str]) -> dict[str, Head]:
+        """Heads of the namespaces that have evidence."""
+        with self._lock:
+            return {
+                ns: self._head(ns, self._ns[ns])
+                for ns in namespaces
+                if ns in self._ns and self._ns[ns].clock
+            }
+
+    def list_heads(self) -> Iterator[Head]:
+        """Every namespace's head."""
+        with self._lock:
+            heads = [self._head(ns, d) for ns, d in self._ns.items() if d.clock]
+        yield from heads
+
+    def find_namespaces(self, prefix: str | None = None) -> list[str]:
+        """Namespaces equal to ``prefix`` or below it."""
+        with self._lock:
+            names = [ns for ns, d in self._ns.items() if d.clock]
+        if prefix is None:
+            return sorted(names)
+        return sorted(ns for ns in names if ns == prefix or ns.startswith(prefix + "."))
+
+    def write_summary(self, namespace: str, summary: NamespaceSummary) -> None:
+        """Replace a namespace's summary."""
+        self._writable()
+        with self._lock:
+            if namespace in self._ns:
+                self._ns[namespace].summary = summary
+
+    # ------------------------------------------------------------------ evidence
+    def load_pages(self, requests: Sequence[PageRequest]) -> dict[str, list[Page]]:
+        """Pages per namespace, as requested."""
+        out: dict[str, list[Page]] = {}
+        with self._lock:
+            for req in requests:
+                data = self._ns.get(req.namespace)
+                found = out.setdefault(req.namespace, [])
+                if data is None:
+                    continue
+                for page in data.pages:
+                    if req.after is not None and (
+                        page.stream not in req.after or page.seq <= req.after[page.stream]
+                    ):
+                        continue
+                    if req.key is not None and req.key not in page.keys:
+                        continue
+                    if req.until is not None and page.first_time > req.until:
+                        continue
+                    found.append(
+                        Page(
+                            req.namespace,
+                            page.stream,
+                            page.seq,
+                            tuple(Evidence.from_dict(d) for d in json.loads(page.records)),
+                            page.basis,
+                            {pid: v.tolist() for pid, v in page.vectors.items()},
+                            {
+                                space: {o: [v.tolist() for v in vs] for o, vs in owners.items()}
+                                for space, owners in page.items.items()
+                            },
+                        )
+                    )
+        for pages in out.values():
+            pages.sort(key=lambda p: (p.stream, p.seq))
+        return out
+
+    def commit(self, commit: Commit) -> None:
+        """Store each namespace's page with its head bump."""
+        self._writable()
+        with self._lock:
+            for write in commit.writes:
+                data = self._ns.setdefault(write.namespace, _Namespace())
+                prev = data.clock.get(commit.stream, 0)
+                if commit.seq <= prev:
+                    raise StorageError(
+                        f"stream {commit.stream} appended sequence {commit.seq} after {prev}"
+                    )
+            for write in commit.writes:
+                data = self._ns[write.namespace]
+                times = [ev.time for ev in write.records]
+                data.pages.append(
+                    _StoredPage(
+                        commit.stream,
+                        commit.seq,
+                        write.basis,
+                        frozenset(ev.key for ev in write.records),
+                        min(times) if times else float("-inf"),
+                        "[" + ",".join(ev.to_json() for ev in write.records) + "]",
+                        {p.id: _vec(v) for p, v in write.new},
+                        {
+                            space: {o: [_vec(v) for v in vs] for o, vs in owners.items()}
+                            for space, owners in write.items.items()
+                        },
+                    )
+                )
+                data.clock[commit.stream] = commit.seq
+                data.counts[commit.stream] = write.count
+                data.written[commit.stream] = write.time
+                data.summary = write.summary
+
+    # ------------------------------------------------------------------ views
+    def write_views(
         self,
-        *,
-        namespace: str | None = None,
-        key: str | None = None,
-        since: float | None = None,
-    ) -> list[Evidence]:
-        """Evidence matching the filters, in ``(time, id)`` order."""
+        precedents: Sequence[Precedent],
+        marks: Mapping[str, Mapping[str, int]] | None = None,
+    ) -> None:
+        """Write precedent views and view marks."""
+        if not precedents and not marks:
+            return
+        self._writable()
         with self._lock:
-            out = [
-                ev
-                for ev in self._evidence.values()
-                if (namespace is None or ev.namespace == namespace)
-                and (key is None or ev.key == key)
-                and (since is None or ev.time >= since)
-            ]
-        return sorted(out, key=lambda e: e.sort_key)
+            for p in precedents:
+                data = self._ns.setdefault(p.namespace, _Namespace())
+                data.views[p.id] = json.dumps(p.to_dict(), ensure_ascii=False)
+            for ns, per in (marks or {}).items():
+                data = self._ns.setdefault(ns, _Namespace())
+                for stream, seq in per.items():
+                    data.views_mark[stream] = max(seq, data.views_mark.get(stream, 0))
 
-    def count_evidence(self) -> int:
-        """Number of evidence records."""
-        return len(self._evidence)
-
-    def write_precedents(self, writes: Sequence[PrecedentWrite]) -> None:
-        """Apply view changes."""
+    def load_views(self, namespace: str) -> list[Precedent]:
+        """Stored views of a namespace."""
         with self._lock:
-            for w in writes:
-                p = w.precedent
-                if p.id not in self._vectors:
-                    if w.embedding is None:
-                        raise StorageError(f"precedent {p.id} is new and needs an embedding")
-                    vec = np.asarray(w.embedding, dtype=np.float64)
-                    norm = float(np.linalg.norm(vec))
-                    self._vectors[p.id] = vec / norm if norm > 0 else vec
-                self._archive[p.id] = p.snapshot()
-                active = self._active.setdefault(p.namespace, _ActiveSet())
-                if p.state is Lifecycle.ACTIVE:
-                    active.add(p.id, self._vectors[p.id], key_path(p.key))
-                else:
-                    active.remove(p.id)
+            data = self._ns.get(namespace)
+            views = list(data.views.values()) if data else []
+        return [Precedent.from_dict(json.loads(v)) for v in views]
 
-    def load_precedents(self) -> list[Precedent]:
-        """Snapshots of every archived precedent."""
-        with self._lock:
-            return [p.snapshot() for p in self._archive.values()]
-
-    def query_active(
+    # ------------------------------------------------------------------ large namespaces
+    def query_vectors(
         self,
         namespace: str,
-        embedding: Sequence[float],
-        k: int,
+        vector: Sequence[float],
+        n: int,
         *,
         key_prefix: str | None = None,
     ) -> list[tuple[str, float]]:
-        """Cosine nearest Active precedents."""
-        with self._lock:
-            active = self._active.get(namespace)
-            if active is None or not active.ids:
-                return []
-            matrix = active.matrix()
-            q = np.asarray(embedding, dtype=np.float64)
-            norm = float(np.linalg.norm(q))
-            q = q / norm if norm > 0 else q
-            if matrix.shape[1] != q.shape[0]:
-                raise StorageError(
-                    f"query embedding has {q.shape[0]} dimensions, stored ones "
-                    f"{matrix.shape[1]}: use the same embeddings for writing and reading"
-                )
-            sims = matrix @ q
-            order = np.argsort(-sims, kind="stable")
-            out: list[tuple[str, float]] = []
-            for i in order:
-                if key_prefix is not None and key_prefix not in active.paths[int(i)]:
-                    continue
-                out.append((active.ids[int(i)], float(sims[int(i)])))
-                if len(out) >= k:
-                    break
-            return out
+        """Not used: this backend gives every namespace's vectors to the memory."""
+        raise StorageError("InMemoryStorage indexes no namespace itself")
 
+    @property
+    def dedicated_at(self) -> int | None:
+        """``None``: no namespace gets an index of its own here."""
+        return None
+
+    def dedicate(self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]) -> None:
+        """Refused: every namespace is ranked by the memory."""
+        raise StorageError("InMemoryStorage indexes no namespace itself")
+
+    def index_vectors(
+        self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]
+    ) -> None:
+        """Nothing to index: every namespace is ranked by the memory."""
+
+    def indexed(self, namespace: str, ids: Sequence[str]) -> set[str]:
+        """Every id (no namespace has an index of its own here)."""
+        return set(ids)
+
+    # ------------------------------------------------------------------ meta
     def get_meta(self, name: str) -> str | None:
         """A named string."""
         return self._meta.get(name)
 
     def set_meta(self, name: str, value: str) -> None:
         """Set a named string."""
+        self._writable()
         self._meta[name] = value
+
+    def describe(self) -> str:
+        """``"in-process storage"``."""
+        return "in-process storage"
 
     def close(self) -> None:
         """Nothing to release."""

@@ -27,6 +27,7 @@ from langchain_tepa import EvidenceKind, HashingEmbeddings, Lifecycle, TEPAMemor
 from langchain_tepa.core.types import Evidence
 from tests.integration_tests.conftest import ChromaServer, unique_prefix
 from tests.support.figures import report_figures
+from tests.support.stored import stored_evidence, stored_views
 
 WORKERS = 4
 OPS_PER_WORKER = 500
@@ -109,7 +110,7 @@ def _lifecycle(mem: TEPAMemory) -> dict[tuple[str, str, str], tuple[Any, ...]]:
 
 def _assert_views_match(mem: TEPAMemory) -> None:
     """Stored archive and retrievable sets equal the in-process fold."""
-    stored = {p.id: p.to_dict() for p in mem.storage.load_precedents()}
+    stored = {p.id: p.to_dict() for p in stored_views(mem.storage)}
     index = {p.id: p.to_dict() for p in mem.precedents()}
     assert stored == index
     for ns in mem.namespaces():
@@ -178,7 +179,7 @@ def test_processes_write_concurrently_and_reconcile_equals_replay(
     assert len(set(acked)) == len(acked), "two acknowledged calls got the same evidence id"
 
     mem = chroma_server.memory(prefix)
-    records = mem.storage.load_evidence()
+    records = stored_evidence(mem.storage)
     stored_ids = {ev.id for ev in records}
     missing = set(acked) - stored_ids
     assert not missing, f"{len(missing)} acknowledged evidence records are lost"
@@ -243,7 +244,7 @@ def test_threads_share_one_memory(chroma_server: ChromaServer) -> None:
         t.join()
     assert not failures, failures[0]
     assert len(set(acked)) == len(acked) == 100
-    records = mem.storage.load_evidence()
+    records = stored_evidence(mem.storage)
     assert {ev.id for ev in records} == set(acked)
     # Without reconcile: the in-process index already equals the replay (one writer).
     assert _lifecycle(mem) == _lifecycle(_replay(records, mem.policy))

@@ -35,6 +35,7 @@ from langchain_tepa import HashingEmbeddings, Lifecycle, TEPAMemory
 from langchain_tepa.core.fold import fold_all
 from langchain_tepa.storage.chroma import ChromaStorage
 from tests.support.figures import report_figures
+from tests.support.stored import stored_views
 
 KEYS = [f"user.setting{i}" for i in range(8)]
 VALUES = ["alpha", "beta", "gamma"]
@@ -221,7 +222,7 @@ def _verify(folder: Path, acked: list[str]) -> dict[str, int]:
         assert all(set(d.metadata["evidence_ids"]) <= ids for d in docs)
     report = memory.reconcile()
     assert report.evidence == len(records)
-    stored = {p.id: p.to_dict() for p in memory.storage.load_precedents()}
+    stored = {p.id: p.to_dict() for p in stored_views(memory.storage)}
     assert stored == {p.id: p.to_dict() for p in memory.precedents()}
     for ns in NAMESPACES:
         active = {p.id for p in memory.precedents(namespace=ns) if p.state is Lifecycle.ACTIVE}

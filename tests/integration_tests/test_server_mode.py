@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from langchain_tepa.storage.chroma_async import AsyncChromaStorage
 
 from langchain_tepa import (
     EvidenceKind,
@@ -22,8 +23,8 @@ from langchain_tepa import (
     TEPAMemory,
     UnknownPrecedentError,
 )
-from langchain_tepa.storage.chroma_async import AsyncChromaStorage
 from tests.integration_tests.conftest import ChromaServer, unique_prefix
+from tests.support.stored import stored_evidence, stored_views
 from tests.unit_tests import test_memory as foundation
 
 KEY = "user.pizza_topping"
@@ -56,9 +57,9 @@ async def test_foundation_behaviour_on_server(name: str, server_memory: TEPAMemo
 
 
 def _dump(mem: TEPAMemory) -> tuple[Any, ...]:
-    evidence = [e.to_dict() for e in mem.storage.load_evidence()]
+    evidence = [e.to_dict() for e in stored_evidence(mem.storage)]
     index = [p.to_dict() for p in mem.precedents()]
-    views = sorted((p.to_dict() for p in mem.storage.load_precedents()), key=lambda d: d["id"])
+    views = sorted((p.to_dict() for p in stored_views(mem.storage)), key=lambda d: d["id"])
     return evidence, index, views
 
 

@@ -33,6 +33,7 @@ from langchain_tepa import (
 from langchain_tepa.core.fold import fold_all
 from tests.support.figures import report_figures
 from tests.support.offline import fresh_memory
+from tests.support.stored import stored_evidence, stored_views
 
 FIGURES: Counter[str] = Counter()
 
@@ -232,25 +233,24 @@ def _memory(backend: str) -> TEPAMemory:
 
 
 def _dump(mem: TEPAMemory) -> tuple[Any, ...]:
-    evidence = [e.to_json() for e in mem.storage.load_evidence()]
-    index = [json.dumps(p.to_dict(), sort_keys=True) for p in mem.precedents()]
-    views = sorted(json.dumps(p.to_dict(), sort_keys=True) for p in mem.storage.load_precedents())
+    """Everything stored and folded. Buffered views are written first, so the dump is whole."""
+    mem.flush()
+    evidence = [e.to_json() for e in stored_evidence(mem.storage)]
+    index = [json.dumps(p.to_dict(), sort_keys=True) for p in mem.iter_precedents()]
+    views = sorted(json.dumps(p.to_dict(), sort_keys=True) for p in stored_views(mem.storage))
     active: list[Any] = []
-    active_ids = getattr(mem.storage, "active_ids", None)
     for ns in mem.namespaces():
-        if active_ids is not None:
-            active.append((ns, sorted(active_ids(ns))))
         active.append([d.id for d in mem.retrieve("x", k=1000, namespace=ns)])
     return evidence, index, views, active
 
 
 def _assert_consistent(mem: TEPAMemory) -> None:
     """The in-process index equals a refold of the stored evidence."""
-    fold = fold_all(mem.storage.load_evidence(), mem.policy)
+    fold = fold_all(stored_evidence(mem.storage), mem.policy)
     want = {
         p.id: (p.state, p.support, p.conflict) for s in fold.values() for p in s.precedents.values()
     }
-    got = {p.id: (p.state, p.support, p.conflict) for p in mem.precedents()}
+    got = {p.id: (p.state, p.support, p.conflict) for p in mem.iter_precedents()}
     assert got == want
 
 

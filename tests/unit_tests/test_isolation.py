@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from langchain_tepa import HashingEmbeddings, InvalidNamespaceError, TEPAMemory
 from langchain_tepa.store import TEPAStore
 from tests.support.offline import fresh_memory
+from tests.support.stored import stored_evidence
 
 CONFUSABLE = [
     ("u1", "u10"),
@@ -131,7 +132,7 @@ def test_memory_namespaces_never_leak(backend: str, examples: int) -> None:
 def test_invalid_namespaces_are_rejected_and_store_nothing(bad: str) -> None:
     mem = TEPAMemory.in_memory(embeddings=HashingEmbeddings())
     mem.observe("user.diet", "vegan", namespace="users.u1")
-    before = [e.id for e in mem.storage.load_evidence()]
+    before = [e.id for e in stored_evidence(mem.storage)]
     for call in (
         lambda: mem.observe("user.diet", "x", namespace=bad),
         lambda: mem.record_outcome("user.diet", "vegan", True, namespace=bad),
@@ -143,7 +144,7 @@ def test_invalid_namespaces_are_rejected_and_store_nothing(bad: str) -> None:
         with pytest.raises(InvalidNamespaceError) as info:
             call()
         assert str(info.value)
-    assert [e.id for e in mem.storage.load_evidence()] == before
+    assert [e.id for e in stored_evidence(mem.storage)] == before
     assert mem.namespaces() == ["users.u1"]
 
 

@@ -23,13 +23,14 @@ from langchain_tepa import (
     TEPAMemory,
     UnknownPrecedentError,
 )
+from tests.support.stored import stored_evidence, stored_views
 
 
 def dump(memory: TEPAMemory) -> tuple:
     """Everything stored: evidence (from storage) and precedents (index and views)."""
-    evidence = [e.to_dict() for e in memory.storage.load_evidence()]
+    evidence = [e.to_dict() for e in stored_evidence(memory.storage)]
     index = [p.to_dict() for p in memory.precedents()]
-    views = sorted((p.to_dict() for p in memory.storage.load_precedents()), key=lambda d: d["id"])
+    views = sorted((p.to_dict() for p in stored_views(memory.storage)), key=lambda d: d["id"])
     return evidence, index, views
 
 
@@ -234,31 +235,39 @@ def test_persistent_reopen_gives_same_audit(tmp_path: Path) -> None:
     assert [d.metadata["value"] for d in again.retrieve("pizza", k=5)] == docs
 
 
-def test_reopen_repairs_missing_views(tmp_path: Path) -> None:
-    """A crash between the evidence write and the view write is repaired on open."""
+def test_views_of_a_writer_that_stopped_are_rewritten_by_the_next_reader(tmp_path: Path) -> None:
+    """A writer that dies with views still buffered: the next reader of the namespace, once
+    the writer has been silent for twice the flush interval, rewrites them (no reconcile)."""
+    import time
+
     import chromadb
     from chromadb.config import Settings
-
-    from langchain_tepa.storage import ChromaStorage
 
     client = chromadb.PersistentClient(
         path=str(tmp_path / "db"), settings=Settings(anonymized_telemetry=False)
     )
     prefix = "c" + uuid.uuid4().hex[:8]
-    m = TEPAMemory.from_client(client, prefix=prefix, embeddings=HashingEmbeddings())
-    m.observe("k", "A")
-
-    class Broken(ChromaStorage):
-        def write_precedents(self, writes):
-            if writes:
-                raise RuntimeError("disk full")
-
-    broken = TEPAMemory(Broken(client, prefix=prefix), embeddings=HashingEmbeddings())
-    with pytest.raises(StorageError, match="reconcile"):
-        broken.observe("k2", "B")
-    fresh = TEPAMemory.from_client(client, prefix=prefix, embeddings=HashingEmbeddings())
-    assert fresh.get("k2") == "B"
-    assert [d.metadata["value"] for d in fresh.retrieve("k2 B", k=1, key_prefix="k2")] == ["B"]
+    writer = TEPAMemory.from_client(
+        client, prefix=prefix, embeddings=HashingEmbeddings(), flush_interval_s=60
+    )
+    writer.observe("user.pizza_topping", "pineapple")
+    writer.observe("user.pizza_topping", "mushroom")
+    writer.observe("user.pizza_topping", "mushroom")
+    assert stored_views(writer.storage) == []  # buffered, and the writer "dies" here
+    reader = TEPAMemory.from_client(
+        client, prefix=prefix, embeddings=HashingEmbeddings(), flush_interval_s=0.05
+    )
+    time.sleep(0.15)
+    assert reader.get("user.pizza_topping") == "mushroom"  # the read notices and schedules
+    reader.flush()
+    views = {p.value: p for p in stored_views(reader.storage)}
+    assert {v: p.state.value for v, p in views.items()} == {
+        "pineapple": "revoked",
+        "mushroom": "active",
+    }
+    assert {p.id: p.to_dict() for p in stored_views(reader.storage)} == {
+        p.id: p.to_dict() for p in reader.precedents()
+    }
 
 
 async def test_async_twins(any_memory: TEPAMemory) -> None:
@@ -284,28 +293,28 @@ def test_repr_and_context_manager() -> None:
         assert "tepa-rev" in repr(m)
 
 
-def test_archive_carries_the_lifecycle_in_metadata(chroma_memory: TEPAMemory) -> None:
-    """Audit and archive queries can filter on the lifecycle fields of the Chroma archive."""
+def test_views_carry_the_lifecycle_in_metadata(chroma_memory: TEPAMemory) -> None:
+    """Audit and archive queries can filter Chroma on the lifecycle fields of the views."""
     m = chroma_memory
     m.observe("user.pizza_topping", "pineapple")
     m.observe("user.pizza_topping", "mushroom")
     m.observe("user.pizza_topping", "mushroom")
     m.flush()
-    archive = m.storage._archive  # type: ignore[attr-defined]
-    got = archive.get(where={"tepa_state": "revoked"}, include=["metadatas"])
+    storage = m.storage
+    shard = storage.layout.shard("default")  # type: ignore[attr-defined]
+    col = storage.collection(storage.layout.evidence(shard), create=False)  # type: ignore[attr-defined]
+    got = col.get(
+        where={"$and": [{"tepa_ns": "default"}, {"tepa_state": "revoked"}]}, include=["metadatas"]
+    )
     assert len(got["ids"]) == 1
     meta = got["metadatas"][0]
     assert meta["tepa_value"] == '"pineapple"'
     assert (meta["tepa_support"], meta["tepa_conflict"]) == (1, 2)
-    assert meta["tepa_key"] == "user.pizza_topping" and meta["tepa_namespace"] == "default"
+    assert meta["tepa_key"] == "user.pizza_topping" and meta["tepa_ns"] == "default"
     assert meta["tepa_validity"] == pytest.approx(0.4)
     assert meta["tepa_created_at"] <= meta["tepa_updated_at"]
-    # An Active precedent is stored once, in its namespace's retrievable set, with the same
-    # lifecycle metadata; the archive holds only what retrieval must not see.
-    assert archive.get(where={"tepa_state": "active"}, include=[])["ids"] == []
-    live = m.storage._active_collection("default")  # type: ignore[attr-defined]
-    active = live.get(include=["metadatas"])["metadatas"]
-    assert [(a["tepa_state"], a["tepa_support"], a["tepa_value"]) for a in active] == [
-        ("active", 2, '"mushroom"')
-    ]
-    assert active[0]["tepa_key_path"] == ["user", "user.pizza_topping"]
+    assert meta["tepa_kp"] == ["user", "user.pizza_topping"]
+    active = col.get(
+        where={"$and": [{"tepa_ns": "default"}, {"tepa_state": "active"}]}, include=["metadatas"]
+    )["metadatas"]
+    assert [(a["tepa_support"], a["tepa_value"]) for a in active] == [(2, '"mushroom"')]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from langchain_tepa import HashingEmbeddings, LifecyclePolicy, TEPAMemory
 from langchain_tepa.core import fold_all
+from tests.support.stored import stored_evidence
 
 EMB = HashingEmbeddings(size=64)
 KEYS = ["user.diet", "user.tone", "tool.format"]
@@ -86,7 +87,7 @@ def test_reconcile_returns_the_same_state(sequence: list, policy: str) -> None:
 def test_fold_is_deterministic(sequence: list) -> None:
     memory = TEPAMemory.in_memory(embeddings=EMB, clock=clock())
     run(memory, sequence)
-    records = memory.storage.load_evidence()
+    records = stored_evidence(memory.storage)
     policy = LifecyclePolicy()
     a = fold_all(records, policy)
     b = fold_all(list(reversed(records)), policy)

@@ -6,7 +6,7 @@ import pytest
 from langgraph.store.base import MatchCondition
 
 from langchain_tepa import InvalidArgumentError
-from langchain_tepa._store_query import cosines, matches_condition, matches_filter, validate_filter
+from langchain_tepa.store.queries import cosines, matches_condition, matches_filter, validate_filter
 
 
 @pytest.mark.parametrize(

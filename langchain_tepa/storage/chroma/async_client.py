@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from langchain_tepa.core.errors import StorageError
-from langchain_tepa.storage.chroma import ChromaStorage
+from langchain_tepa.storage.chroma.backend import ChromaStorage
 
 __all__ = ["AsyncChromaStorage", "is_async_client"]
 
@@ -140,7 +140,15 @@ class AsyncChromaStorage(ChromaStorage):
         >>> await memory.aobserve("user.diet", "vegan")  # doctest: +SKIP
     """
 
-    def __init__(self, client: Any, *, prefix: str = "tepa") -> None:
+    def __init__(
+        self,
+        client: Any,
+        *,
+        prefix: str = "tepa",
+        shards: int | None = None,
+        dedicated_at: int | None = None,
+        read_only: bool = False,
+    ) -> None:
         if not is_async_client(client):
             raise StorageError(
                 f"AsyncChromaStorage needs a chromadb async client, got {type(client).__name__}; "
@@ -153,4 +161,10 @@ class AsyncChromaStorage(ChromaStorage):
             except Exception as exc:
                 raise StorageError(f"could not connect the async Chroma client: {exc}") from exc
         self.async_client = client
-        super().__init__(_SyncProxy(client, runner), prefix=prefix)
+        super().__init__(
+            _SyncProxy(client, runner),
+            prefix=prefix,
+            shards=shards,
+            dedicated_at=dedicated_at,
+            read_only=read_only,
+        )

@@ -1,0 +1,225 @@
+"""The ``a``-prefixed async twins of :class:`~langchain_tepa.memory.TEPAMemory`'s calls.
+
+Each twin runs its sync method in a worker thread (``asyncio.to_thread``): the logic is shared,
+and the event loop is never blocked by storage or embedding calls.
+
+Example:
+    >>> import asyncio
+    >>> from langchain_tepa import TEPAMemory
+    >>> memory = TEPAMemory.in_memory()
+    >>> asyncio.run(memory.aobserve("user.diet", "vegan")).precedent.state.value
+    'active'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.documents import Document
+
+from langchain_tepa.core.types import Evidence, Fact, Precedent
+from langchain_tepa.results import KeyAudit, ObservationResult, ReconcileReport, TextsResult
+
+if TYPE_CHECKING:
+    from langchain_tepa.memory.facade import TEPAMemory
+
+__all__ = ["AsyncMemoryMixin"]
+
+_Namespace = str | Sequence[str]
+_AsOf = datetime | float | int | str
+
+
+class AsyncMemoryMixin:
+    """Async twins of the memory's calls (mixed into ``TEPAMemory``).
+
+    Example:
+        >>> hasattr(AsyncMemoryMixin, "aretrieve")
+        True
+    """
+
+    async def _run(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        fn = getattr(self, name)
+        return await asyncio.to_thread(functools.partial(fn, *args, **kwargs))
+
+    async def aobserve(
+        self,
+        key: str,
+        value: Any,
+        *,
+        text: str | None = None,
+        namespace: _Namespace | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        source: str | None = None,
+    ) -> ObservationResult:
+        """Async twin of :meth:`TEPAMemory.observe`."""
+        return await self._run(
+            "observe", key, value, text=text, namespace=namespace, metadata=metadata, source=source
+        )
+
+    async def arecord_outcome(
+        self,
+        key: str,
+        value: Any,
+        success: bool,
+        *,
+        namespace: _Namespace | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        source: str | None = None,
+        text: str | None = None,
+    ) -> ObservationResult:
+        """Async twin of :meth:`TEPAMemory.record_outcome`."""
+        return await self._run(
+            "record_outcome",
+            key,
+            value,
+            success,
+            namespace=namespace,
+            metadata=metadata,
+            source=source,
+            text=text,
+        )
+
+    async def aobserve_many(
+        self, facts: Iterable[Fact | tuple[str, Any]]
+    ) -> list[ObservationResult]:
+        """Async twin of :meth:`TEPAMemory.observe_many`."""
+        return await self._run("observe_many", list(facts) if not isinstance(facts, str) else facts)
+
+    async def aadd_facts(self, facts: Iterable[Fact | tuple[str, Any]]) -> list[ObservationResult]:
+        """Async twin of :meth:`TEPAMemory.add_facts`."""
+        return await self.aobserve_many(facts)
+
+    async def aadd_texts(
+        self,
+        texts: Iterable[str] | str,
+        *,
+        namespace: _Namespace | None = None,
+        source: str | None = None,
+    ) -> TextsResult:
+        """Async twin of :meth:`TEPAMemory.add_texts`."""
+        return await self._run("add_texts", texts, namespace=namespace, source=source)
+
+    async def aretrieve(
+        self,
+        query: str,
+        k: int = 4,
+        *,
+        namespace: _Namespace | None = None,
+        key_prefix: str | None = None,
+        as_of: _AsOf | None = None,
+    ) -> list[Document]:
+        """Async twin of :meth:`TEPAMemory.retrieve`."""
+        return await self._run(
+            "retrieve", query, k, namespace=namespace, key_prefix=key_prefix, as_of=as_of
+        )
+
+    async def aget(
+        self, key: str, *, namespace: _Namespace | None = None, as_of: _AsOf | None = None
+    ) -> Any:
+        """Async twin of :meth:`TEPAMemory.get`."""
+        return await self._run("get", key, namespace=namespace, as_of=as_of)
+
+    async def aaudit(
+        self, key: str, *, namespace: _Namespace | None = None, as_of: _AsOf | None = None
+    ) -> KeyAudit:
+        """Async twin of :meth:`TEPAMemory.audit`."""
+        return await self._run("audit", key, namespace=namespace, as_of=as_of)
+
+    async def ahistory(self, key: str, *, namespace: _Namespace | None = None) -> list[Evidence]:
+        """Async twin of :meth:`TEPAMemory.history`."""
+        return await self._run("history", key, namespace=namespace)
+
+    async def akeys(
+        self, *, namespace: _Namespace | None = None, as_of: _AsOf | None = None
+    ) -> list[str]:
+        """Async twin of :meth:`TEPAMemory.keys`."""
+        return await self._run("keys", namespace=namespace, as_of=as_of)
+
+    async def anamespaces(self) -> list[str]:
+        """Async twin of :meth:`TEPAMemory.namespaces`."""
+        return await self._run("namespaces")
+
+    async def aprecedents(self, *, namespace: _Namespace | None = None) -> list[Precedent]:
+        """Async twin of :meth:`TEPAMemory.precedents`."""
+        return await self._run("precedents", namespace=namespace)
+
+    async def arevoke(
+        self,
+        key: str,
+        value: Any,
+        *,
+        reason: str = "revoked by hand",
+        namespace: _Namespace | None = None,
+        source: str | None = None,
+    ) -> ObservationResult:
+        """Async twin of :meth:`TEPAMemory.revoke`."""
+        return await self._run(
+            "revoke", key, value, reason=reason, namespace=namespace, source=source
+        )
+
+    async def apromote(
+        self,
+        key: str,
+        value: Any,
+        *,
+        reason: str = "promoted by hand",
+        namespace: _Namespace | None = None,
+        source: str | None = None,
+    ) -> ObservationResult:
+        """Async twin of :meth:`TEPAMemory.promote`."""
+        return await self._run(
+            "promote", key, value, reason=reason, namespace=namespace, source=source
+        )
+
+    async def arecord_trial(
+        self,
+        key: str,
+        value: Any,
+        positive: bool,
+        *,
+        trial_kind: str,
+        namespace: _Namespace | None = None,
+        detail: str = "",
+    ) -> ObservationResult:
+        """Async twin of :meth:`TEPAMemory.record_trial`."""
+        return await self._run(
+            "record_trial",
+            key,
+            value,
+            positive,
+            trial_kind=trial_kind,
+            namespace=namespace,
+            detail=detail,
+        )
+
+    async def amark_boundary(
+        self, *, namespace: _Namespace | None = None, key: str | None = None
+    ) -> list[ObservationResult]:
+        """Async twin of :meth:`TEPAMemory.mark_boundary`."""
+        return await self._run("mark_boundary", namespace=namespace, key=key)
+
+    async def aevidence_count(self, *, namespace: _Namespace | None = None) -> int:
+        """Async twin of :meth:`TEPAMemory.evidence_count`."""
+        return await self._run("evidence_count", namespace=namespace)
+
+    async def areconcile(self) -> ReconcileReport:
+        """Async twin of :meth:`TEPAMemory.reconcile`."""
+        return await self._run("reconcile")
+
+    async def aflush(self) -> None:
+        """Async twin of :meth:`TEPAMemory.flush`."""
+        await self._run("flush")
+
+    async def aclose(self) -> None:
+        """Async twin of :meth:`TEPAMemory.close`."""
+        await self._run("close")
+
+    async def __aenter__(self) -> TEPAMemory:
+        return self  # type: ignore[return-value]
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

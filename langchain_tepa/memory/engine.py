@@ -1,0 +1,604 @@
+"""The machinery under :class:`~langchain_tepa.memory.TEPAMemory`: states, freshness, commits.
+
+One ``Engine`` per memory. It keeps the namespaces this memory has touched
+(:class:`~langchain_tepa.state.StateCache`) and, before every read and every write of a
+namespace, asks the storage for that namespace's head: if another writer appended since this
+memory's clock, only the pages after the clock are read and folded. Writes are decided on the
+state caught up that way, so a writer never folds a new record against evidence it has not seen.
+
+What each process sees (the consistency model, README "Several workers"):
+
+* with ``max_staleness_s=0`` (the default) every read reflects every write acknowledged by any
+  process before the read began (one head read per namespace read);
+* with ``max_staleness_s=s`` a read may skip the head check for ``s`` seconds after the last
+  one, so it can miss writes of other processes made in that time (never its own);
+* every write first catches up the namespaces it writes.
+
+Example:
+    >>> from langchain_tepa import TEPAMemory
+    >>> memory = TEPAMemory.in_memory()
+    >>> _ = memory.observe("user.diet", "vegan")
+    >>> memory.get("user.diet")
+    'vegan'
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+from langchain_core.embeddings import Embeddings
+
+from langchain_tepa._gc import gc_paused
+from langchain_tepa.core.errors import InvalidArgumentError, ReadOnlyError
+from langchain_tepa.core.fold import apply_evidence, refresh_posterior
+from langchain_tepa.core.log import Head, NamespaceSummary, Page, clock_digest
+from langchain_tepa.core.policy import LifecyclePolicy
+from langchain_tepa.core.types import Evidence, KeyState, Lifecycle, Precedent, Transition
+from langchain_tepa.state import (
+    AsOf,
+    ItemTable,
+    NamespaceState,
+    StateCache,
+    VectorTable,
+    ViewBuffer,
+    fold_as_of,
+)
+from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest, StorageBackend
+
+__all__ = ["Engine", "Folded"]
+
+_log = logging.getLogger("langchain_tepa")
+
+
+@dataclass(frozen=True)
+class Folded:
+    """One committed record, as folded: the record, its key's state after it, the transitions.
+
+    Attributes:
+        evidence: The record as stored (it may have been restamped to sort after its key).
+        state: The key's state right after the commit (live object: copy before handing out).
+        transitions: Transitions the record caused.
+    """
+
+    evidence: Evidence
+    state: KeyState
+    transitions: list[Transition]
+
+
+class Engine:
+    """Namespace states, freshness and commits of one memory (see the module docstring).
+
+    Args:
+        storage: The backend.
+        policy: The lifecycle policy.
+        embeddings: Embeds precedent texts and queries.
+        writer: Writer name, the first part of every evidence id.
+        clock: Seconds since the epoch (benchmarks pass their own).
+        cache_size: Namespaces kept in process.
+        max_staleness_s: Seconds a read may reuse a namespace's last freshness check.
+        flush_every: Buffered view updates before they are written.
+        flush_interval_s: Seconds a buffered view update may wait.
+        read_only: Write nothing, ever.
+    """
+
+    def __init__(
+        self,
+        storage: StorageBackend,
+        *,
+        policy: LifecyclePolicy,
+        embeddings: Embeddings,
+        writer: str,
+        clock: Callable[[], float],
+        cache_size: int,
+        max_staleness_s: float,
+        flush_every: int,
+        flush_interval_s: float,
+        read_only: bool,
+    ) -> None:
+        if (
+            isinstance(max_staleness_s, bool)
+            or not isinstance(max_staleness_s, int | float)
+            or not math.isfinite(max_staleness_s)
+            or max_staleness_s < 0
+        ):
+            raise InvalidArgumentError(
+                f"max_staleness_s must be a finite number of seconds >= 0, got {max_staleness_s!r}"
+            )
+        self.storage = storage
+        self.policy = policy
+        self.embeddings = embeddings
+        self.writer = writer
+        self.read_only = read_only
+        self.max_staleness_s = float(max_staleness_s)
+        self.cache = StateCache(cache_size)
+        self.views = ViewBuffer(flush_every, flush_interval_s)
+        self._clock = clock
+        self._ids = threading.Lock()
+        self._pid = os.getpid()
+        self._instance = os.urandom(8).hex()  # 64 bits: streams and evidence ids unique
+        self._counter = 0
+        self._seq = 0
+        self._last_time = -math.inf
+        self.embed_calls = 0  # texts embedded for precedents (tests count them)
+
+    # ------------------------------------------------------------------ ids and time
+    @property
+    def stream(self) -> str:
+        """This memory's stream id (changes after a fork)."""
+        self._check_fork()
+        return self._instance
+
+    def _check_fork(self) -> None:
+        if self._pid != os.getpid():  # forked: the child must not reuse the parent's ids
+            with self._ids:
+                if self._pid != os.getpid():
+                    self._pid, self._instance = os.getpid(), os.urandom(8).hex()
+                    self._counter = self._seq = 0
+
+    def next_id(self) -> tuple[str, float]:
+        """A new evidence id and its time (never earlier than this memory's last)."""
+        self._check_fork()
+        with self._ids:
+            self._counter += 1
+            now = float(self._clock())
+            if not math.isfinite(now):
+                raise InvalidArgumentError(
+                    f"the clock returned {now!r}; it must return finite seconds"
+                )
+            now = max(now, self._last_time)
+            self._last_time = now
+            return f"{self.writer}.{self._instance}.{self._counter:010d}", now
+
+    def _next_seq(self) -> int:
+        with self._ids:
+            self._seq += 1
+            return self._seq
+
+    def _in_order(self, ev: Evidence, state: KeyState) -> Evidence:
+        """Restamp ``ev`` to sort after the evidence its key already holds.
+
+        Another writer's records may carry later times; the fold needs each key's evidence in
+        order.
+        """
+        if ev.sort_key > state.last_sort_key:
+            return ev
+        eid, now = self.next_id()
+        now = max(now, state.last_sort_key[0])
+        if (now, eid) <= state.last_sort_key:
+            now = math.nextafter(now, math.inf)
+        with self._ids:
+            self._last_time = max(self._last_time, now)
+        return replace(ev, id=eid, time=now)
+
+    def check_writable(self) -> None:
+        """Raise :class:`ReadOnlyError` on a read-only memory."""
+        if self.read_only:
+            raise ReadOnlyError(
+                "this TEPAMemory was opened with read_only=True; open it without read_only to write"
+            )
+
+    # ------------------------------------------------------------------ namespace states
+    @contextmanager
+    def reading(
+        self, namespaces: Sequence[str], *, fresh: bool = True
+    ) -> Iterator[dict[str, NamespaceState]]:
+        """Lock ``namespaces`` and yield their states, caught up unless ``fresh=False``."""
+        with self.cache.locked(namespaces):
+            yield self._states(namespaces, fresh=fresh)
+        self.maybe_flush()
+
+    def _states(self, namespaces: Sequence[str], *, fresh: bool) -> dict[str, NamespaceState]:
+        now = time.monotonic()
+        held: dict[str, NamespaceState | None] = {ns: self.cache.get(ns) for ns in namespaces}
+        check = [
+            ns
+            for ns, st in held.items()
+            if st is None or (fresh and now - st.checked_at >= self.max_staleness_s)
+        ]
+        heads = self.storage.read_heads(check) if check else {}
+        missing = [ns for ns in check if held[ns] is None]
+        if missing:
+            held.update(self._load({ns: heads.get(ns) for ns in missing}))
+        for ns in check:
+            st = held[ns]
+            assert st is not None
+            if ns not in missing:
+                self._catch_up(st, heads.get(ns))
+            st.checked_at = now
+        return {ns: st for ns, st in held.items() if st is not None}
+
+    def _load(self, heads: Mapping[str, Head | None]) -> dict[str, NamespaceState]:
+        """First touch: fold each namespace's pages up to its head, with their vectors."""
+        requests = [PageRequest(ns) for ns, head in heads.items() if head is not None]
+        pages = self.storage.load_pages(requests) if requests else {}
+        out: dict[str, NamespaceState] = {}
+        with gc_paused():
+            for ns, head in heads.items():
+                st = NamespaceState(ns, dedicated=bool(head and head.dedicated))
+                if not st.dedicated:
+                    st.vectors = VectorTable()
+                if head is not None:
+                    known = [p for p in pages.get(ns, []) if p.seq <= head.clock.get(p.stream, 0)]
+                    st.absorb(known, self.policy)
+                    self._settle_clock(st, head)
+                    self._take_vectors(st, known)
+                    self._heal_if_stopped(st, head)
+                self.cache.put(st)
+                out[ns] = st
+        return out
+
+    def _take_vectors(self, st: NamespaceState, pages: Sequence[Page]) -> None:
+        """Add the vectors and item vectors of folded pages to ``st``'s tables."""
+        for page in pages:
+            for space, owners in page.items.items():
+                table = st.spaces.setdefault(space, ItemTable())
+                for owner, vecs in owners.items():
+                    table.put(owner, vecs)
+        fresh = {pid: v for page in pages for pid, v in page.vectors.items()}
+        if st.dedicated:
+            if fresh and not self.read_only:
+                # A writer that had not seen the namespace's own index wrote vectors in its
+                # page only: add them to the index.
+                rows = [(p.snapshot(), fresh[pid]) for pid in fresh if (p := st.precedent(pid))]
+                if rows:
+                    self.storage.index_vectors(st.namespace, rows)
+            return
+        if st.vectors is not None:
+            st.vectors.add(fresh)
+            self._complete_vectors(st, st.vectors)
+
+    def _heal_if_stopped(self, st: NamespaceState, head: Head) -> None:
+        """Other streams that stopped before writing their views: rewrite those views."""
+        if self.read_only:
+            return
+        stopped = head.unwritten_views(time.time(), 2 * self.views.max_age_s)
+        stopped.pop(self.stream, None)
+        if stopped:
+            self.views.add(p for ks in st.keys.values() for p in ks.precedents.values())
+            self.views.heal(st.namespace, stopped)
+
+    def _settle_clock(self, st: NamespaceState, head: Head) -> None:
+        """After folding up to ``head``, take the head's clock.
+
+        Pages never go missing unless the store lost data: then say so, and do not ask for them
+        forever.
+        """
+        behind = {s: q for s, q in head.clock.items() if st.clock.get(s, 0) < q}
+        if behind:
+            _log.warning(
+                "namespace %r: the head names pages that are not stored (%s); the evidence of "
+                "those appends is lost; call reconcile()",
+                st.namespace,
+                ", ".join(f"{s}#{q}" for s, q in sorted(behind.items())),
+            )
+            st.clock.update(behind)
+
+    def _catch_up(self, st: NamespaceState, head: Head | None) -> None:
+        """Fold the pages appended since ``st``'s clock (by any writer)."""
+        if head is None:
+            return
+        if head.dedicated and not st.dedicated:
+            st.dedicated, st.vectors = True, None
+        news = head.news(st.clock)
+        if news:
+            pages = self.storage.load_pages([PageRequest(st.namespace, after=news)])
+            known = [p for p in pages.get(st.namespace, []) if p.seq <= head.clock.get(p.stream, 0)]
+            absorbed = st.absorb(known, self.policy)
+            for key in sorted(absorbed.refold):
+                self._refold(st, key)
+            self._settle_clock(st, head)
+            self._take_vectors(st, known)
+            if not absorbed.consistent and not self.read_only:
+                # Another writer folded its page on different evidence (a race): its views
+                # may be behind the fold; rewrite them at the next flush.
+                touched = absorbed.changed | absorbed.refold
+                self.views.add(p for k in touched for p in st.keys[k].precedents.values())
+        self._heal_if_stopped(st, head)
+
+    def _refold(self, st: NamespaceState, key: str) -> None:
+        pages = self.storage.load_pages([PageRequest(st.namespace, key=key)])
+        records = [
+            ev
+            for p in pages.get(st.namespace, [])
+            if p.seq <= st.clock.get(p.stream, 0)
+            for ev in p.records
+            if ev.key == key
+        ]
+        st.refold(key, records, self.policy)
+
+    # ------------------------------------------------------------------ vectors
+    def embed(self, precedents: Sequence[Precedent]) -> list[list[float]]:
+        """Embed precedent texts (one call; none for an empty list)."""
+        if not precedents:
+            return []
+        self.embed_calls += len(precedents)
+        vectors = self.embeddings.embed_documents([p.page_content for p in precedents])
+        if len(vectors) != len(precedents):
+            raise InvalidArgumentError(
+                f"the embeddings returned {len(vectors)} vectors for {len(precedents)} texts"
+            )
+        return [[float(x) for x in v] for v in vectors]
+
+    def _complete_vectors(self, st: NamespaceState, table: VectorTable) -> None:
+        """Embed precedents that have no stored vector, once, and store them.
+
+        Only a store migrated from an older layout that had lost some vectors has such
+        precedents; their vectors go to a page of their own.
+        """
+        lost = [
+            p
+            for pid in table.missing(
+                p.id for ks in st.keys.values() for p in ks.precedents.values()
+            )
+            if (p := st.precedent(pid)) is not None
+        ]
+        if not lost:
+            return
+        vecs = self.embed(lost)
+        table.add({p.id: v for p, v in zip(lost, vecs, strict=True)})
+        if not self.read_only:
+            seq = self._next_seq()
+            write = NamespaceWrite(
+                namespace=st.namespace,
+                records=[],
+                basis=st.digest,
+                count=st.counts.get(self.stream, 0),
+                summary=st.summary(),
+                time=float(self._clock()),
+                new=[(p.snapshot(), v) for p, v in zip(lost, vecs, strict=True)],
+                precedents=st.precedent_count(),
+            )
+            self.storage.commit(Commit(self.stream, seq, [write]))
+            st.advance(self.stream, seq, 0)
+
+    def rank(
+        self,
+        st: NamespaceState,
+        candidates: Sequence[Precedent],
+        query: Sequence[float],
+        k: int,
+        *,
+        key_prefix: str | None = None,
+    ) -> list[tuple[Precedent, float]]:
+        """The ``k`` candidates most similar to ``query``, best first."""
+        if not candidates:
+            return []
+        by_id = {p.id: p for p in candidates}
+        if st.vectors is not None and not st.dedicated:
+            return [(by_id[pid], s) for pid, s in st.vectors.rank(query, list(by_id), k)]
+        # A large namespace: the backend's index ranks, this state says which hits are live.
+        n = min(max(4 * k, 16), max(len(by_id), k))
+        total = st.precedent_count()
+        while True:
+            hits = self.storage.query_vectors(st.namespace, query, n, key_prefix=key_prefix)
+            out = [(by_id[pid], s) for pid, s in hits if pid in by_id][:k]
+            if len(out) >= k or len(hits) < n or n >= total:
+                return out
+            n = min(n * 4, total)
+
+    def items(self, st: NamespaceState, space: str) -> ItemTable:
+        """The item vectors of ``space`` in ``st``'s namespace (from its pages)."""
+        return st.spaces.setdefault(space, ItemTable())
+
+    # ------------------------------------------------------------------ commits
+    def commit(
+        self,
+        records: Sequence[Evidence],
+        items: Mapping[str, Mapping[str, Mapping[str, Sequence[Sequence[float]]]]] | None = None,
+    ) -> list[Folded]:
+        """Fold and store ``records`` (one append), after catching up their namespaces.
+
+        Args:
+            records: The new evidence (any namespaces).
+            items: Item vectors to store with them: ``namespace -> space -> owner -> vectors``.
+
+        Nothing is stored if embedding or validation fails; each namespace's part is stored
+        whole (see :class:`~langchain_tepa.storage.base.StorageBackend`).
+        """
+        self.check_writable()
+        namespaces = list(dict.fromkeys([ev.namespace for ev in records] + list(items or {})))
+        with self.cache.locked(namespaces):
+            states = self._states(namespaces, fresh=True)
+            work: dict[tuple[str, str], KeyState] = {}
+            before: dict[str, Lifecycle] = {}
+            seen: dict[str, int] = {}
+            folded: list[tuple[Evidence, tuple[str, str], list[Transition]]] = []
+            for ev in records:
+                nk = (ev.namespace, ev.key)
+                if nk not in work:
+                    current = states[ev.namespace].keys.get(ev.key)
+                    work[nk] = current.snapshot() if current else KeyState(ev.namespace, ev.key)
+                    for p in work[nk].precedents.values():
+                        before[p.id] = p.state
+                        seen[p.id] = len(p.evidence_ids)
+                ev = self._in_order(ev, work[nk])
+                folded.append((ev, nk, apply_evidence(work[nk], ev, self.policy)))
+            new = [
+                p
+                for (ns, _), ks in work.items()
+                for p in ks.precedents.values()
+                if p.id not in before and states[ns].precedent(p.id) is None
+            ]
+            vectors = dict(zip([p.id for p in new], self.embed(new), strict=True))
+            seq = self._next_seq()
+            stream = self.stream
+            wall = float(time.time())
+            writes: list[NamespaceWrite] = []
+            touched: list[Precedent] = []
+            for ns in namespaces:
+                st = states[ns]
+                keys = {k: ks for (n, k), ks in work.items() if n == ns}
+                recs = [ev for ev, (n, _), _ in folded if n == ns]
+                created = [
+                    p for ks in keys.values() for p in ks.precedents.values() if p.id in vectors
+                ]
+                for ks in keys.values():
+                    for p in ks.precedents.values():
+                        if (
+                            p.id in vectors
+                            or before.get(p.id) is not p.state
+                            or len(p.evidence_ids) != seen.get(p.id, -1)
+                        ):
+                            touched.append(p)
+                active = len(st.active()) + sum(
+                    len(ks.active()) - (len(st.keys[k].active()) if k in st.keys else 0)
+                    for k, ks in keys.items()
+                )
+                after = clock_digest({**st.clock, stream: seq})
+                writes.append(
+                    NamespaceWrite(
+                        namespace=ns,
+                        records=recs,
+                        basis=st.digest,
+                        count=st.counts.get(stream, 0) + len(recs),
+                        summary=NamespaceSummary(after, active, len(set(st.keys) | set(keys))),
+                        time=wall,
+                        new=[(p.snapshot(), vectors[p.id]) for p in created],
+                        items=(items or {}).get(ns, {}),
+                        precedents=st.precedent_count() + len(created),
+                        created=not st.clock,
+                    )
+                )
+            self.storage.commit(Commit(stream, seq, writes))
+            # Stored: publish.
+            for (ns, key), ks in work.items():
+                states[ns].replace_key(key, ks)
+            for write in writes:
+                st = states[write.namespace]
+                st.advance(stream, seq, len(write.records))
+                if st.vectors is not None:
+                    st.vectors.add({p.id: v for p, v in write.new})
+                for space, owners in write.items.items():
+                    table = self.items(st, space)
+                    for owner, vecs in owners.items():
+                        table.put(owner, vecs)
+                self.views.touch(write.namespace)
+                self._maybe_dedicate(st)
+            self.views.add(touched)
+            out = [Folded(ev, work[nk], trs) for ev, nk, trs in folded]
+        self.maybe_flush()
+        return out
+
+    def _maybe_dedicate(self, st: NamespaceState) -> None:
+        """Give a namespace that grew large an index of its own (the backend's choice)."""
+        limit = getattr(self.storage, "dedicated_at", None)
+        if limit is None or st.dedicated or st.vectors is None or st.precedent_count() <= limit:
+            return
+        rows = []
+        for ks in st.keys.values():
+            for p in ks.precedents.values():
+                vec = st.vectors.vector(p.id)
+                if vec is not None:
+                    rows.append((p.snapshot(), vec.tolist()))
+        self.storage.dedicate(st.namespace, rows)
+        st.dedicated, st.vectors = True, None
+
+    # ------------------------------------------------------------------ views
+    def maybe_flush(self) -> None:
+        """Write buffered views if there are too many or the oldest is too old."""
+        if self.views.due():
+            self.flush()
+
+    def flush(self) -> None:
+        """Write buffered views, each as the fold has it now (caught up first).
+
+        The view marks of the namespaces written go with them.
+        """
+        if self.read_only:
+            self.views.drain()
+            return
+        pending = self.views.drain()
+        if not pending:
+            return
+        namespaces = sorted(set(pending.views) | set(pending.heal))
+        try:
+            with self.cache.locked(namespaces):
+                states = self._states(namespaces, fresh=True)
+                current = []
+                marks: dict[str, dict[str, int]] = {}
+                for ns in namespaces:
+                    st = states[ns]
+                    for pid in sorted(pending.views.get(ns, ())):
+                        p = st.precedent(pid)
+                        if p is not None:
+                            refresh_posterior(p, self.policy)
+                            current.append(p.snapshot())
+                    mark = dict(pending.heal.get(ns, {}))
+                    if self.stream in st.clock:
+                        mark[self.stream] = st.clock[self.stream]
+                    if mark:
+                        marks[ns] = mark
+                self.storage.write_views(current, marks)
+        except BaseException:
+            self.views.restore(pending)  # keep them for the next flush
+            raise
+
+    # ------------------------------------------------------------------ listing and points
+    def heads(self) -> Iterator[Head]:
+        """Every namespace's head, from storage."""
+        return self.storage.list_heads()
+
+    def active_count(self, head: Head) -> int:
+        """Active precedents of ``head``'s namespace (its trusted summary, else a fold)."""
+        summary = head.trusted_summary()
+        if summary is not None:
+            return summary.active
+        cached = self.cache.peek(head.namespace)
+        if cached is not None and cached.clock == dict(head.clock):
+            return len(cached.active())
+        with self.reading([head.namespace]) as states:
+            st = states[head.namespace]
+            count = len(st.active())
+            if not self.read_only and st.clock == dict(head.clock):
+                self.storage.write_summary(head.namespace, st.summary())
+        return count
+
+    def all_pages(
+        self, namespace: str, *, key: str | None = None, until: float | None = None
+    ) -> list[Evidence]:
+        """Stored evidence of a namespace within its head, in ``(time, id)`` order.
+
+        Optionally of one key only, or up to a time.
+        """
+        head = self.storage.read_heads([namespace]).get(namespace)
+        if head is None:
+            return []
+        pages = self.storage.load_pages([PageRequest(namespace, key=key, until=until)])
+        records = [
+            ev
+            for p in pages.get(namespace, [])
+            if p.seq <= head.clock.get(p.stream, 0)
+            for ev in p.records
+            if key is None or ev.key == key
+        ]
+        return sorted(records, key=lambda e: e.sort_key)
+
+    def as_of(
+        self, namespace: str, point: AsOf, keys: Iterable[str] | None = None
+    ) -> dict[str, KeyState]:
+        """Each key's state folded from the evidence up to ``point``."""
+        wanted = list(keys) if keys is not None else None
+        one = wanted[0] if wanted is not None and len(wanted) == 1 else None
+        records = self.all_pages(namespace, key=one, until=point.time)
+        return fold_as_of(records, self.policy, point, keys=wanted)
+
+    def find_evidence(self, namespace: str, evidence_id: str) -> Evidence | None:
+        """The stored record ``evidence_id`` of ``namespace`` (reads the namespace's pages)."""
+        for ev in self.all_pages(namespace):
+            if ev.id == evidence_id:
+                return ev
+        return None
+
+    def close(self) -> None:
+        """Write buffered views and drop the cache."""
+        try:
+            self.flush()
+        finally:
+            self.cache.clear()

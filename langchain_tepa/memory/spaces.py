@@ -1,0 +1,103 @@
+"""`VectorSpace`: item vectors of a named space, stored once with the evidence they go with.
+
+An adapter that embeds item fields with a model of its own (``TEPAStore`` with an
+``IndexConfig``) writes its vectors with the observation they belong to: they are stored in the
+same append (never recomputed after a restart), loaded with their namespace and scored in
+process.
+
+Example:
+    >>> from langchain_tepa import TEPAMemory
+    >>> memory = TEPAMemory.in_memory()
+    >>> space = memory.vector_space("docs")
+    >>> _ = space.observe_many([("a", {"t": "pizza"}), ("b", {"t": "tax"})],
+    ...                        [[[1.0, 0.0]], [[0.0, 1.0]]])
+    >>> owners = [r.precedent.id for r in space.observe_many([("c", 1)], [None])]
+    >>> best = space.scores("default", [1.0, 0.1], None)
+    >>> max(best, key=best.get) == memory.audit("a").precedents[0].id
+    True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.types import Evidence, Fact
+from langchain_tepa.core.values import validate_namespace
+
+if TYPE_CHECKING:
+    from langchain_tepa.memory.facade import TEPAMemory
+    from langchain_tepa.results import ObservationResult
+
+__all__ = ["VectorSpace"]
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_]{0,23}$")
+
+Vectors = Sequence[Sequence[float]]
+
+
+class VectorSpace:
+    """Stored item vectors of one named space of a memory, scored in process per namespace.
+
+    Args:
+        memory: The memory (use ``TEPAMemory.vector_space(name)``).
+        name: 1-24 lower-case letters, digits or ``_``.
+
+    Example:
+        >>> from langchain_tepa import TEPAMemory
+        >>> TEPAMemory.in_memory().vector_space("idx").name
+        'idx'
+    """
+
+    def __init__(self, memory: TEPAMemory, name: str) -> None:
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise InvalidArgumentError(
+                f"vector space name {name!r} must be 1-24 lower-case letters, digits or '_'"
+            )
+        self._memory = memory
+        self.name = name
+
+    def observe_many(
+        self,
+        facts: Sequence[Fact | tuple[str, Any]],
+        vectors: Sequence[Vectors | None],
+    ) -> list[ObservationResult]:
+        """Observe ``facts`` in one append, storing ``vectors[i]`` with fact ``i``.
+
+        ``None`` stores no vectors for that fact (a value observed again keeps the vectors it
+        had); an empty list records that the value has none (it is not indexed).
+        """
+        facts = list(facts)
+        vectors = list(vectors)
+        if len(vectors) != len(facts):
+            raise InvalidArgumentError(
+                f"observe_many got {len(facts)} facts and {len(vectors)} vector lists"
+            )
+        given = iter(vectors)
+
+        def items(ev: Evidence) -> dict[str, Vectors] | None:
+            mine = next(given)  # called once per record, in order
+            return None if mine is None else {self.name: mine}
+
+        return self._memory._observe_facts(facts, items)
+
+    def owners(self, namespace: str | Sequence[str], owners: Iterable[str]) -> set[str]:
+        """Which of ``owners`` (precedent ids) have an entry here (even an empty one)."""
+        ns = validate_namespace(namespace)
+        with self._memory._engine.reading([ns], fresh=False) as states:
+            table = self._memory._engine.items(states[ns], self.name)
+            return {o for o in owners if o in table}
+
+    def scores(
+        self,
+        namespace: str | Sequence[str],
+        query: Sequence[float],
+        owners: Iterable[str] | None,
+    ) -> dict[str, float]:
+        """Best cosine of each owner's vectors with ``query`` (``None``: every owner)."""
+        ns = validate_namespace(namespace)
+        with self._memory._engine.reading([ns], fresh=False) as states:
+            table = self._memory._engine.items(states[ns], self.name)
+            return table.scores(query, table.owner_ids() if owners is None else owners)

@@ -1,0 +1,176 @@
+"""`NamespaceState`: what one memory knows of one namespace, a fold of its evidence up to a clock.
+
+The state is built from the namespace's pages (:class:`~langchain_tepa.storage.base.Page`) and
+caught up with only the pages written since its clock. Pages of several writers can arrive in
+any order; each key's new evidence is folded in ``(time, id)`` order, and a key whose new
+evidence sorts before what was already folded (two writers raced) is reported for a refold
+from all of its evidence, so the state always equals a fold of the evidence up to the clock.
+
+Example:
+    >>> from langchain_tepa.core import Evidence, LifecyclePolicy
+    >>> from langchain_tepa.core.log import Page
+    >>> state = NamespaceState("users.u1")
+    >>> ev = Evidence.observation("user.diet", "vegan", time=1.0, id="e1", namespace="users.u1")
+    >>> _ = state.absorb([Page("users.u1", "s1", 1, (ev,))], LifecyclePolicy())
+    >>> state.clock, state.keys["user.diet"].active()[0].value
+    ({'s1': 1}, 'vegan')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from langchain_tepa.core.fold import apply_evidence, fold
+from langchain_tepa.core.log import NamespaceSummary, Page, clock_digest
+from langchain_tepa.core.policy import LifecyclePolicy
+from langchain_tepa.core.types import Evidence, KeyState, Lifecycle, Precedent
+from langchain_tepa.state.vectors import ItemTable, VectorTable
+
+__all__ = ["Absorbed", "NamespaceState"]
+
+
+@dataclass
+class Absorbed:
+    """What :meth:`NamespaceState.absorb` did.
+
+    Attributes:
+        changed: Keys whose state changed.
+        refold: Keys whose new evidence sorts before evidence already folded: they must be
+            refolded from all their evidence (:meth:`NamespaceState.refold`).
+        records: Evidence records absorbed.
+        consistent: Whether every absorbed page was written on exactly the evidence this state
+            held before it (so the writer's stored views match the fold).
+    """
+
+    changed: set[str] = field(default_factory=set)
+    refold: set[str] = field(default_factory=set)
+    records: int = 0
+    consistent: bool = True
+
+
+class NamespaceState:
+    """The fold of one namespace's evidence up to :attr:`clock`.
+
+    Attributes:
+        namespace: The namespace.
+        keys: ``KeyState`` per key.
+        clock: ``stream -> last sequence number folded``.
+        counts: ``stream -> records folded``.
+        dedicated: The storage ranks this namespace's vectors itself (a large namespace).
+        vectors: Precedent vectors in process (``None`` until first needed, or when
+            dedicated).
+        spaces: Item vectors per named space (loaded on first use).
+        checked_at: ``time.monotonic()`` of the last freshness check.
+
+    Example:
+        >>> NamespaceState("default").evidence_count
+        0
+    """
+
+    def __init__(
+        self,
+        namespace: str,
+        *,
+        clock: Mapping[str, int] | None = None,
+        dedicated: bool = False,
+    ) -> None:
+        self.namespace = namespace
+        self.keys: dict[str, KeyState] = {}
+        self.clock: dict[str, int] = dict(clock or {})
+        self.counts: dict[str, int] = {}
+        self.dedicated = dedicated
+        self.vectors: VectorTable | None = None
+        self.spaces: dict[str, ItemTable] = {}
+        self.checked_at = -math.inf
+        self._by_id: dict[str, Precedent] = {}
+        self._active: list[Precedent] | None = None
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def evidence_count(self) -> int:
+        """Evidence records folded."""
+        return sum(self.counts.values())
+
+    @property
+    def digest(self) -> str:
+        """:func:`~langchain_tepa.storage.base.clock_digest` of the clock."""
+        return clock_digest(self.clock)
+
+    def precedent(self, pid: str) -> Precedent | None:
+        """The live precedent object with id ``pid`` (not a copy)."""
+        return self._by_id.get(pid)
+
+    def precedent_count(self) -> int:
+        """Precedents of every state."""
+        return len(self._by_id)
+
+    def active(self) -> list[Precedent]:
+        """Every Active precedent (live objects, cached until the state changes)."""
+        if self._active is None:
+            self._active = [
+                p
+                for ks in self.keys.values()
+                for p in ks.precedents.values()
+                if p.state is Lifecycle.ACTIVE
+            ]
+        return self._active
+
+    def summary(self) -> NamespaceSummary:
+        """The summary a writer stores in the head after a write."""
+        return NamespaceSummary(self.digest, len(self.active()), len(self.keys))
+
+    # ------------------------------------------------------------------ changing
+    def replace_key(self, key: str, state: KeyState) -> None:
+        """Install a new state for ``key`` (after a commit or a refold)."""
+        self.keys[key] = state
+        for p in state.precedents.values():
+            self._by_id[p.id] = p
+        self._active = None
+
+    def advance(self, stream: str, seq: int, records: int) -> None:
+        """Record that this memory's own page ``seq`` of ``stream`` is folded."""
+        self.clock[stream] = max(self.clock.get(stream, 0), seq)
+        self.counts[stream] = self.counts.get(stream, 0) + records
+
+    def absorb(self, pages: Iterable[Page], policy: LifecyclePolicy) -> Absorbed:
+        """Fold the pages this state has not folded yet (those after its clock).
+
+        Each key's new records are folded in ``(time, id)`` order. Keys whose new evidence
+        sorts before evidence already folded are listed in ``refold`` and left as they were.
+        """
+        out = Absorbed()
+        fresh = sorted(
+            (p for p in pages if p.seq > self.clock.get(p.stream, 0)),
+            key=lambda p: (p.stream, p.seq),
+        )
+        by_key: dict[str, list[Evidence]] = {}
+        for page in fresh:
+            # The writer folded its page on the evidence named by `basis`; if that is what this
+            # state held just before the page, its stored views agree with this fold.
+            if page.basis != self.digest:
+                out.consistent = False
+            for ev in page.records:
+                by_key.setdefault(ev.key, []).append(ev)
+            self.advance(page.stream, page.seq, len(page.records))
+            out.records += len(page.records)
+        for key, evs in by_key.items():
+            evs.sort(key=lambda e: e.sort_key)
+            state = self.keys.get(key)
+            if state is not None and evs[0].sort_key <= state.last_sort_key:
+                out.refold.add(key)
+                out.consistent = False
+                continue
+            if state is None:
+                state = KeyState(self.namespace, key)
+            single = not policy.is_multi_valued(key)
+            for ev in evs:
+                apply_evidence(state, ev, policy, single=single)
+            self.replace_key(key, state)
+            out.changed.add(key)
+        return out
+
+    def refold(self, key: str, records: Iterable[Evidence], policy: LifecyclePolicy) -> None:
+        """Replace ``key``'s state by a fold of ``records`` (all of its evidence)."""
+        self.replace_key(key, fold(records, policy, namespace=self.namespace, key=key))

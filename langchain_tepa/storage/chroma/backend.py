@@ -1,0 +1,515 @@
+"""`ChromaStorage`: the storage protocol on any chromadb client, in layout 3 (``layout.py``).
+
+Cost follows what a call touches: a namespace's head is one read by id; its pages and its
+vectors are one filtered read each in its shard; a commit is one ``upsert`` per shard touched
+(pages with head bumps) plus one per vector collection touched. Opening reads the layout record
+only.
+
+Example:
+    >>> import chromadb
+    >>> from chromadb.config import Settings
+    >>> client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
+    >>> storage = ChromaStorage(client, prefix="doc_example")
+    >>> storage.read_heads(["users.u1"])
+    {}
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
+
+from langchain_tepa.core.errors import ReadOnlyError
+from langchain_tepa.core.log import Head, NamespaceSummary, Page
+from langchain_tepa.core.types import Precedent
+from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest, key_path
+from langchain_tepa.storage.chroma import codec
+from langchain_tepa.storage.chroma.errors import describe_client, is_not_found, translate
+from langchain_tepa.storage.chroma.layout import (
+    EVIDENCE_HNSW,
+    PAGE_RECORDS,
+    VECTOR_HNSW,
+    Layout,
+    validate_prefix,
+)
+
+__all__ = ["ChromaStorage"]
+
+_T = TypeVar("_T")
+_READ_PAGE = 5000
+_PLACEHOLDER = [1.0]
+
+
+def _where(clauses: list[dict[str, Any]], op: str = "$and") -> dict[str, Any]:
+    return clauses[0] if len(clauses) == 1 else {op: clauses}
+
+
+class ChromaStorage:
+    """A :class:`~langchain_tepa.storage.base.StorageBackend` on any chromadb client.
+
+    Args:
+        client: A chromadb client: ``PersistentClient`` (embedded; see
+            ``TEPAMemory.from_path``), ``EphemeralClient`` or ``HttpClient`` (server mode).
+        prefix: Collection name prefix, so several memories can share one Chroma.
+        shards: Shards of a new store (default 16); an existing store keeps its own.
+        dedicated_at: Precedents above which a namespace gets its own vector collection
+            (a new store only; default 5,000).
+        read_only: Create and change nothing (a store that does not exist reads as empty).
+
+    Raises:
+        StorageError: If the store cannot be opened (unreachable server, newer layout, a read-only
+            store that needs a migration); the message says what to do.
+
+    Example:
+        >>> import chromadb
+        >>> from chromadb.config import Settings
+        >>> from langchain_tepa import TEPAMemory
+        >>> client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
+        >>> memory = TEPAMemory.from_client(client, prefix="doc_chroma")
+        >>> memory.observe("user.diet", "vegan").precedent.state.value
+        'active'
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        prefix: str = "tepa",
+        shards: int | None = None,
+        dedicated_at: int | None = None,
+        read_only: bool = False,
+    ) -> None:
+        validate_prefix(prefix)
+        self.client = client
+        self.prefix = prefix
+        self.read_only = bool(read_only)
+        self.where = describe_client(client)
+        self._cols: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._dedicated: set[str] = set()
+        self._max_batch = 5000
+        try:
+            self._max_batch = max(1, min(5000, int(client.get_max_batch_size())))
+        except Exception:  # older clients, async proxies without the call
+            self._max_batch = 5000
+        from langchain_tepa.storage.chroma.opening import open_layout
+
+        self.layout: Layout = open_layout(self, shards=shards, dedicated_at=dedicated_at)
+
+    # ---------------------------------------------------------------- plumbing
+    def call(self, op: str, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """Run a Chroma call; its exceptions become typed errors naming the store."""
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            raise translate(exc, self.where, op) from exc
+
+    def collection(self, name: str, *, create: bool, hnsw: Mapping[str, Any] | None = None) -> Any:
+        """The collection ``name`` (created when ``create`` and writable), or ``None``."""
+        col = self._cols.get(name)
+        if col is not None:
+            return col
+        if create and not self.read_only:
+            col = self.call(
+                "open collection",
+                self.client.get_or_create_collection,
+                name,
+                embedding_function=None,
+                metadata=dict(hnsw) if hnsw else None,
+            )
+        else:
+            try:
+                col = self.client.get_collection(name, embedding_function=None)
+            except Exception as exc:
+                if is_not_found(exc) or (isinstance(exc, ValueError) and "not exist" in str(exc)):
+                    return None
+                raise translate(exc, self.where, "open collection") from exc
+        with self._lock:
+            self._cols[name] = col
+        return col
+
+    def forget(self, name: str) -> None:
+        """Drop the cached handle of collection ``name`` (it was deleted)."""
+        with self._lock:
+            self._cols.pop(name, None)
+
+    def get_all(
+        self, col: Any, where: dict[str, Any] | None, include: list[str]
+    ) -> dict[str, list[Any]]:
+        """Every record of ``col`` matching ``where`` (read in pages)."""
+        out: dict[str, list[Any]] = {"ids": [], **{name: [] for name in include}}
+        offset = 0
+        while True:
+            got = self.call(
+                "get", col.get, where=where, include=include, limit=_READ_PAGE, offset=offset
+            )
+            out["ids"].extend(got["ids"])
+            for name in include:
+                values = got.get(name)
+                out[name].extend(list(values) if values is not None else [])
+            if len(got["ids"]) < _READ_PAGE:
+                return out
+            offset += _READ_PAGE
+
+    def _chunks(self, items: Sequence[_T]) -> list[Sequence[_T]]:
+        size = self._max_batch
+        return [items[i : i + size] for i in range(0, len(items), size)]
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyError(
+                f"the {self.where} (prefix {self.prefix!r}) was opened read-only; open it "
+                "without read_only to write"
+            )
+
+    def _evidence(self, shard: int, *, create: bool) -> Any:
+        return self.collection(self.layout.evidence(shard), create=create, hnsw=EVIDENCE_HNSW)
+
+    def _by_shard(self, namespaces: Sequence[str]) -> dict[int, list[str]]:
+        out: dict[int, list[str]] = {}
+        for ns in dict.fromkeys(namespaces):
+            out.setdefault(self.layout.shard(ns), []).append(ns)
+        return out
+
+    def is_dedicated(self, namespace: str) -> bool:
+        """Whether ``namespace`` has a vector collection of its own (as last seen)."""
+        return namespace in self._dedicated
+
+    def mark_dedicated(self, namespace: str) -> None:
+        """Record that ``namespace`` now has a vector collection of its own."""
+        self._dedicated.add(namespace)
+
+    # ---------------------------------------------------------------- heads
+    def read_heads(self, namespaces: Sequence[str]) -> dict[str, Head]:
+        """Heads of ``namespaces`` (one read by id per shard)."""
+        out: dict[str, Head] = {}
+        for shard, names in self._by_shard(namespaces).items():
+            col = self._evidence(shard, create=False)
+            if col is None:
+                continue
+            wanted = set(names)
+            ids = [codec.head_id(ns) for ns in names]
+            got = self.call("read heads", col.get, ids=ids, include=["metadatas"])
+            for meta in got["metadatas"] or []:
+                head = codec.decode_head(meta or {})
+                if head.namespace in wanted:
+                    out[head.namespace] = head
+                    if head.dedicated:
+                        self._dedicated.add(head.namespace)
+        return out
+
+    def list_heads(self) -> Iterator[Head]:
+        """Every namespace's head, shard by shard."""
+        for shard in range(self.layout.shards):
+            col = self._evidence(shard, create=False)
+            if col is None:
+                continue
+            got = self.get_all(col, {"tepa_kind": "head"}, ["metadatas"])
+            for meta in got["metadatas"]:
+                head = codec.decode_head(meta or {})
+                if head.dedicated:
+                    self._dedicated.add(head.namespace)
+                yield head
+
+    def _names(self, *, create: bool) -> Any:
+        return self.collection(f"{self.prefix}_names", create=create, hnsw=EVIDENCE_HNSW)
+
+    def find_namespaces(self, prefix: str | None = None) -> list[str]:
+        """Namespaces equal to ``prefix`` or below it on label boundaries (one read)."""
+        col = self._names(create=False)
+        if col is None:
+            return []
+        where = None if prefix is None else {"tepa_pfx": {"$contains": prefix}}
+        got = self.get_all(col, where, ["metadatas"])
+        return sorted({str(m["tepa_name"]) for m in got["metadatas"] if m and "tepa_name" in m})
+
+    def _register(self, namespaces: Sequence[str]) -> None:
+        col = self._names(create=True)
+        for part in self._chunks(list(namespaces)):
+            self.call(
+                "register namespaces",
+                col.upsert,
+                ids=[codec.head_id(ns) for ns in part],
+                embeddings=[_PLACEHOLDER for _ in part],
+                metadatas=[{"tepa_name": ns, "tepa_pfx": key_path(ns)} for ns in part],
+            )
+
+    def write_summary(self, namespace: str, summary: NamespaceSummary) -> None:
+        """Store a summary in a namespace's head."""
+        self._writable()
+        col = self._evidence(self.layout.shard(namespace), create=True)
+        self.call(
+            "write summary",
+            col.update,
+            ids=[codec.head_id(namespace)],
+            metadatas=[{"tepa_sum": codec.summary_json(summary)}],
+        )
+
+    # ---------------------------------------------------------------- evidence
+    @staticmethod
+    def _page_clause(req: PageRequest) -> dict[str, Any] | None:
+        clauses: list[dict[str, Any]] = [{"tepa_pns": req.namespace}]
+        if req.after is not None:
+            if not req.after:
+                return None
+            per = [
+                {"$and": [{"tepa_w": stream}, {"tepa_q": {"$gt": int(seq)}}]}
+                for stream, seq in sorted(req.after.items())
+            ]
+            clauses.append(_where(per, "$or"))
+        if req.key is not None:
+            clauses.append(
+                {
+                    "$or": [
+                        {"tepa_keys": {"$contains": codec.key_hash(req.key)}},
+                        {"tepa_keys": {"$contains": codec.ALL_KEYS}},
+                    ]
+                }
+            )
+        if req.until is not None:
+            clauses.append({"tepa_t0": {"$lte": float(req.until)}})
+        return _where(clauses)
+
+    def load_pages(self, requests: Sequence[PageRequest]) -> dict[str, list[Page]]:
+        """Pages as requested: one filtered read per shard."""
+        out: dict[str, list[Page]] = {req.namespace: [] for req in requests}
+        by_shard: dict[int, list[PageRequest]] = {}
+        for req in requests:
+            by_shard.setdefault(self.layout.shard(req.namespace), []).append(req)
+        for shard, reqs in by_shard.items():
+            col = self._evidence(shard, create=False)
+            if col is None:
+                continue
+            plain = [r.namespace for r in reqs if r == PageRequest(r.namespace)]
+            clauses = [c for r in reqs if r.namespace not in plain if (c := self._page_clause(r))]
+            if plain:
+                clauses.append(
+                    {"tepa_pns": plain[0]} if len(plain) == 1 else {"tepa_pns": {"$in": plain}}
+                )
+            if not clauses:
+                continue
+            got = self.get_all(col, _where(clauses, "$or"), ["metadatas"])
+            for meta in got["metadatas"]:
+                page = codec.decode_page(meta or {})
+                if page.namespace in out:
+                    out[page.namespace].append(page)
+        for pages in out.values():
+            pages.sort(key=lambda p: (p.stream, p.seq))
+        return out
+
+    def commit(self, commit: Commit) -> None:
+        """Write one append.
+
+        New namespaces are registered under their names first, and large namespaces' new
+        vectors go into their index; then each shard's pages (with the other new vectors) and
+        head bumps, one ``upsert`` per shard.
+        """
+        self._writable()
+        created = [w.namespace for w in commit.writes if w.created]
+        if created:
+            self._register(created)
+        for write in commit.writes:
+            if write.new and write.namespace in self._dedicated:
+                self.index_vectors(write.namespace, write.new)
+        by_shard: dict[int, list[NamespaceWrite]] = {}
+        for write in commit.writes:
+            by_shard.setdefault(self.layout.shard(write.namespace), []).append(write)
+        for shard, writes in by_shard.items():
+            self._append(self._evidence(shard, create=True), commit, writes)
+
+    def _append(self, col: Any, commit: Commit, writes: Sequence[NamespaceWrite]) -> None:
+        """Pages and head bumps of one shard; a namespace's entries never span two calls."""
+        ids: list[str] = []
+        metas: list[dict[str, Any]] = []
+
+        def send() -> None:
+            if ids:
+                self.call(
+                    "append evidence",
+                    col.upsert,
+                    ids=list(ids),
+                    embeddings=[_PLACEHOLDER for _ in ids],
+                    metadatas=list(metas),
+                )
+                ids.clear()
+                metas.clear()
+
+        for write in writes:
+            records = list(write.records)
+            parts = [records[i : i + PAGE_RECORDS] for i in range(0, len(records), PAGE_RECORDS)]
+            parts = parts or [[]]
+            vectors = (
+                [] if write.namespace in self._dedicated else [(p.id, v) for p, v in write.new]
+            )
+            # Vectors are spread over the write's pages (read together), at most a page's worth
+            # each; any rest goes with the last page.
+            shares = [
+                dict(vectors[i * PAGE_RECORDS : (i + 1) * PAGE_RECORDS]) for i in range(len(parts))
+            ]
+            shares[-1].update(vectors[len(parts) * PAGE_RECORDS :])
+            if ids and len(ids) + len(parts) + 1 > self._max_batch:
+                send()
+            for i, part in enumerate(parts):
+                ids.append(codec.page_id(commit.stream, commit.seq, write.namespace, i))
+                metas.append(
+                    codec.page_meta(
+                        write.namespace,
+                        commit.stream,
+                        commit.seq,
+                        write.basis,
+                        part,
+                        shares[i],
+                        write.items if i == 0 else None,
+                    )
+                )
+            ids.append(codec.head_id(write.namespace))
+            metas.append(
+                codec.head_update(
+                    write.namespace,
+                    commit.stream,
+                    commit.seq,
+                    write.count,
+                    write.summary,
+                    write.time,
+                )
+            )
+        send()
+
+    # ---------------------------------------------------------------- views
+    def write_views(
+        self,
+        precedents: Sequence[Precedent],
+        marks: Mapping[str, Mapping[str, int]] | None = None,
+    ) -> None:
+        """Write views (and view marks into heads), one ``upsert`` per shard."""
+        if not precedents and not marks:
+            return
+        self._writable()
+        by_shard: dict[int, tuple[list[str], list[dict[str, Any]]]] = {}
+        for p in precedents:
+            ids, metas = by_shard.setdefault(self.layout.shard(p.namespace), ([], []))
+            ids.append(p.id)
+            metas.append(codec.precedent_meta(p))
+        for ns, per in (marks or {}).items():
+            if per:
+                ids, metas = by_shard.setdefault(self.layout.shard(ns), ([], []))
+                ids.append(codec.head_id(ns))
+                metas.append(codec.marks_update(ns, per))
+        for shard, (ids, metas) in by_shard.items():
+            col = self._evidence(shard, create=True)
+            for start in range(0, len(ids), self._max_batch):
+                end = start + self._max_batch
+                self.call(
+                    "write views",
+                    col.upsert,
+                    ids=ids[start:end],
+                    embeddings=[_PLACEHOLDER for _ in ids[start:end]],
+                    metadatas=metas[start:end],
+                )
+
+    def load_views(self, namespace: str) -> list[Precedent]:
+        """Stored views of a namespace's precedents."""
+        col = self._evidence(self.layout.shard(namespace), create=False)
+        if col is None:
+            return []
+        got = self.get_all(col, {"tepa_ns": namespace}, ["metadatas"])
+        return [v for meta in got["metadatas"] if (v := codec.view_of(meta)) is not None]
+
+    # ---------------------------------------------------------------- large namespaces
+    def _index(self, namespace: str, *, create: bool) -> Any:
+        return self.collection(self.layout.dedicated(namespace), create=create, hnsw=VECTOR_HNSW)
+
+    @property
+    def dedicated_at(self) -> int:
+        """Precedents above which a namespace gets an index of its own."""
+        return self.layout.dedicated_at
+
+    def dedicate(self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]) -> None:
+        """Give ``namespace`` an index of its own holding ``rows`` (all its precedents)."""
+        self._writable()
+        from langchain_tepa.storage.chroma.dedicated import dedicate
+
+        dedicate(self, namespace, rows)
+
+    def index_vectors(
+        self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]
+    ) -> None:
+        """Add precedents (with vectors) to a large namespace's own index."""
+        self._writable()
+        col = self._index(namespace, create=True)
+        for part in self._chunks(list(rows)):
+            self.call(
+                "index vectors",
+                col.upsert,
+                ids=[p.id for p, _ in part],
+                embeddings=[[float(x) for x in v] for _, v in part],
+                metadatas=[codec.index_meta(p) for p, _ in part],
+            )
+
+    def indexed(self, namespace: str, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` a large namespace's index holds (every id for other namespaces)."""
+        if namespace not in self._dedicated:
+            return set(ids)
+        col = self._index(namespace, create=False)
+        if col is None:
+            return set()
+        found: set[str] = set()
+        for part in self._chunks(list(ids)):
+            found.update(self.call("read index", col.get, ids=list(part), include=[])["ids"])
+        return found
+
+    def query_vectors(
+        self,
+        namespace: str,
+        vector: Sequence[float],
+        n: int,
+        *,
+        key_prefix: str | None = None,
+    ) -> list[tuple[str, float]]:
+        """Nearest precedents in a large namespace's index (cosine similarity)."""
+        col = self._index(namespace, create=False)
+        if col is None:
+            return []
+        where = {"tepa_kp": {"$contains": key_prefix}} if key_prefix else None
+        res = self.call(
+            "query",
+            col.query,
+            query_embeddings=[[float(x) for x in vector]],
+            n_results=max(1, int(n)),
+            where=where,
+            include=["distances"],
+        )
+        ids = res["ids"][0] if res["ids"] else []
+        dists = res["distances"][0] if res.get("distances") else [0.0] * len(ids)
+        return [(pid, 1.0 - float(d)) for pid, d in zip(ids, dists, strict=True)]
+
+    # ---------------------------------------------------------------- meta
+    def get_meta(self, name: str) -> str | None:
+        """A named string from the meta collection."""
+        col = self.collection(f"{self.prefix}_meta", create=False)
+        if col is None:
+            return None
+        got = self.call("read meta", col.get, ids=[name], include=["documents"])
+        docs = got.get("documents") or []
+        return str(docs[0]) if got["ids"] and docs and docs[0] is not None else None
+
+    def set_meta(self, name: str, value: str) -> None:
+        """Set a named string."""
+        self._writable()
+        col = self.collection(f"{self.prefix}_meta", create=True)
+        self.call(
+            "write meta", col.upsert, ids=[name], embeddings=[_PLACEHOLDER], documents=[value]
+        )
+
+    def describe(self) -> str:
+        """Where the data lives."""
+        return f"{self.where}, prefix {self.prefix!r}"
+
+    def close(self) -> None:
+        """Forget cached collection handles (the client is the caller's)."""
+        with self._lock:
+            self._cols.clear()
+
+    def __repr__(self) -> str:
+        return f"ChromaStorage({self.describe()}, shards={self.layout.shards})"

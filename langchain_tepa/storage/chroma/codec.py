@@ -1,0 +1,245 @@
+"""Records of layout 3 as Chroma metadata: pages, heads and precedent records.
+
+Example:
+    >>> from langchain_tepa.core import Evidence
+    >>> ev = Evidence.observation("user.diet", "vegan", time=1.0, id="e1", namespace="u1")
+    >>> meta = page_meta("u1", "s1", 1, "basis", [ev])
+    >>> decode_page(meta).records[0].value
+    'vegan'
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from langchain_tepa.core.log import Head, NamespaceSummary, Page
+from langchain_tepa.core.types import Evidence, Lifecycle, Precedent
+from langchain_tepa.core.values import canonical_json, short_hash
+from langchain_tepa.storage.base import key_path
+
+__all__ = [
+    "ALL_KEYS",
+    "MAX_PAGE_KEYS",
+    "decode_head",
+    "decode_page",
+    "decode_vector",
+    "encode_vector",
+    "head_id",
+    "head_update",
+    "index_meta",
+    "key_hash",
+    "marks_update",
+    "page_id",
+    "page_meta",
+    "precedent_meta",
+    "view_of",
+]
+
+# Pages list their keys' hashes so one key's evidence can be found; a page of more keys than
+# this lists "*" instead (read whenever any key is asked for), to keep metadata small.
+MAX_PAGE_KEYS = 64
+ALL_KEYS = "*"
+_S = "tepa_s:"
+_C = "tepa_c:"
+_T = "tepa_t:"
+_VW = "tepa_vw:"
+
+
+def encode_vector(vector: Sequence[float]) -> str:
+    """A vector as base64 of its float32 bytes (compact, exact for float32)."""
+    return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
+
+
+def decode_vector(text: str) -> list[float]:
+    """Inverse of :func:`encode_vector`."""
+    return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(float).tolist()
+
+
+def key_hash(key: str) -> str:
+    """The hash of a key as stored in ``tepa_keys``."""
+    return short_hash(key, 12)
+
+
+def head_id(namespace: str) -> str:
+    """The id of a namespace's head record."""
+    return "h." + short_hash(namespace, 32)
+
+
+def page_id(stream: str, seq: int, namespace: str, part: int) -> str:
+    """The id of a page (unique: a stream's sequence numbers are never reused)."""
+    return f"p.{stream}.{seq}.{short_hash(namespace, 12)}.{part}"
+
+
+def page_meta(
+    namespace: str,
+    stream: str,
+    seq: int,
+    basis: str | None,
+    records: Sequence[Evidence],
+    vectors: Mapping[str, Sequence[float]] | None = None,
+    items: Mapping[str, Mapping[str, Sequence[Sequence[float]]]] | None = None,
+) -> dict[str, Any]:
+    """Metadata of a page.
+
+    The page holds ``records`` (at most ``PAGE_RECORDS``), the vectors of the precedents they
+    create and item vectors written with them.
+    """
+    keys = sorted({key_hash(ev.key) for ev in records})
+    times = [float(ev.time) for ev in records] or [float("-inf")]
+    meta: dict[str, Any] = {
+        "tepa_pns": namespace,
+        "tepa_w": stream,
+        "tepa_q": seq,
+        "tepa_n": len(records),
+        "tepa_t0": min(times) if records else -1e300,
+        "tepa_t1": max(times) if records else -1e300,
+        "tepa_keys": (keys if len(keys) <= MAX_PAGE_KEYS else [ALL_KEYS]) or [ALL_KEYS],
+        "tepa_json": "[" + ",".join(ev.to_json() for ev in records) + "]",
+    }
+    if basis is not None:
+        meta["tepa_basis"] = basis
+    if vectors:
+        meta["tepa_vecs"] = json.dumps({pid: encode_vector(v) for pid, v in vectors.items()})
+    if items:
+        meta["tepa_items"] = json.dumps(
+            {
+                space: {owner: [encode_vector(v) for v in vs] for owner, vs in owners.items()}
+                for space, owners in items.items()
+            }
+        )
+    return meta
+
+
+def decode_page(meta: Mapping[str, Any]) -> Page:
+    """A :class:`Page` from its metadata."""
+    records = tuple(Evidence.from_dict(d) for d in json.loads(str(meta["tepa_json"])))
+    basis = meta.get("tepa_basis")
+    vectors: dict[str, list[float]] = {}
+    if isinstance(meta.get("tepa_vecs"), str):
+        vectors = {pid: decode_vector(v) for pid, v in json.loads(meta["tepa_vecs"]).items()}
+    items: dict[str, dict[str, list[list[float]]]] = {}
+    if isinstance(meta.get("tepa_items"), str):
+        items = {
+            space: {owner: [decode_vector(v) for v in vs] for owner, vs in owners.items()}
+            for space, owners in json.loads(meta["tepa_items"]).items()
+        }
+    return Page(
+        str(meta["tepa_pns"]),
+        str(meta["tepa_w"]),
+        int(meta["tepa_q"]),
+        records,
+        str(basis) if basis is not None else None,
+        vectors,
+        items,
+    )
+
+
+def head_update(
+    namespace: str,
+    stream: str,
+    seq: int,
+    count: int,
+    summary: NamespaceSummary | None,
+    time: float,
+) -> dict[str, Any]:
+    """Metadata that bumps ``stream``'s entry of a head (merged into the stored head)."""
+    meta: dict[str, Any] = {
+        "tepa_kind": "head",
+        "tepa_hns": namespace,
+        f"{_S}{stream}": seq,
+        f"{_C}{stream}": count,
+        f"{_T}{stream}": float(time),
+    }
+    if summary is not None:
+        meta["tepa_sum"] = summary_json(summary)
+    return meta
+
+
+def marks_update(namespace: str, marks: Mapping[str, int]) -> dict[str, Any]:
+    """Metadata recording up to which page of each stream the views are written."""
+    meta: dict[str, Any] = {"tepa_kind": "head", "tepa_hns": namespace}
+    meta.update({f"{_VW}{stream}": int(seq) for stream, seq in marks.items()})
+    return meta
+
+
+def summary_json(summary: NamespaceSummary) -> str:
+    """A summary as stored in a head."""
+    return json.dumps({"d": summary.digest, "a": summary.active, "k": summary.keys})
+
+
+def decode_head(meta: Mapping[str, Any]) -> Head:
+    """A :class:`Head` from its metadata."""
+    clock: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    views: dict[str, int] = {}
+    written: dict[str, float] = {}
+    for name, value in meta.items():
+        if name.startswith(_S):
+            clock[name[len(_S) :]] = int(value)
+        elif name.startswith(_C):
+            counts[name[len(_C) :]] = int(value)
+        elif name.startswith(_VW):
+            views[name[len(_VW) :]] = int(value)
+        elif name.startswith(_T):
+            written[name[len(_T) :]] = float(value)
+    summary = None
+    raw = meta.get("tepa_sum")
+    if isinstance(raw, str):
+        try:
+            data = json.loads(raw)
+            summary = NamespaceSummary(str(data["d"]), int(data["a"]), int(data["k"]))
+        except (ValueError, KeyError, TypeError):
+            summary = None
+    return Head(
+        str(meta.get("tepa_hns", "")),
+        clock,
+        counts,
+        summary,
+        bool(meta.get("tepa_big", False)),
+        views,
+        written,
+    )
+
+
+def index_meta(p: Precedent) -> dict[str, Any]:
+    """Metadata of a precedent in a large namespace's own index (what queries filter on)."""
+    return {"tepa_ns": p.namespace, "tepa_key": p.key, "tepa_kp": key_path(p.key)}
+
+
+def precedent_meta(p: Precedent) -> dict[str, Any]:
+    """Metadata of a precedent's view record: its lifecycle and what queries filter on."""
+    return {
+        "tepa_ns": p.namespace,
+        "tepa_key": p.key,
+        "tepa_kp": key_path(p.key),
+        "tepa_state": p.state.value,
+        "tepa_value": canonical_json(p.value),
+        "tepa_support": p.support,
+        "tepa_conflict": p.conflict,
+        "tepa_validity": float(p.validity),
+        "tepa_created_at": float(p.created_at),
+        "tepa_updated_at": float(p.updated_at),
+        "tepa_view": json.dumps(p.to_dict(), ensure_ascii=False, separators=(",", ":")),
+    }
+
+
+def view_of(meta: Mapping[str, Any] | None) -> Precedent | None:
+    """The precedent view stored in a record's metadata, if any."""
+    raw = (meta or {}).get("tepa_view")
+    if not isinstance(raw, str):
+        return None
+    return Precedent.from_dict(json.loads(raw))
+
+
+def state_of(meta: Mapping[str, Any] | None) -> Lifecycle | None:
+    """The lifecycle state a record's metadata says."""
+    raw = (meta or {}).get("tepa_state")
+    try:
+        return Lifecycle(raw) if raw is not None else None
+    except ValueError:
+        return None

@@ -1,0 +1,174 @@
+"""Chroma layout 3: a fixed set of sharded collections, whatever the number of namespaces.
+
+A namespace (a tenant) costs records, never a collection: namespaces are spread over ``shards``
+shards by a stable hash of their name. With ``prefix`` ``"tepa"`` and 16 shards:
+
+* ``tepa_meta``: the layout record (version, shards, dedicated threshold).
+* ``tepa_names``: one record per namespace with its label prefixes, so the namespaces under a
+  prefix are found with one read (written when a namespace is first written).
+* ``tepa_e00`` .. ``tepa_e15``: **evidence pages and namespace heads**. A page holds the records
+  of one append to one namespace (at most 1,000; a larger append has several pages), its stream
+  and sequence number, its time range, its keys' hashes and the records as JSON. A head (one per
+  namespace) holds, per stream, the sequence number of its last page (``tepa_s:<stream>``) and
+  its record count (``tepa_c:<stream>``), and a summary. A namespace's pages and its head bump
+  are written by one Chroma ``upsert`` (a head's other streams' entries survive: Chroma merges
+  metadata), so a head never names a page that is not stored. Records here need no vector
+  search: they carry a one-dimension placeholder.
+* ``tepa_v00`` .. ``tepa_v15``: **precedent records** of ordinary namespaces, each with its
+  embedding (stored once, never recomputed) and its lifecycle view as metadata. The memory loads
+  a namespace's vectors on first use and ranks them in process (no vector index per namespace).
+* ``tepa_x<hash>``: the precedent records of one **large** namespace (more than
+  ``dedicated_at`` precedents), ranked by Chroma's index. The number of these collections grows
+  with the data (one per ``dedicated_at`` precedents at most), not with the number of tenants.
+* ``tepa_i<space>_00`` ..: **item vectors** of named spaces (``TEPAStore``'s ``IndexConfig``),
+  created when first used.
+
+Example:
+    >>> layout = Layout("tepa", shards=16)
+    >>> layout.evidence(layout.shard("users.u1")).startswith("tepa_e")
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_tepa.core.errors import InvalidArgumentError, StorageError
+from langchain_tepa.core.values import short_hash
+
+__all__ = [
+    "DEFAULT_DEDICATED_AT",
+    "DEFAULT_SHARDS",
+    "LAYOUT_VERSION",
+    "PAGE_RECORDS",
+    "Layout",
+    "validate_prefix",
+]
+
+LAYOUT_VERSION = 3
+DEFAULT_SHARDS = 16
+"""Shards of a new store: 2 x 16 collections in all (about 3 MB of Chroma memory each once
+used), and each shard stays small enough that a namespace's filtered read is a few ms."""
+DEFAULT_DEDICATED_AT = 5000
+"""Precedents above which a namespace gets a vector index of its own (ranking 5,000 vectors in
+process takes about a millisecond; beyond that Chroma's HNSW index is faster)."""
+PAGE_RECORDS = 1000
+"""Records per evidence page: Chroma binds each list element of a record's metadata as an SQL
+parameter, and pages of 4,000 records failed where 2,000 passed."""
+MAX_SHARDS = 256
+
+_PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{1,40}$")
+
+# Chroma persists a collection's vector index every `hnsw:sync_threshold` records and replays the
+# unpersisted write log on every write; a persist rewrites the index's id map. Measured on this
+# machine (README, "Performance"): single adds to a 150k-record collection cost 100 ms with a
+# threshold of 2 and about 5-15 ms with 200, so shards use a middling threshold.
+EVIDENCE_HNSW: dict[str, Any] = {"hnsw:sync_threshold": 200, "hnsw:batch_size": 100}
+VECTOR_HNSW: dict[str, Any] = {
+    "hnsw:space": "cosine",
+    "hnsw:sync_threshold": 200,
+    "hnsw:batch_size": 100,
+}
+ITEM_HNSW: dict[str, Any] = dict(VECTOR_HNSW)
+
+
+def validate_prefix(prefix: object) -> str:
+    """A collection prefix: 2-41 letters, digits, ``_`` or ``-``, starting with a letter/digit."""
+    if not isinstance(prefix, str) or not _PREFIX.match(prefix):
+        raise InvalidArgumentError(
+            f"prefix {prefix!r} must be 2-41 characters of letters, digits, '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return prefix
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Names and sharding of one store's collections.
+
+    Args:
+        prefix: Collection name prefix.
+        shards: Number of evidence (and vector) shards, 1 to 256, fixed at creation.
+        dedicated_at: Precedents above which a namespace gets its own vector collection.
+
+    Example:
+        >>> Layout("app", shards=4).vectors(3)
+        'app_v03'
+    """
+
+    prefix: str
+    shards: int = DEFAULT_SHARDS
+    dedicated_at: int = DEFAULT_DEDICATED_AT
+    version: int = LAYOUT_VERSION
+
+    def __post_init__(self) -> None:
+        validate_prefix(self.prefix)
+        if isinstance(self.shards, bool) or not isinstance(self.shards, int):
+            raise InvalidArgumentError(f"shards must be an integer, got {self.shards!r}")
+        if not 1 <= self.shards <= MAX_SHARDS:
+            raise InvalidArgumentError(f"shards must be from 1 to {MAX_SHARDS}, got {self.shards}")
+        if isinstance(self.dedicated_at, bool) or not isinstance(self.dedicated_at, int):
+            raise InvalidArgumentError(
+                f"dedicated_at must be an integer, got {self.dedicated_at!r}"
+            )
+        if self.dedicated_at < 1:
+            raise InvalidArgumentError(f"dedicated_at must be >= 1, got {self.dedicated_at}")
+
+    @property
+    def meta(self) -> str:
+        """The layout collection."""
+        return f"{self.prefix}_meta"
+
+    def shard(self, namespace: str) -> int:
+        """The shard of ``namespace`` (a stable hash, the same in every process)."""
+        return zlib.crc32(namespace.encode("utf-8")) % self.shards
+
+    def evidence(self, shard: int) -> str:
+        """The evidence-and-heads collection of ``shard``."""
+        return f"{self.prefix}_e{shard:02d}"
+
+    def vectors(self, shard: int) -> str:
+        """The precedent-record collection of ``shard``."""
+        return f"{self.prefix}_v{shard:02d}"
+
+    def dedicated(self, namespace: str) -> str:
+        """The precedent-record collection of a large namespace."""
+        return f"{self.prefix}_x{short_hash(namespace, 24)}"
+
+    def items(self, space: str, shard: int) -> str:
+        """The item-vector collection of ``space`` in ``shard``."""
+        return f"{self.prefix}_i{space}_{shard:02d}"
+
+    def to_json(self) -> str:
+        """The layout record."""
+        return json.dumps(
+            {"version": self.version, "shards": self.shards, "dedicated_at": self.dedicated_at}
+        )
+
+    @classmethod
+    def from_json(cls, prefix: str, text: str) -> Layout:
+        """Inverse of :meth:`to_json`.
+
+        Raises:
+            StorageError: For a record this version cannot read.
+        """
+        try:
+            data = json.loads(text)
+            layout = cls(
+                prefix,
+                shards=int(data["shards"]),
+                dedicated_at=int(data.get("dedicated_at", DEFAULT_DEDICATED_AT)),
+                version=int(data["version"]),
+            )
+        except (ValueError, KeyError, TypeError, InvalidArgumentError) as exc:
+            raise StorageError(f"the layout record of {prefix!r} is unreadable ({exc})") from exc
+        if layout.version > LAYOUT_VERSION:
+            raise StorageError(
+                f"the store {prefix!r} has layout {layout.version}, newer than this version of "
+                f"langchain-tepa reads ({LAYOUT_VERSION}); upgrade langchain-tepa"
+            )
+        return layout

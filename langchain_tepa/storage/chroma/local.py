@@ -1,0 +1,211 @@
+"""Embedded Chroma folders: path checks, an exclusive lock per folder, read-only snapshots.
+
+Chroma's embedded mode (``PersistentClient``) serves one process: two processes writing one
+folder corrupt each other's view of it. :func:`open_persistent_client` therefore takes a lock on
+the folder (``.tepa.lock``, an ``flock`` held while the memory is open): exclusive for a writer,
+shared for ``read_only=True`` readers, refused at once with :class:`StorageLockedError` when
+another process holds it. Several memories of one process share the lock. For several
+processes, serve the folder with ``chroma run`` and use ``TEPAMemory.from_client``.
+
+Chroma cannot open a folder it may not write, even to read. ``read_only=True`` on such a folder
+(a read-only mount, another user's files) opens a private snapshot copy instead, with a warning.
+
+Example:
+    >>> import tempfile
+    >>> client, lock = open_persistent_client(tempfile.mkdtemp())
+    >>> lock.release()
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_tepa.core.errors import InvalidArgumentError, StorageError, StorageLockedError
+from langchain_tepa.storage.chroma.errors import translate
+
+__all__ = ["FolderLock", "open_persistent_client"]
+
+_log = logging.getLogger("langchain_tepa")
+_LOCK_NAME = ".tepa.lock"
+_SNAPSHOT_LIMIT = 2 * 1024**3
+
+try:  # POSIX
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no folder lock
+    fcntl = None  # type: ignore[assignment]
+
+
+@dataclass
+class _Held:
+    fd: int
+    exclusive: bool
+    count: int = 1
+
+
+_HELD: dict[str, _Held] = {}
+_HELD_LOCK = threading.Lock()
+
+
+@dataclass
+class FolderLock:
+    """A held folder lock (and a snapshot copy to remove); :meth:`release` once.
+
+    Example:
+        >>> FolderLock(None).release()
+    """
+
+    key: str | None
+    cleanup: Path | None = None
+    _released: bool = field(default=False, repr=False)
+
+    def release(self) -> None:
+        """Release the lock (and remove the snapshot copy)."""
+        if self._released:
+            return
+        self._released = True
+        if self.key is not None:
+            with _HELD_LOCK:
+                held = _HELD.get(self.key)
+                if held is not None:
+                    held.count -= 1
+                    if held.count <= 0:
+                        del _HELD[self.key]
+                        os.close(held.fd)  # closing the descriptor drops the flock
+        if self.cleanup is not None:
+            shutil.rmtree(self.cleanup, ignore_errors=True)
+
+
+def _folder(path: object) -> Path:
+    if path is None or not isinstance(path, str | os.PathLike):
+        raise InvalidArgumentError(
+            f"path must be a folder path (str or pathlib.Path), got {type(path).__name__}; "
+            "for example TEPAMemory.from_path('./memory')"
+        )
+    text = os.fspath(path)
+    if isinstance(text, bytes) or not text.strip():
+        raise InvalidArgumentError("path must be a non-empty folder path, e.g. './memory'")
+    return Path(text).expanduser()
+
+
+def _writable(folder: Path) -> bool:
+    sqlite = folder / "chroma.sqlite3"
+    return os.access(folder, os.W_OK) and (not sqlite.exists() or os.access(sqlite, os.W_OK))
+
+
+def _lock(folder: Path, *, exclusive: bool) -> FolderLock:
+    if fcntl is None:  # pragma: no cover
+        return FolderLock(None)
+    key = str(folder.resolve())
+    with _HELD_LOCK:
+        held = _HELD.get(key)
+        if held is not None:
+            if exclusive and not held.exclusive:
+                raise StorageLockedError(
+                    f"{folder} is open read-only in this process; close those memories before "
+                    "opening it for writing"
+                )
+            held.count += 1
+            return FolderLock(key)
+        path = folder / _LOCK_NAME
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StorageError(f"cannot create the lock file {path}: {exc}") from exc
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+        except OSError as exc:
+            try:
+                holder = os.read(fd, 64).decode("ascii", "replace").strip() or "another process"
+            finally:
+                os.close(fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                raise StorageLockedError(
+                    f"{folder} is in use by {holder}: Chroma's embedded mode serves one process. "
+                    f"Stop that process, or serve the folder with `chroma run --path {folder} "
+                    "--host 127.0.0.1 --port 8000` and open it in every process with "
+                    "TEPAMemory.from_client(chromadb.HttpClient(host='127.0.0.1', port=8000))"
+                ) from exc
+            raise StorageError(f"cannot lock {folder}: {exc}") from exc
+        if exclusive:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"process {os.getpid()}".encode("ascii"))
+        _HELD[key] = _Held(fd, exclusive)
+        return FolderLock(key)
+
+
+def _snapshot(folder: Path) -> Path:
+    size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    if size > _SNAPSHOT_LIMIT:
+        raise StorageError(
+            f"{folder} cannot be written, and Chroma cannot open a folder it may not write even "
+            f"to read; it is too large ({size / 1024**3:.1f} GiB) for a private snapshot copy: "
+            "copy it somewhere writable, or serve it with `chroma run --path ...`"
+        )
+    copy = Path(tempfile.mkdtemp(prefix="tepa-snapshot-"))
+    target = copy / "store"
+    shutil.copytree(folder, target, ignore=shutil.ignore_patterns(_LOCK_NAME))
+    _log.warning(
+        "%s is read-only and Chroma cannot open a folder it may not write: reading a snapshot "
+        "copy made now (%d bytes); writes of other processes after this moment are not seen",
+        folder,
+        size,
+    )
+    return target
+
+
+def open_persistent_client(path: object, *, read_only: bool = False) -> tuple[Any, FolderLock]:
+    """A ``chromadb.PersistentClient`` on ``path`` and the folder's lock (release it on close).
+
+    Raises:
+        InvalidArgumentError: If ``path`` is not a path.
+        StorageError: If the path is a file, a read-only open names a folder without a store,
+            the folder cannot be created or written, or it is too large to snapshot.
+        StorageLockedError: If another process holds the folder.
+    """
+    import chromadb
+    from chromadb.config import Settings
+
+    folder = _folder(path)
+    if folder.exists() and not folder.is_dir():
+        raise StorageError(f"{folder} is a file, not a folder; pass the path of a folder")
+    if read_only and not (folder / "chroma.sqlite3").is_file():
+        raise StorageError(
+            f"no memory at {folder}: it holds no chroma.sqlite3; check the path (read_only=True "
+            "never creates a store)"
+        )
+    if not read_only:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(
+                f"cannot create the memory folder {folder}: {exc.strerror or exc}; choose a "
+                "folder this user may write"
+            ) from exc
+        if not _writable(folder):
+            raise StorageError(
+                f"{folder} cannot be written by this user; open it with read_only=True to read "
+                "it, or choose a writable folder"
+            )
+    lock = FolderLock(None)
+    where = folder
+    if read_only and not _writable(folder):
+        where = _snapshot(folder)
+        lock.cleanup = where.parent
+    else:
+        lock = _lock(folder, exclusive=not read_only)
+    try:
+        client = chromadb.PersistentClient(
+            path=str(where), settings=Settings(anonymized_telemetry=False, allow_reset=False)
+        )
+    except Exception as exc:
+        lock.release()
+        raise translate(exc, f"embedded Chroma at {folder}", "open") from exc
+    return client, lock

@@ -1,0 +1,20 @@
+"""`TEPAStore`: LangGraph's ``BaseStore`` over a :class:`~langchain_tepa.memory.TEPAMemory`.
+
+The package: :mod:`~langchain_tepa.store.planning` (validation of a whole batch and its plan),
+:mod:`~langchain_tepa.store.queries` (filters and namespace matching),
+:mod:`~langchain_tepa.store.batching` (coalescing concurrent async calls) and
+:mod:`~langchain_tepa.store.store` (the store).
+
+Example:
+    >>> store = TEPAStore.in_memory()
+    >>> store.put(("users", "u1"), "diet", {"value": "vegan"})
+    >>> store.get(("users", "u1"), "diet").value
+    {'value': 'vegan'}
+"""
+
+from __future__ import annotations
+
+from langchain_tepa.store.planning import StoreNamespaceError
+from langchain_tepa.store.store import TEPAStore, store_policy
+
+__all__ = ["StoreNamespaceError", "TEPAStore", "store_policy"]

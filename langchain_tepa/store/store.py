@@ -1,0 +1,543 @@
+"""`TEPAStore`: LangGraph's long-term memory interface (``BaseStore``) over a TEPAMemory.
+
+A LangGraph namespace tuple maps to a memory namespace by joining its labels with ``"."``
+(``("users", "u1")`` -> ``"users.u1"``), an item key is a memory key and an item value (a JSON
+dict) is a memory value. ``put`` is an *observation*, ``delete`` a revocation, ``get`` and
+``search`` see Active values only. See :class:`TEPAStore` for every deliberate difference from
+LangGraph's ``InMemoryStore``.
+
+Example:
+    >>> store = TEPAStore.in_memory()
+    >>> store.put(("users", "u1"), "pizza", {"topping": "pineapple"})
+    >>> store.put(("users", "u1"), "pizza", {"topping": "mushroom"})
+    >>> store.get(("users", "u1"), "pizza").value
+    {'topping': 'mushroom'}
+    >>> store.delete(("users", "u1"), "pizza")
+    >>> store.get(("users", "u1"), "pizza") is None
+    True
+    >>> [p.state.value for p in store.audit(("users", "u1"), "pizza").precedents]
+    ['revoked', 'revoked']
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    IndexConfig,
+    Item,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    ensure_embeddings,
+)
+
+from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.policy import LifecyclePolicy
+from langchain_tepa.core.types import Fact, Precedent
+from langchain_tepa.core.values import short_hash
+from langchain_tepa.memory import TEPAMemory, VectorSpace
+from langchain_tepa.results import KeyAudit
+from langchain_tepa.store.batching import AsyncCoalescer
+from langchain_tepa.store.planning import (
+    Entry,
+    Plan,
+    PutPlan,
+    SearchPlan,
+    StoreNamespaceError,
+    check_count,
+    copy_json,
+    plan_put,
+    read_key,
+    read_namespace,
+    validate_op,
+    write_key,
+    write_namespace,
+)
+from langchain_tepa.store.queries import matches_condition, matches_filter
+
+__all__ = ["StoreNamespaceError", "TEPAStore", "store_policy"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_DISTANCES = ("cosine",)
+
+
+def store_policy(**overrides: Any) -> LifecyclePolicy:
+    """The policy the store's own constructors use: TEPA-Rev with exact value identity.
+
+    The memory default compares string values case-insensitively (``"Vegan"`` is ``"vegan"``),
+    which suits facts but not a key-value store whose ``get`` must return what was put; this
+    policy turns that off (``normalize_values=False``) and keeps every other TEPA-Rev default.
+
+    Args:
+        **overrides: Other :class:`~langchain_tepa.core.policy.LifecyclePolicy` fields.
+
+    Example:
+        >>> store_policy().normalize_values
+        False
+    """
+    base = {"name": "tepa-store", "normalize_values": False}
+    return LifecyclePolicy.preset("tepa-rev").with_overrides(**{**base, **overrides})
+
+
+def _when(seconds: float) -> datetime:
+    try:
+        return _EPOCH + timedelta(seconds=seconds)
+    except (OverflowError, ValueError):
+        return _EPOCH if seconds < 0 else datetime.max.replace(tzinfo=timezone.utc)
+
+
+def _value_view(p: Precedent) -> dict[str, Any]:
+    """The item value of a precedent (non-dict memory values appear as ``{"value": v}``)."""
+    return p.value if isinstance(p.value, dict) else {"value": p.value}
+
+
+def _recency(p: Precedent) -> tuple[float, str]:
+    return (p.updated_at, p.evidence_ids[-1] if p.evidence_ids else "")
+
+
+class TEPAStore(AsyncCoalescer, BaseStore):
+    """LangGraph ``BaseStore`` over a :class:`~langchain_tepa.memory.TEPAMemory`.
+
+    Use it wherever LangGraph takes a store (``StateGraph.compile(store=...)``,
+    ``create_agent(..., store=...)``, LangMem tools); nodes get it injected as
+    ``store: BaseStore``. Namespaces ``("users", "u1")`` are memory namespaces ``"users.u1"``,
+    item keys are memory keys, item values (JSON dicts) are memory values. Several worker
+    processes may share one store (through a ``chroma run`` server): every read reflects every
+    write acknowledged before it began (see the memory's ``max_staleness_s``).
+
+    Semantics, and every deliberate difference from LangGraph's ``InMemoryStore`` (each is
+    marked and asserted in ``tests/unit_tests/store_conformance.py``):
+
+    1. **put is evidence, not an overwrite.** ``get``/``search`` show the best Active value of a
+       key (highest validity, then most recent support). Under the default TEPA-Rev rules a
+       value put once is displaced by one put of a new value at once (validity 0.67 against
+       0.50); a value put ``n`` times needs more contrary puts (2 against 3 puts). Older values
+       stay in the archive (:meth:`audit`) and are never shown while a better one is Active.
+       Reason: a single contradicting write should not erase a well-supported memory, and
+       nothing is lost.
+    2. **delete revokes** every live value of the key with reason ``"deleted"`` and keeps the
+       records (``audit``); putting the value again revives it. Reason: auditability.
+    3. **list_namespaces** lists namespaces with at least one Active item, so a namespace whose
+       items were all deleted disappears (as in ``PostgresStore``); ``InMemoryStore`` keeps
+       listing it, and also lists namespaces that were only read with ``get``.
+    4. **Search order without a query**: most recently updated first (as ``PostgresStore``);
+       ``InMemoryStore`` returns insertion order. LangGraph leaves this order unspecified.
+    5. **A query without an IndexConfig is still semantic**: the memory's embeddings rank
+       items (text ``"key: value-json"``); ``InMemoryStore`` ignores the query then (score None).
+    6. **Values are JSON** (a dict with string keys, finite numbers, at most 64 KiB), stored as a
+       deep JSON copy: tuples come back as lists, and mutating the dict given to ``put`` or
+       the returned ``Item.value`` changes nothing stored. ``InMemoryStore`` accepts any
+       mapping and hands out its own dicts. Reason: values live in Chroma as JSON.
+    7. **Keys** must be valid memory keys (non-blank, no surrounding whitespace, at most 256
+       characters, no control characters): ``put`` raises
+       :class:`~langchain_tepa.core.errors.InvalidKeyError`; ``get`` of such a key is ``None``.
+    8. **Namespace labels** must also be valid memory namespace segments (no surrounding
+       whitespace, no control characters, joined length at most 256):
+       :class:`StoreNamespaceError`. Ops passed straight to ``batch``/``abatch`` are validated
+       too (``InMemoryStore`` validates only in ``put``/``get``/``search``), as LangGraph asks of
+       stores that join labels with ``"."``.
+    9. **Ordering filters** (``$gt $gte $lt $lte``) on a missing or non-numeric field are no
+       match; ``InMemoryStore`` raises ``TypeError``/``ValueError`` mid-search. Unsupported
+       operators and non-numeric operands raise
+       :class:`~langchain_tepa.core.errors.InvalidArgumentError` (a ``ValueError``) up front.
+    10. **limit, offset** must be integers >= 0 and **max_depth** >= 1
+        (``InvalidArgumentError``); ``InMemoryStore`` slices with negative numbers.
+    11. **In one batch every put counts**, in order; ``InMemoryStore`` keeps only the last put
+        per key. Reads of a batch see the state before its writes in both stores. A batch is
+        validated whole (values, filters, queries, and every text it will embed) before
+        anything is written: an invalid op leaves nothing of the batch stored. Concurrent
+        ``aput``/``aget``/... calls of one event loop are run together as one batch, as in
+        LangGraph's own async stores.
+    12. **Timestamps**: ``created_at`` is when the shown value was first put under the key
+        (kept across re-puts, like ``PostgresStore`` keeps it across updates), ``updated_at``
+        the last evidence that touched it, both from the memory's clock (UTC).
+        ``InMemoryStore`` resets both on every put.
+    13. **IndexConfig** (``dims``, ``embed``, ``fields``, and ``index=`` on ``put``) is honoured
+        and its vectors are stored with the items (never embedded again after a restart);
+        ``put(..., index=False)`` of a value that already has vectors keeps them (as
+        ``PostgresStore`` does). Scoreless items (never indexed, or no text at the fields) rank
+        after the scored ones and are paged by ``offset`` like them (``InMemoryStore`` appends
+        them ignoring ``offset``); an ``embed`` that returns vectors of another size than
+        ``dims`` raises. ``distance_type`` ``"cosine"`` is the only one supported (others
+        raise :class:`~langchain_tepa.core.errors.InvalidArgumentError`).
+    14. **Facts written through the memory** (``memory.observe("user.diet", "vegan")``) are
+        items too; non-dict values appear as ``{"value": v}``.
+    15. **The policy decides what is visible**: the memory's default policy compares string
+        values case-insensitively (the first form is returned), so :meth:`in_memory`,
+        :meth:`from_client` and :meth:`from_path` use :func:`store_policy` (exact values);
+        under ``tepa-full`` puts are Hypotheses until promoted; under ``no-memory`` nothing is
+        visible; for multi-valued keys the best Active value is shown.
+    16. **Text with NUL characters** is stored as given; NULs become spaces in the texts handed
+        to the embedding function, with or without an index.
+
+    Args:
+        memory: The memory (default: a new in-process memory with :func:`store_policy`).
+        index: LangGraph ``IndexConfig`` for semantic search on item fields (``embed``: an
+            ``Embeddings``, a sync or async function, or a provider string; ``fields``: JSON
+            paths, default ``["$"]``; ``dims``: checked when given; ``distance_type``:
+            ``"cosine"``).
+        source: The ``source`` recorded on the evidence of store writes.
+
+    Example:
+        >>> from langchain_tepa import HashingEmbeddings
+        >>> store = TEPAStore.in_memory(index={"dims": 384, "embed": HashingEmbeddings(),
+        ...                                    "fields": ["text"]})
+        >>> store.put(("docs",), "a", {"text": "pizza with mushrooms", "stars": 5})
+        >>> store.put(("docs",), "b", {"text": "tax return deadline", "stars": 2})
+        >>> [i.key for i in store.search(("docs",), query="mushroom pizza", limit=1)]
+        ['a']
+        >>> [i.key for i in store.search(("docs",), filter={"stars": {"$lt": 3}})]
+        ['b']
+    """
+
+    supports_ttl = False
+
+    def __init__(
+        self,
+        memory: TEPAMemory | None = None,
+        *,
+        index: IndexConfig | None = None,
+        source: str = "langgraph-store",
+    ) -> None:
+        if memory is None:
+            memory = TEPAMemory.in_memory(policy=store_policy())
+        if not isinstance(memory, TEPAMemory):
+            raise InvalidArgumentError(
+                f"memory must be a TEPAMemory, got {type(memory).__name__}; "
+                "for example TEPAMemory.in_memory()"
+            )
+        if not isinstance(source, str) or not source or len(source) > 256:
+            raise InvalidArgumentError("source must be a non-empty string of at most 256 chars")
+        self.memory = memory
+        self.source = source
+        self.index_config: IndexConfig | None = None
+        self.embeddings: Embeddings | None = None
+        """The index's embeddings (``None`` without an ``IndexConfig``), as in LangGraph."""
+        self._fields: list[str] | None = None
+        self._dims: int | None = None
+        self._space: VectorSpace | None = None
+        if index is not None:
+            self._configure(index)
+        AsyncCoalescer.__init__(self)
+
+    def _configure(self, index: IndexConfig) -> None:
+        if not isinstance(index, Mapping) or index.get("embed") is None:
+            raise InvalidArgumentError(
+                "index must be an IndexConfig dict with 'embed' (and optionally 'dims' and "
+                "'fields'), e.g. {'dims': 384, 'embed': HashingEmbeddings()}"
+            )
+        unknown = set(index) - {"embed", "fields", "dims", "distance_type", "ann_index_config"}
+        if unknown:
+            raise InvalidArgumentError(f"unknown IndexConfig keys {sorted(unknown)}")
+        distance = index.get("distance_type", "cosine")
+        if distance not in _DISTANCES:
+            raise InvalidArgumentError(
+                f"distance_type {distance!r} is not supported: TEPAStore ranks by cosine "
+                "similarity; use 'cosine' (or leave it out)"
+            )
+        fields = index.get("fields") or ["$"]
+        if not isinstance(fields, list | tuple) or not all(
+            isinstance(f, str) and f for f in fields
+        ):
+            raise InvalidArgumentError("index['fields'] must be a list of JSON paths")
+        dims = index.get("dims")
+        if dims is not None:
+            dims = check_count(dims, "index['dims']", minimum=1)
+        config: IndexConfig = {"embed": index["embed"], "fields": list(fields)}
+        if dims is not None:
+            config["dims"] = dims
+        config["distance_type"] = "cosine"  # type: ignore[typeddict-unknown-key]
+        self.index_config = config
+        self.embeddings = ensure_embeddings(index["embed"])
+        self._fields = list(fields)
+        self._dims = dims
+        # Vectors of one configuration live in one named space of the memory.
+        ident = json.dumps({"fields": list(fields), "dims": dims}, sort_keys=True)
+        self._space = self.memory.vector_space("ix" + short_hash(ident, 12))
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def in_memory(
+        cls,
+        *,
+        index: IndexConfig | None = None,
+        source: str = "langgraph-store",
+        **memory_kwargs: Any,
+    ) -> TEPAStore:
+        """A store on a new in-process memory (policy :func:`store_policy` unless given)."""
+        memory_kwargs.setdefault("policy", store_policy())
+        return cls(TEPAMemory.in_memory(**memory_kwargs), index=index, source=source)
+
+    @classmethod
+    def from_client(
+        cls,
+        client: Any,
+        *,
+        prefix: str = "tepa_store",
+        index: IndexConfig | None = None,
+        source: str = "langgraph-store",
+        **memory_kwargs: Any,
+    ) -> TEPAStore:
+        """A store on any chromadb client (policy :func:`store_policy` unless given)."""
+        memory_kwargs.setdefault("policy", store_policy())
+        memory = TEPAMemory.from_client(client, prefix=prefix, **memory_kwargs)
+        return cls(memory, index=index, source=source)
+
+    @classmethod
+    def from_path(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        index: IndexConfig | None = None,
+        source: str = "langgraph-store",
+        **memory_kwargs: Any,
+    ) -> TEPAStore:
+        """A store in an embedded persistent Chroma at ``path`` (policy :func:`store_policy`)."""
+        memory_kwargs.setdefault("policy", store_policy())
+        memory_kwargs.setdefault("prefix", "tepa_store")
+        return cls(TEPAMemory.from_path(path, **memory_kwargs), index=index, source=source)
+
+    # ------------------------------------------------------------------ batch
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run operations; results in input order, reads see the state before the writes.
+
+        Raises:
+            StoreNamespaceError: For a namespace the store cannot hold.
+            InvalidArgumentError: For any other invalid op; then nothing of the batch is stored.
+        """
+        plan = self._prepare(list(ops))
+        texts, queries = plan.texts(), plan.queries()
+        emb = self.embeddings if self.embeddings is not None else self.memory.embeddings
+        text_vecs = emb.embed_documents(texts) if texts else []
+        query_vecs = [emb.embed_query(q) for q in queries]
+        return self._finish(plan, self._vectors(texts, text_vecs, queries, query_vecs))
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """Async twin of :meth:`batch` (embeddings awaited, storage work in a worker thread).
+
+        Calls of one event loop that arrive while a batch runs are run together as the next
+        batch (each caller's ops validated on their own, results split back).
+        """
+        return await self._coalesced(list(ops), self._abatch_now)
+
+    async def _abatch_now(self, ops: list[Op]) -> list[Result]:
+        plan = await asyncio.to_thread(self._prepare, ops)
+        texts, queries = plan.texts(), plan.queries()
+        emb = self.embeddings if self.embeddings is not None else self.memory.embeddings
+        text_vecs = await emb.aembed_documents(texts) if texts else []
+        query_vecs = list(await asyncio.gather(*(emb.aembed_query(q) for q in queries)))
+        vectors = self._vectors(texts, text_vecs, queries, query_vecs)
+        return await asyncio.to_thread(self._finish, plan, vectors)
+
+    # ------------------------------------------------------------------ extras
+    def audit(self, namespace: tuple[str, ...], key: str) -> KeyAudit:
+        """Every value ever put under ``key`` (any state), with counts and reasons.
+
+        Example:
+            >>> store = TEPAStore.in_memory()
+            >>> store.put(("u",), "k", {"v": 1})
+            >>> store.audit(("u",), "k").precedents[0].state.value
+            'active'
+        """
+        ns = write_namespace(namespace)
+        return self.memory.audit(write_key(key), namespace=ns)
+
+    async def aaudit(self, namespace: tuple[str, ...], key: str) -> KeyAudit:
+        """Async twin of :meth:`audit`."""
+        return await asyncio.to_thread(self.audit, namespace, key)
+
+    def __repr__(self) -> str:
+        return f"TEPAStore(memory={self.memory!r}, indexed={self.index_config is not None})"
+
+    # ------------------------------------------------------------------ phase 1: check, read
+    def check(self, op: Op) -> None:
+        """Validate one op completely (nothing is read or written)."""
+        validate_op(op)
+        if isinstance(op, PutOp):
+            plan_put(op, self._fields)
+
+    def _prepare(self, ops: list[Op]) -> Plan:
+        for op in ops:
+            validate_op(op)
+        puts = [plan_put(op, self._fields) for op in ops if isinstance(op, PutOp)]
+        plan = Plan([None] * len(ops), puts=puts)
+        for i, op in enumerate(ops):
+            if isinstance(op, GetOp):
+                plan.results[i] = self._get_item(tuple(op.namespace), op.key)
+            elif isinstance(op, SearchOp):
+                plan.searches[i] = self._plan_search(op)
+            elif isinstance(op, ListNamespacesOp):
+                plan.results[i] = self._list_namespaces(op)
+        return plan
+
+    def _get_item(self, namespace: tuple[str, ...], key: object) -> Item | None:
+        ns = read_namespace(namespace)
+        k = read_key(key)
+        if ns is None or k is None:
+            return None
+        best = self.memory.answer(k, namespace=ns)
+        if best is None:
+            return None
+        return Item(
+            value=copy_json(_value_view(best)),
+            key=best.key,
+            namespace=namespace,
+            created_at=_when(best.created_at),
+            updated_at=_when(best.updated_at),
+        )
+
+    def _plan_search(self, op: SearchOp) -> SearchPlan:
+        prefix = tuple(op.namespace_prefix)
+        entries: list[Entry] = []
+        if prefix and read_namespace(prefix) is None:
+            return SearchPlan(op, entries, op.query or None)
+        names = self.memory.namespaces(".".join(prefix) if prefix else None)
+        for ns in names:
+            labels = tuple(ns.split("."))
+            for p in self.memory.answers(namespace=ns):
+                if matches_filter(_value_view(p), op.filter):
+                    entries.append(Entry(labels, p))
+        entries.sort(key=lambda e: (*_recency(e.precedent), e.labels, e.precedent.key))
+        entries.reverse()
+        return SearchPlan(op, entries, op.query or None)
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        conditions = op.match_conditions or ()
+        prefix = None
+        for cond in conditions:
+            if cond.match_type == "prefix" and "*" not in cond.path and cond.path:
+                prefix = ".".join(cond.path)
+        found = []
+        for ns in self.memory.namespaces(prefix, active_only=True):
+            labels = tuple(ns.split("."))
+            if all(matches_condition(c, labels) for c in conditions):
+                found.append(labels)
+        if op.max_depth is not None:
+            found = sorted({labels[: op.max_depth] for labels in found})
+        else:
+            found.sort()
+        return found[op.offset : op.offset + op.limit]
+
+    # ------------------------------------------------------------------ phase 2: embed
+    def _vectors(
+        self,
+        texts: list[str],
+        text_vecs: Sequence[Sequence[float]],
+        queries: list[str],
+        query_vecs: Sequence[Sequence[float]],
+    ) -> dict[str, list[float]]:
+        if len(text_vecs) != len(texts) or len(query_vecs) != len(queries):
+            raise InvalidArgumentError(
+                "the embedding function returned a different number of vectors than texts"
+            )
+        out = {t: [float(x) for x in v] for t, v in zip(texts, text_vecs, strict=True)}
+        out.update(
+            {
+                f"\x00query:{q}": [float(x) for x in v]
+                for q, v in zip(queries, query_vecs, strict=True)
+            }
+        )
+        if self._dims is not None:
+            for vec in out.values():
+                if len(vec) != self._dims:
+                    raise InvalidArgumentError(
+                        f"index dims is {self._dims} but the embedding function returned "
+                        f"{len(vec)} dimensions; fix 'dims' or the embeddings"
+                    )
+        return out
+
+    # ------------------------------------------------------------------ phase 3: rank, write
+    def _finish(self, plan: Plan, vectors: dict[str, list[float]]) -> list[Result]:
+        results = list(plan.results)
+        for i, search in plan.searches.items():
+            results[i] = self._rank(search, vectors)
+        self._apply(plan.puts, vectors)
+        return results
+
+    def _scores(self, search: SearchPlan, qvec: list[float]) -> dict[str, float]:
+        scores: dict[str, float] = {}
+        by_ns: dict[str, list[str]] = {}
+        for e in search.entries:
+            by_ns.setdefault(".".join(e.labels), []).append(e.precedent.id)
+        for ns, ids in by_ns.items():
+            if self._space is not None:
+                scores.update(self._space.scores(ns, qvec, ids))
+            else:
+                scores.update(self.memory.similarity(qvec, ids, namespace=ns))
+        return scores
+
+    def _rank(self, search: SearchPlan, vectors: dict[str, list[float]]) -> list[SearchItem]:
+        op = search.op
+        scored: list[tuple[float | None, Entry]]
+        if not search.query:
+            scored = [(None, e) for e in search.entries]
+        else:
+            scores = self._scores(search, vectors[f"\x00query:{search.query}"])
+            ranked = [
+                (scores[e.precedent.id], e) for e in search.entries if e.precedent.id in scores
+            ]
+            ranked.sort(key=lambda pair: -pair[0])
+            rest = [(None, e) for e in search.entries if e.precedent.id not in scores]
+            scored = [*ranked, *rest]
+        page = scored[op.offset : op.offset + op.limit]
+        return [
+            SearchItem(
+                namespace=e.labels,
+                key=e.precedent.key,
+                value=copy_json(_value_view(e.precedent)),
+                created_at=_when(e.precedent.created_at),
+                updated_at=_when(e.precedent.updated_at),
+                score=None if score is None else float(score),
+            )
+            for score, e in page
+        ]
+
+    def _apply(self, puts: list[PutPlan], vectors: dict[str, list[float]]) -> None:
+        """Consecutive puts are one append; each delete is one append after them."""
+        pending: list[PutPlan] = []
+
+        def observe_pending() -> None:
+            if not pending:
+                return
+            facts = [
+                Fact(key=put.key, value=put.value, namespace=put.namespace, source=self.source)
+                for put in pending
+            ]
+            if self._space is None:
+                self.memory.observe_many(facts)
+            else:
+                self._space.observe_many(
+                    facts, [self._item_vectors(put, vectors) for put in pending]
+                )
+            pending.clear()
+
+        for put in puts:
+            if put.value is not None:
+                pending.append(put)
+                continue
+            observe_pending()
+            self.memory.revoke_key(
+                put.key, namespace=put.namespace, reason="deleted", source=self.source
+            )
+        observe_pending()
+
+    @staticmethod
+    def _item_vectors(put: PutPlan, vectors: dict[str, list[float]]) -> list[list[float]] | None:
+        """The vectors stored with a put: none for ``index=False`` (earlier ones are kept)."""
+        if put.texts is None:
+            return None
+        if not put.texts and put.index_given:
+            return None  # index=False: keep whatever vectors this value already has
+        return [vectors[t] for t in put.texts]
