@@ -32,12 +32,24 @@ from langchain_tepa.core import (
 )
 from langchain_tepa.embeddings import HashingEmbeddings, default_embeddings
 from langchain_tepa.memory import TEPAMemory
+from langchain_tepa.memory.adapters import register_adapter
 from langchain_tepa.results import KeyAudit, ObservationResult, ReconcileReport
 from langchain_tepa.retriever import TEPARetriever
 from langchain_tepa.storage import ChromaStorage, InMemoryStorage, StorageBackend
 from langchain_tepa.store import TEPAStore
 
 __version__ = "0.1.0"
+
+
+def _classic(memory: TEPAMemory, **kwargs: object) -> object:
+    from langchain_tepa.classic import TEPAConversationMemory
+
+    return TEPAConversationMemory(memory=memory, **kwargs)
+
+
+register_adapter("retriever", lambda memory, **kw: TEPARetriever(memory=memory, **kw))
+register_adapter("store", lambda memory, **kw: TEPAStore(memory=memory, **kw))
+register_adapter("classic", _classic)
 
 __all__ = [
     "POLICY_NAMES",

@@ -28,7 +28,7 @@ from langchain_tepa.core.types import Evidence, Fact
 from langchain_tepa.core.values import validate_namespace
 
 if TYPE_CHECKING:
-    from langchain_tepa.memory.facade import TEPAMemory
+    from langchain_tepa.memory.writing import WritingMixin
     from langchain_tepa.results import ObservationResult
 
 __all__ = ["VectorSpace"]
@@ -51,7 +51,7 @@ class VectorSpace:
         'idx'
     """
 
-    def __init__(self, memory: TEPAMemory, name: str) -> None:
+    def __init__(self, memory: WritingMixin, name: str) -> None:
         if not isinstance(name, str) or not _NAME.match(name):
             raise InvalidArgumentError(
                 f"vector space name {name!r} must be 1-24 lower-case letters, digits or '_'"

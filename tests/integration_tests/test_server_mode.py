@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from langchain_tepa.storage.chroma_async import AsyncChromaStorage
 
 from langchain_tepa import (
     EvidenceKind,
@@ -23,6 +22,7 @@ from langchain_tepa import (
     TEPAMemory,
     UnknownPrecedentError,
 )
+from langchain_tepa.storage.chroma import AsyncChromaStorage
 from tests.integration_tests.conftest import ChromaServer, unique_prefix
 from tests.support.stored import stored_evidence, stored_views
 from tests.unit_tests import test_memory as foundation

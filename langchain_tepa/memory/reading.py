@@ -1,0 +1,295 @@
+"""Reading a :class:`~langchain_tepa.memory.TEPAMemory`: retrieval, answers, audit, history.
+
+Every read of a namespace first checks its head (unless ``max_staleness_s`` allows reusing the
+last check), so it reflects every write acknowledged by any process before it began. ``as_of=``
+reads fold the evidence up to a point instead.
+
+Example:
+    >>> from langchain_tepa import TEPAMemory
+    >>> memory = TEPAMemory.in_memory()
+    >>> _ = memory.observe("user.diet", "vegan")
+    >>> memory.get("user.diet"), memory.keys()
+    ('vegan', ['user.diet'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from langchain_core.documents import Document
+
+from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.types import Evidence, KeyState, Precedent
+from langchain_tepa.core.values import validate_key, validate_namespace
+from langchain_tepa.memory.core import AsOfPoint, MemoryCore, Namespace
+from langchain_tepa.memory.documents import copy_value, detached, precedent_document
+from langchain_tepa.results import KeyAudit
+from langchain_tepa.validation import validate_k as _validate_k
+from langchain_tepa.validation import validate_text as _validate_text
+
+__all__ = ["ReadingMixin"]
+
+
+class ReadingMixin(MemoryCore):
+    """The reading calls of :class:`~langchain_tepa.memory.TEPAMemory`.
+
+    Example:
+        >>> from langchain_tepa import TEPAMemory
+        >>> TEPAMemory.in_memory().get("user.diet") is None
+        True
+    """
+
+    def retrieve(
+        self,
+        query: str,
+        k: int = 4,
+        *,
+        namespace: Namespace | None = None,
+        key_prefix: str | None = None,
+        as_of: AsOfPoint | None = None,
+    ) -> list[Document]:
+        """The ``k`` Active precedents most similar to ``query``, as Documents.
+
+        Args:
+            query: Natural-language query.
+            k: How many (1 to 1000).
+            namespace: Scope (default: the memory's namespace).
+            key_prefix: Only keys equal to it or below it (``"user"`` matches ``"user.diet"``).
+            as_of: Retrieve what was Active at that point (a datetime, seconds, or an evidence
+                id) instead of now.
+
+        Returns:
+            Documents whose metadata holds key, value, state, support, conflict, validity,
+            lower_95, namespace, precedent_id, evidence_ids, created_at, updated_at and score.
+        """
+        if not isinstance(query, str):
+            raise InvalidArgumentError(f"query must be a string, got {type(query).__name__}")
+        _validate_text(query, "query")
+        k = _validate_k(k)
+        ns = self._ns(namespace)
+        prefix = validate_key(key_prefix) if key_prefix is not None else None
+        self._check_open()
+        if not self.policy.retrieval_enabled:
+            return []
+        point = self._point(ns, as_of) if as_of is not None else None
+        vector = self.embeddings.embed_query(query)
+        with self._engine.reading([ns]) as states:
+            st = states[ns]
+            if point is None:
+                live = st.active()
+            else:
+                past = self._engine.as_of(ns, point)
+                live = [p for ks in past.values() for p in ks.active()]
+            if prefix is not None:
+                live = [p for p in live if p.key == prefix or p.key.startswith(prefix + ".")]
+            ranked = self._engine.rank(st, live, vector, k, key_prefix=prefix)
+            return [precedent_document(p, self.policy, score) for p, score in ranked]
+
+    def active_documents(
+        self,
+        *,
+        namespace: Namespace | None = None,
+        key_prefix: str | None = None,
+        as_of: AsOfPoint | None = None,
+    ) -> list[Document]:
+        """Every Active precedent of a namespace as Documents (no ranking), by key."""
+        ns = self._ns(namespace)
+        prefix = validate_key(key_prefix) if key_prefix is not None else None
+        if not self.policy.retrieval_enabled:
+            return []
+        states = self._states(ns, as_of)
+        out: list[Document] = []
+        for key in sorted(states):
+            if prefix and not (key == prefix or key.startswith(prefix + ".")):
+                continue
+            out.extend(precedent_document(p, self.policy) for p in states[key].active())
+        return out
+
+    def _states(self, ns: str, as_of: object) -> dict[str, KeyState]:
+        """Every key's state of ``ns`` now or at ``as_of`` (copies, safe to keep)."""
+        self._check_open()
+        if as_of is not None:
+            return self._engine.as_of(ns, self._point(ns, as_of))
+        with self._engine.reading([ns]) as states:
+            return {k: ks.snapshot() for k, ks in states[ns].keys.items()}
+
+    def get(
+        self, key: str, *, namespace: Namespace | None = None, as_of: AsOfPoint | None = None
+    ) -> Any:
+        """The Active value of ``key``, or ``None`` (a copy: changing it changes nothing stored).
+
+        For a single-valued key, the best Active value (highest validity, then most recent
+        support); for a multi-valued key, the list of Active values.
+
+        Args:
+            key: The key.
+            namespace: Scope (default: the memory's namespace).
+            as_of: What the memory believed at that point (a datetime, seconds, or an
+                evidence id) instead of now.
+        """
+        ns = self._ns(namespace)
+        k = validate_key(key)
+        multi = self.policy.is_multi_valued(k)
+        if not self.policy.retrieval_enabled:
+            return [] if multi else None
+        state = self._key_state(ns, k, as_of)
+        active = state.active() if state else []
+        if multi:
+            return [copy_value(p.value) for p in active]
+        return copy_value(active[0].value) if active else None
+
+    def audit(
+        self, key: str, *, namespace: Namespace | None = None, as_of: AsOfPoint | None = None
+    ) -> KeyAudit:
+        """Every precedent of ``key`` with its state, posterior and transition reasons.
+
+        Args:
+            key: The key.
+            namespace: Scope (default: the memory's namespace).
+            as_of: The audit as it stood at that point (datetime, seconds, or evidence id).
+        """
+        ns = self._ns(namespace)
+        k = validate_key(key)
+        state = self._key_state(ns, k, as_of)
+        if state is None:
+            return KeyAudit(ns, k, [], 0)
+        return KeyAudit(
+            ns, k, [detached(p, self.policy) for p in state.precedents.values()], state.seq
+        )
+
+    def history(self, key: str, *, namespace: Namespace | None = None) -> list[Evidence]:
+        """The evidence of ``key``, oldest first, read from storage (the source of truth)."""
+        ns = self._ns(namespace)
+        k = validate_key(key)
+        self._check_open()
+        return self._engine.all_pages(ns, key=k)
+
+    def keys(
+        self, *, namespace: Namespace | None = None, as_of: AsOfPoint | None = None
+    ) -> list[str]:
+        """Keys of a namespace that have evidence (up to ``as_of`` when given)."""
+        ns = self._ns(namespace)
+        self._check_open()
+        if as_of is not None:
+            return sorted(self._engine.as_of(ns, self._point(ns, as_of)))
+        with self._engine.reading([ns]) as states:
+            return sorted(states[ns].keys)
+
+    def namespaces(
+        self, prefix: Namespace | None = None, *, active_only: bool = False
+    ) -> list[str]:
+        """Namespaces that have evidence, sorted.
+
+        Args:
+            prefix: Only this namespace and those below it on label boundaries (``"users"``
+                matches ``"users.u1"``, not ``"users2"``).
+            active_only: Only namespaces with at least one Active precedent (read from each
+                namespace's head; a namespace whose summary is not current is folded).
+        """
+        self._check_open()
+        pfx = None if prefix is None else validate_namespace(prefix)
+        names = self.storage.find_namespaces(pfx)
+        if not active_only or not names:
+            return names
+        if not self.policy.retrieval_enabled:
+            return []
+        heads = self.storage.read_heads(names)
+        return [ns for ns in names if ns in heads and self._engine.active_count(heads[ns]) > 0]
+
+    def answer(
+        self, key: str, *, namespace: Namespace | None = None, as_of: AsOfPoint | None = None
+    ) -> Precedent | None:
+        """The precedent :meth:`get` answers with for a single-valued key (a copy), or ``None``.
+
+        The best Active precedent: highest validity, then most recent support.
+        """
+        ns = self._ns(namespace)
+        k = validate_key(key)
+        if not self.policy.retrieval_enabled:
+            return None
+        state = self._key_state(ns, k, as_of)
+        active = state.active() if state else []
+        return detached(active[0], self.policy) if active else None
+
+    def answers(
+        self,
+        *,
+        namespace: Namespace | None = None,
+        key_prefix: str | None = None,
+        as_of: AsOfPoint | None = None,
+    ) -> list[Precedent]:
+        """For every key of a namespace with an Active value, the precedent that answers (copies).
+
+        Keys in sorted order; ``key_prefix`` keeps keys equal to it or below it.
+        """
+        ns = self._ns(namespace)
+        prefix = validate_key(key_prefix) if key_prefix is not None else None
+        if not self.policy.retrieval_enabled:
+            return []
+        self._check_open()
+        out: list[Precedent] = []
+        if as_of is not None:
+            states = self._engine.as_of(ns, self._point(ns, as_of))
+        with self._engine.reading([ns]) as live:
+            if as_of is None:
+                states = live[ns].keys
+            for key in sorted(states):
+                if prefix and not (key == prefix or key.startswith(prefix + ".")):
+                    continue
+                active = states[key].active()
+                if active:
+                    out.append(detached(active[0], self.policy))
+        return out
+
+    def similarity(
+        self,
+        query: str | Sequence[float],
+        ids: Sequence[str],
+        *,
+        namespace: Namespace | None = None,
+    ) -> dict[str, float]:
+        """Cosine similarity of ``query`` with the stored vectors of precedents of a namespace.
+
+        ``query`` is a text (embedded with the memory's embeddings) or a vector; ids without a
+        stored vector are absent from the result.
+        """
+        ns = self._ns(namespace)
+        self._check_open()
+        if isinstance(query, str):
+            _validate_text(query, "query")
+            vector: Sequence[float] = self.embeddings.embed_query(query)
+        else:
+            vector = [float(x) for x in query]
+        with self._engine.reading([ns]) as states:
+            st = states[ns]
+            wanted = [p for pid in ids if (p := st.precedent(pid)) is not None]
+            return {p.id: s for p, s in self._engine.rank(st, wanted, vector, len(wanted))}
+
+    def precedents(self, *, namespace: Namespace | None = None) -> list[Precedent]:
+        """Copies of every precedent of one namespace (default: the memory's), by key.
+
+        :meth:`iter_precedents` walks every namespace.
+        """
+        ns = self._ns(namespace)
+        states = self._states(ns, None)
+        return [
+            detached(p, self.policy) for k in sorted(states) for p in states[k].precedents.values()
+        ]
+
+    def iter_precedents(self) -> Iterator[Precedent]:
+        """Copies of every precedent of every namespace, one namespace at a time."""
+        for ns in self.namespaces():
+            yield from self.precedents(namespace=ns)
+
+    def evidence_count(self, *, namespace: Namespace | None = None) -> int:
+        """Evidence records in storage (of one namespace, or of all when ``namespace`` is None).
+
+        Counted from the namespaces' heads: no evidence is read.
+        """
+        self._check_open()
+        if namespace is not None:
+            ns = self._ns(namespace)
+            head = self.storage.read_heads([ns]).get(ns)
+            return head.evidence_count if head else 0
+        return sum(head.evidence_count for head in self._engine.heads())

@@ -1,0 +1,373 @@
+"""Writing to a :class:`~langchain_tepa.memory.TEPAMemory`: observations, outcomes, decisions.
+
+Every write is one append of immutable evidence, decided on all the evidence of its keys (the
+namespace is caught up first).
+
+Example:
+    >>> from langchain_tepa import TEPAMemory
+    >>> TEPAMemory.in_memory().observe("user.diet", "vegan").precedent.state.value
+    'active'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentError
+from langchain_tepa.core.types import Evidence, EvidenceKind, Fact, Lifecycle, precedent_id
+from langchain_tepa.core.values import validate_key, validate_value, value_identity
+from langchain_tepa.memory.core import MemoryCore, Namespace
+from langchain_tepa.results import ObservationResult, TextsResult
+from langchain_tepa.validation import as_fact as _as_fact
+from langchain_tepa.validation import iterate_items as _iterate
+from langchain_tepa.validation import validate_reason as _validate_reason
+from langchain_tepa.validation import validate_source as _validate_source
+from langchain_tepa.validation import validate_text as _validate_text
+
+__all__ = ["WritingMixin"]
+
+
+class WritingMixin(MemoryCore):
+    """The writing calls of :class:`~langchain_tepa.memory.TEPAMemory`.
+
+    Example:
+        >>> from langchain_tepa import TEPAMemory
+        >>> len(TEPAMemory.in_memory().observe_many([("a", 1), ("b", 2)]))
+        2
+    """
+
+    def observe(
+        self,
+        key: str,
+        value: Any,
+        *,
+        text: str | None = None,
+        namespace: Namespace | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        source: str | None = None,
+    ) -> ObservationResult:
+        """Assert that ``key`` has ``value``.
+
+        Same key and value adds support; same key and another value adds conflict to the other
+        values (single-valued keys). A new value starts as a Hypothesis.
+
+        Args:
+            key: The key (``"user.pizza_topping"``).
+            value: A JSON-serialisable value, not ``None`` (copied: later changes to the
+                caller's object change nothing stored).
+            text: Free text the value came from; it is embedded for retrieval.
+            namespace: Scope (default: the memory's namespace).
+            metadata: Scalar metadata kept with the evidence.
+            source: Who asserted it (user, tool, extractor).
+
+        Returns:
+            The evidence written, the precedent and the transitions it caused.
+
+        Raises:
+            InvalidArgumentError: On bad input; nothing is stored then.
+        """
+        ev = self._make(
+            EvidenceKind.OBSERVATION,
+            namespace,
+            key,
+            value,
+            text=text,
+            metadata=metadata,
+            source=source,
+        )
+        return self._commit([ev])[0]
+
+    def record_outcome(
+        self,
+        key: str,
+        value: Any,
+        success: bool,
+        *,
+        namespace: Namespace | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        source: str | None = None,
+        text: str | None = None,
+    ) -> ObservationResult:
+        """Report that acting on ``value`` for ``key`` worked (``success=True``) or failed.
+
+        A success adds support (and, for single-valued keys, conflict to the other values);
+        a failure adds conflict. Both go into the value's recent-outcome window.
+
+        Raises:
+            InvalidArgumentError: If ``success`` is not a bool, or on bad key/value.
+        """
+        if not isinstance(success, bool):
+            raise InvalidArgumentError(f"success must be True or False, got {success!r}")
+        ev = self._make(
+            EvidenceKind.OUTCOME,
+            namespace,
+            key,
+            value,
+            outcome=success,
+            text=text,
+            metadata=metadata,
+            source=source,
+        )
+        return self._commit([ev])[0]
+
+    def observe_many(self, facts: Iterable[Fact | tuple[str, Any]]) -> list[ObservationResult]:
+        """Observe many facts in one append (bulk ingestion; namespaces may differ).
+
+        Args:
+            facts: :class:`~langchain_tepa.core.types.Fact` objects or ``(key, value)`` pairs.
+
+        Raises:
+            InvalidArgumentError: If any fact is invalid; then none is stored.
+        """
+        return self._observe_facts(facts)
+
+    def _observe_facts(
+        self,
+        facts: Iterable[Fact | tuple[str, Any]],
+        items: Callable[[Evidence], Mapping[str, Sequence[Sequence[float]]] | None] | None = None,
+    ) -> list[ObservationResult]:
+        """Validate every fact, then observe them in one append.
+
+        ``items`` gives, for a record, the item vectors to store with it (``space -> vectors``):
+        the vector-space API of adapters (:class:`VectorSpace`).
+        """
+        if isinstance(facts, str | bytes | Mapping):
+            raise InvalidArgumentError(
+                f"facts must be a list of Fact or (key, value) pairs, got {type(facts).__name__}"
+            )
+        records = []
+        for item in _iterate(facts, "facts"):
+            fact = _as_fact(item)
+            records.append(
+                self._make(
+                    EvidenceKind.OBSERVATION,
+                    fact.namespace,
+                    fact.key,
+                    fact.value,
+                    text=fact.text,
+                    metadata=fact.metadata,
+                    source=fact.source,
+                )
+            )
+        if not records:
+            return []
+        stored: dict[str, dict[str, dict[str, Sequence[Sequence[float]]]]] = {}
+        if items is not None:
+            for ev in records:
+                for space, vectors in (items(ev) or {}).items():
+                    owner = precedent_id(
+                        ev.namespace,
+                        ev.key,
+                        value_identity(ev.value, normalize=self.policy.normalize_values),
+                    )
+                    stored.setdefault(ev.namespace, {}).setdefault(space, {})[owner] = vectors
+        self._check_open()
+        folded = self._engine.commit(records, stored or None)
+        return [self._result(f) for f in folded]
+
+    def add_facts(self, facts: Iterable[Fact | tuple[str, Any]]) -> list[ObservationResult]:
+        """Observe already-keyed facts (alias of :meth:`observe_many`)."""
+        return self.observe_many(facts)
+
+    def add_texts(
+        self,
+        texts: Iterable[str] | str,
+        *,
+        namespace: Namespace | None = None,
+        source: str | None = None,
+    ) -> TextsResult:
+        """Extract keyed facts from free text and observe them (bulk).
+
+        Uses the memory's extractor (the offline pattern extractor by default). New keys close
+        to a stored key of the same subject are stored under that key (key resolution).
+
+        Args:
+            texts: A list of texts (a single string is taken as one text).
+            namespace: Scope (default: the memory's namespace).
+            source: Who said it.
+
+        Returns:
+            A list of observation results (one per extracted fact) whose ``skipped``
+            attribute lists the texts (or sentences) nothing could be extracted from; those
+            are also logged as warnings.
+        """
+        ns = self._ns(namespace)
+        items = [texts] if isinstance(texts, str) else list(_iterate(texts, "texts"))
+        for text in items:
+            if not isinstance(text, str):
+                raise InvalidArgumentError(
+                    f"texts must be strings, got {type(text).__name__}; pass a list of strings"
+                )
+            _validate_text(text)
+        src = _validate_source(source)
+        facts, skipped = self._ingest.extract(items, ns, src)
+        with self._engine.reading([ns]) as states:
+            known = list(states[ns].keys)
+        facts = self._ingest.resolve(ns, facts, known)
+        results = self.observe_many(facts) if facts else []
+        self._ingest.registered(ns, [f.key for f in facts])
+        return TextsResult(results, skipped)
+
+    def _decision(
+        self,
+        kind: EvidenceKind,
+        key: str,
+        value: Any,
+        reason: str,
+        namespace: Namespace | None,
+        source: str | None,
+        metadata: Mapping[str, Any] | None = None,
+        outcome: bool | None = None,
+    ) -> ObservationResult:
+        ns = self._ns(namespace)
+        k = validate_key(key)
+        validate_value(value)
+        if not isinstance(reason, str) or not reason.strip():
+            raise InvalidArgumentError("reason must be a non-empty string")
+        _validate_text(reason, "reason")
+        state = self._key_state(ns, k, None)
+        vid = value_identity(value, normalize=self.policy.normalize_values)
+        if state is None or vid not in state.precedents:
+            raise UnknownPrecedentError(
+                f"no precedent {value!r} under key {k!r} in namespace {ns!r}; "
+                "check audit(key) for the values that exist"
+            )
+        ev = self._make(
+            kind, ns, k, value, reason=reason, source=source, metadata=metadata, outcome=outcome
+        )
+        return self._commit([ev])[0]
+
+    def revoke(
+        self,
+        key: str,
+        value: Any,
+        *,
+        reason: str = "revoked by hand",
+        namespace: Namespace | None = None,
+        source: str | None = None,
+    ) -> ObservationResult:
+        """Revoke a precedent by hand; it stays in the archive and can come back with support.
+
+        Raises:
+            UnknownPrecedentError: If the key has no such value.
+        """
+        # "rejected: ..." is the trial judge's wording (langchain_tepa.graph); keep it as is.
+        keep = _validate_reason(reason).startswith(("revoked", "rejected"))
+        text = reason if keep else f"revoked by hand: {reason}"
+        return self._decision(EvidenceKind.REVOKE, key, value, text, namespace, source)
+
+    def revoke_key(
+        self,
+        key: str,
+        *,
+        reason: str = "revoked by hand",
+        namespace: Namespace | None = None,
+        source: str | None = None,
+    ) -> list[ObservationResult]:
+        """Revoke every live value of ``key`` in one append (a delete that keeps the records).
+
+        Returns:
+            One result per value revoked (none when the key has no live value).
+        """
+        ns = self._ns(namespace)
+        k = validate_key(key)
+        if not isinstance(reason, str) or not reason.strip():
+            raise InvalidArgumentError("reason must be a non-empty string")
+        _validate_text(reason, "reason")
+        state = self._key_state(ns, k, None)
+        live = (
+            [p.value for p in state.precedents.values() if p.state is not Lifecycle.REVOKED]
+            if state
+            else []
+        )
+        records = [
+            self._make(EvidenceKind.REVOKE, ns, k, value, reason=reason, source=source)
+            for value in live
+        ]
+        return self._commit(records) if records else []
+
+    def promote(
+        self,
+        key: str,
+        value: Any,
+        *,
+        reason: str = "promoted by hand",
+        namespace: Namespace | None = None,
+        source: str | None = None,
+    ) -> ObservationResult:
+        """Promote a precedent to Active by hand (or as the trial judge's decision).
+
+        Raises:
+            UnknownPrecedentError: If the key has no such value.
+        """
+        prefixed = _validate_reason(reason).startswith("promoted")
+        text = reason if prefixed else f"promoted by hand: {reason}"
+        return self._decision(EvidenceKind.PROMOTE, key, value, text, namespace, source)
+
+    def record_trial(
+        self,
+        key: str,
+        value: Any,
+        positive: bool,
+        *,
+        trial_kind: str,
+        namespace: Namespace | None = None,
+        detail: str = "",
+    ) -> ObservationResult:
+        """Record a trial-by-execution result (audit evidence; it moves no counts).
+
+        Raises:
+            UnknownPrecedentError: If the key has no such value.
+        """
+        if not isinstance(positive, bool):
+            raise InvalidArgumentError(f"positive must be True or False, got {positive!r}")
+        if not _validate_reason(trial_kind, "trial_kind"):
+            raise InvalidArgumentError("trial_kind must not be empty, e.g. 'counterfactual'")
+        if not isinstance(detail, str):
+            raise InvalidArgumentError(f"detail must be a string, got {type(detail).__name__}")
+        reason = f"trial {trial_kind}: {'positive' if positive else 'negative'}"
+        if detail:
+            reason += f" ({detail[:200]})"
+        return self._decision(
+            EvidenceKind.TRIAL,
+            key,
+            value,
+            reason,
+            namespace,
+            None,
+            metadata={"trial_kind": trial_kind},
+            outcome=positive,
+        )
+
+    def mark_boundary(
+        self, *, namespace: Namespace | None = None, key: str | None = None
+    ) -> list[ObservationResult]:
+        """Record a phase boundary on every key of ``namespace`` (or on ``key`` only).
+
+        Only the oracle-reset baseline acts on it (it is told when the world changed); for every
+        other policy it is an audit note.
+        """
+        ns = self._ns(namespace)
+        only = validate_key(key) if key is not None else None
+        self._check_open()
+        with self._engine.reading([ns]) as states:
+            keys = sorted(states[ns].keys)
+        records = []
+        for k in keys:
+            if only is not None and k != only:
+                continue
+            eid, now = self._engine.next_id()
+            records.append(
+                Evidence(
+                    id=eid,
+                    namespace=ns,
+                    key=k,
+                    value=None,
+                    kind=EvidenceKind.BOUNDARY,
+                    time=now,
+                    writer=self.writer,
+                    reason="phase boundary",
+                )
+            )
+        return self._commit(records) if records else []
