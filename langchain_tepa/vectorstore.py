@@ -30,14 +30,10 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import copy
-import json
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Generator, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -46,152 +42,33 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 from langchain_core.vectorstores.utils import maximal_marginal_relevance
 
-from langchain_tepa.core.errors import (
-    InvalidArgumentError,
-    InvalidKeyError,
-    InvalidValueError,
-    UnknownPrecedentError,
+from langchain_tepa._plan import Plan, adrive, drive
+from langchain_tepa._vectorstore_mapping import (
+    DOC_KEY_PREFIX,
+    DocumentMapping,
+    Hit,
+    cosine,
+    doc_key,
+    documents_of_texts,
+    documents_with_ids,
+    id_list,
+    is_document,
+    query_vector,
+    search_prefix,
+    valid_doc_id,
 )
-from langchain_tepa.core.types import Fact, Lifecycle, Precedent, precedent_id
-from langchain_tepa.core.values import (
-    canonical_json,
-    short_hash,
-    validate_key,
-    validate_namespace,
-    validate_value,
-    value_identity,
-)
+from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentError
+from langchain_tepa.core.types import Lifecycle, Precedent
+from langchain_tepa.core.values import short_hash, validate_namespace
 from langchain_tepa.memory import TEPAMemory
 from langchain_tepa.validation import validate_k
 
 __all__ = ["DOC_KEY_PREFIX", "TEPAVectorStore"]
 
-DOC_KEY_PREFIX = "doc"
-"""Documents that are not facts are stored under the key ``"doc.<id>"``."""
-
-_DOC_FIELDS = frozenset({"chars", "metadata", "sha256"})
-_VECTOR_CACHE = 10_000  # precedent vectors this object keeps for by-vector and MMR searches
-_LIFECYCLE = ("key", "state", "support", "conflict", "validity", "lower_95", "namespace")
+T = TypeVar("T")
+_VECTOR_CACHE = 10_000  # precedent vectors one store keeps for by-vector and MMR searches
 _DELETED = "deleted through the vector store"
 _REPLACED = "replaced: added again under the same id"
-
-T = TypeVar("T")
-# A plan is a generator of calls (target, method, args, kwargs), target "memory" or "embeddings",
-# whose results are sent back into it: the sync and the async methods drive the same plan.
-_Call = tuple[str, str, tuple[Any, ...], dict[str, Any]]
-_Plan = Generator[_Call, Any, T]
-
-
-@dataclass(frozen=True)
-class _Hit:
-    """An Active precedent as a search or a lookup found it."""
-
-    key: str
-    value: Any
-    text: str
-    precedent_id: str
-    lifecycle: dict[str, Any]
-    score: float = 0.0
-
-    @classmethod
-    def of_document(cls, doc: Document) -> _Hit:
-        """From a Document of ``memory.retrieve`` / ``memory.active_documents``."""
-        meta = doc.metadata
-        life = {f: meta[f] for f in _LIFECYCLE if f in meta}
-        pid = str(meta["precedent_id"])
-        return cls(meta["key"], meta["value"], doc.page_content, pid, life, meta.get("score", 0.0))
-
-    @classmethod
-    def of_precedent(cls, p: Precedent) -> _Hit:
-        """From a precedent of ``memory.audit``."""
-        life = {
-            "key": p.key,
-            "state": p.state.value,
-            "support": p.support,
-            "conflict": p.conflict,
-            "validity": round(p.validity, 4),
-            "lower_95": round(p.lower_bound, 4),
-            "namespace": p.namespace,
-        }
-        return cls(p.key, p.value, p.page_content, p.id, life)
-
-
-def _doc_key(doc_id: str) -> str:
-    return f"{DOC_KEY_PREFIX}.{doc_id}"
-
-
-def _doc_value(key: str, value: Any) -> dict[str, Any] | None:
-    """The stored document of a doc-mode precedent, or None for a fact."""
-    if (
-        key.startswith(f"{DOC_KEY_PREFIX}.")
-        and isinstance(value, dict)
-        and set(value) == _DOC_FIELDS
-    ):
-        return value
-    return None
-
-
-def _digest(text: str, metadata: dict[str, Any]) -> str:
-    return short_hash(canonical_json([text, metadata]), 32)
-
-
-def _fact_id(key: str, pid: str) -> str:
-    return f"{key}#{pid}"
-
-
-def _plain_metadata(metadata: object, position: int) -> dict[str, Any]:
-    """A JSON copy of a document's metadata (a typed error when it cannot be stored)."""
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, dict):
-        raise InvalidArgumentError(
-            f"document {position}: metadata must be a dict, got {type(metadata).__name__}"
-        )
-    try:
-        validate_value(metadata)
-    except InvalidValueError as exc:
-        raise InvalidValueError(f"document {position}: metadata cannot be stored: {exc}") from exc
-    return dict(json.loads(canonical_json(metadata)))
-
-
-def _valid_doc_id(doc_id: object) -> str | None:
-    """``doc_id`` if it can name a document (``"doc.<id>"`` is a valid key), else None."""
-    if not isinstance(doc_id, str) or not doc_id:
-        return None
-    try:
-        key = validate_key(_doc_key(doc_id))
-    except InvalidKeyError:
-        return None
-    return doc_id if key == _doc_key(doc_id) else None
-
-
-def _cosine(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(vector))
-    dots = matrix @ vector
-    return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
-
-
-def _query_vector(embedding: object) -> np.ndarray:
-    if isinstance(embedding, str) or not isinstance(embedding, Sequence | np.ndarray):
-        raise InvalidArgumentError("embedding must be a list of floats")
-    try:
-        vector = np.asarray(embedding, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgumentError(f"embedding must be a list of floats: {exc}") from exc
-    if vector.ndim != 1 or vector.size == 0 or not np.all(np.isfinite(vector)):
-        raise InvalidArgumentError("embedding must be a non-empty list of finite floats")
-    return vector
-
-
-def _search_prefix(kwargs: dict[str, Any]) -> str | None:
-    unknown = sorted(set(kwargs) - {"key_prefix"})
-    if unknown:
-        raise InvalidArgumentError(
-            f"unknown search options {unknown}; TEPAVectorStore takes key_prefix (for tenants, "
-            "use one store per namespace)"
-        )
-    prefix = kwargs.get("key_prefix")
-    return validate_key(prefix) if prefix is not None else None
 
 
 class TEPAVectorStore(VectorStore):
@@ -299,10 +176,15 @@ class TEPAVectorStore(VectorStore):
             memory.namespace if namespace is None else validate_namespace(namespace)
         )
         self.update = update
-        self.key_field = key_field
-        self.value_field = value_field
         self.source = source
-        self.lifecycle_key = lifecycle_key
+        self._mapping = DocumentMapping(
+            namespace=self.namespace,
+            key_field=key_field,
+            value_field=value_field,
+            source=source,
+            lifecycle_key=lifecycle_key,
+            normalize_values=memory.policy.normalize_values,
+        )
         self._vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 
     @property
@@ -313,98 +195,16 @@ class TEPAVectorStore(VectorStore):
     def __repr__(self) -> str:
         return f"TEPAVectorStore(namespace={self.namespace!r}, update={self.update!r})"
 
-    # ------------------------------------------------------------------ plan drivers
-    def _targets(self) -> dict[str, Any]:
-        return {"memory": self.memory, "embeddings": self.memory.embeddings}
+    def _drive(self, plan: Plan[T]) -> T:
+        return drive(plan, {"memory": self.memory, "embeddings": self.memory.embeddings})
 
-    def _drive(self, plan: _Plan[T]) -> T:
-        """Run ``plan`` with the sync methods of the memory and the embeddings."""
-        targets = self._targets()
-        try:
-            call = next(plan)
-            while True:
-                target, name, args, kwargs = call
-                try:
-                    result = getattr(targets[target], name)(*args, **kwargs)
-                except Exception as exc:
-                    call = plan.throw(exc)
-                else:
-                    call = plan.send(result)
-        except StopIteration as stop:
-            return stop.value
-
-    async def _adrive(self, plan: _Plan[T]) -> T:
-        """Run ``plan`` with their async twins (a worker thread where there is none)."""
-        targets = self._targets()
-        try:
-            call = next(plan)
-            while True:
-                target, name, args, kwargs = call
-                twin = getattr(targets[target], "a" + name, None)
-                try:
-                    if twin is not None:
-                        result = await twin(*args, **kwargs)
-                    else:
-                        sync = getattr(targets[target], name)
-                        result = await asyncio.to_thread(sync, *args, **kwargs)
-                except Exception as exc:
-                    call = plan.throw(exc)
-                else:
-                    call = plan.send(result)
-        except StopIteration as stop:
-            return stop.value
-
-    # ------------------------------------------------------------------ mapping
-    def _to_document(self, hit: _Hit) -> Document:
-        stored = _doc_value(hit.key, hit.value)
-        if stored is not None:
-            text = hit.text if stored["chars"] else ""
-            metadata = copy.deepcopy(stored["metadata"])
-            doc_id = hit.key[len(DOC_KEY_PREFIX) + 1 :]
-        else:
-            text = hit.text
-            metadata = {
-                self.key_field or "key": hit.key,
-                self.value_field: copy.deepcopy(hit.value),
-            }
-            doc_id = _fact_id(hit.key, hit.precedent_id)
-        if self.lifecycle_key is not None:
-            metadata[self.lifecycle_key] = {**hit.lifecycle, "precedent_id": hit.precedent_id}
-        return Document(page_content=text, metadata=metadata, id=doc_id)
-
-    def _fact_of(self, doc: object, given: object, i: int) -> tuple[Fact, str]:
-        """The observation of one document and its id (refused before anything is written)."""
-        if not isinstance(doc, Document):
-            raise InvalidArgumentError(f"document {i} must be a Document, got {type(doc).__name__}")
-        text = doc.page_content
-        metadata = _plain_metadata(doc.metadata, i)
-        if self.key_field is not None and self.key_field in metadata:
-            key = validate_key(metadata.pop(self.key_field))
-            value = validate_value(metadata.pop(self.value_field, text))
-            vid = value_identity(value, normalize=self.memory.policy.normalize_values)
-            fact_id = _fact_id(key, precedent_id(self.namespace, key, vid))
-            if given is not None and given != fact_id:
-                raise InvalidArgumentError(
-                    f"document {i} is a fact (its metadata has {self.key_field!r}); its id is "
-                    f"{fact_id!r}, not {given!r}: drop the id or pass that one"
-                )
-            return Fact(key, value, self.namespace, text, self.source, metadata), fact_id
-        if given is None:
-            doc_id = "d" + _digest(text, metadata)[:24]
-        else:
-            doc_id = _valid_doc_id(given) or ""
-            if not doc_id:
-                raise InvalidArgumentError(
-                    f"document {i}: id {given!r} is not usable; ids are non-empty strings of at "
-                    "most 250 printable characters without surrounding whitespace"
-                )
-        value = {"chars": len(text), "metadata": metadata, "sha256": _digest(text, metadata)}
-        return Fact(_doc_key(doc_id), value, self.namespace, text, self.source), doc_id
+    async def _adrive(self, plan: Plan[T]) -> T:
+        return await adrive(plan, {"memory": self.memory, "embeddings": self.memory.embeddings})
 
     # ------------------------------------------------------------------ adding
-    def _add_plan(self, documents: list[Document], ids: list[Any]) -> _Plan[list[str]]:
+    def _add_plan(self, documents: list[Document], ids: list[Any]) -> Plan[list[str]]:
         planned = [
-            self._fact_of(doc, given, i)
+            self._mapping.observation(doc, given, i)
             for i, (doc, given) in enumerate(zip(documents, ids, strict=True))
         ]
         if not planned:
@@ -414,7 +214,7 @@ class TEPAVectorStore(VectorStore):
         if self.update == "replace":
             keep: dict[str, str] = {}  # doc key -> the precedent added last under it
             for fact, result in zip(facts, results, strict=True):
-                if _doc_value(fact.key, fact.value) is not None and result.precedent is not None:
+                if is_document(fact.key, fact.value) and result.precedent is not None:
                     keep[fact.key] = result.precedent.id
             for key, pid in keep.items():
                 audit = yield ("memory", "audit", (key,), {"namespace": self.namespace})
@@ -425,27 +225,10 @@ class TEPAVectorStore(VectorStore):
                     yield from self._revoke(key, p.value, _REPLACED)
         return [doc_id for _, doc_id in planned]
 
-    def _revoke(self, key: str, value: Any, reason: str) -> _Plan[None]:
+    def _revoke(self, key: str, value: Any, reason: str) -> Plan[None]:
         kwargs = {"reason": reason, "namespace": self.namespace, "source": self.source}
         with contextlib.suppress(UnknownPrecedentError):  # gone meanwhile: nothing to revoke
             yield ("memory", "revoke", (key, value), kwargs)
-
-    @staticmethod
-    def _with_ids(documents: object, kwargs: dict[str, Any]) -> tuple[list[Document], list[Any]]:
-        unknown = sorted(set(kwargs) - {"ids"})
-        if unknown:
-            raise InvalidArgumentError(f"unknown arguments {unknown}; add_documents takes ids")
-        if isinstance(documents, Document | str) or not isinstance(documents, Iterable):
-            raise InvalidArgumentError("documents must be a list of Documents")
-        docs = list(documents)
-        ids = kwargs.get("ids")
-        if ids is None:
-            return docs, [getattr(d, "id", None) for d in docs]
-        if isinstance(ids, str) or not isinstance(ids, Sequence) or len(ids) != len(docs):
-            raise InvalidArgumentError(
-                f"ids must be a list with one id per document ({len(docs)}), got {ids!r:.80}"
-            )
-        return docs, list(ids)
 
     def add_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
         """Observe ``documents``; returns their ids in order (see the class docstring).
@@ -457,35 +240,13 @@ class TEPAVectorStore(VectorStore):
         Raises:
             InvalidArgumentError: For a bad document, id or metadata; nothing is stored then.
         """
-        docs, ids = self._with_ids(documents, kwargs)
+        docs, ids = documents_with_ids(documents, kwargs)
         return self._drive(self._add_plan(docs, ids))
 
     async def aadd_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
         """Async twin of :meth:`add_documents`."""
-        docs, ids = self._with_ids(documents, kwargs)
+        docs, ids = documents_with_ids(documents, kwargs)
         return await self._adrive(self._add_plan(docs, ids))
-
-    @staticmethod
-    def _documents(
-        texts: Iterable[str], metadatas: list[dict[str, Any]] | None, ids: list[str] | None
-    ) -> list[Document]:
-        if isinstance(texts, str) or not isinstance(texts, Iterable):
-            raise InvalidArgumentError("texts must be a list of strings")
-        texts = list(texts)
-        for name, extra in (("metadatas", metadatas), ("ids", ids)):
-            if extra is not None and len(extra) != len(texts):
-                raise InvalidArgumentError(
-                    f"got {len(extra)} {name} for {len(texts)} texts; pass one per text"
-                )
-        docs = []
-        for i, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise InvalidArgumentError(f"text {i} must be a string, got {type(text).__name__}")
-            meta = metadatas[i] if metadatas is not None else None
-            docs.append(
-                Document(page_content=text, metadata=meta or {}, id=ids[i] if ids else None)
-            )
-        return docs
 
     def add_texts(
         self,
@@ -496,7 +257,9 @@ class TEPAVectorStore(VectorStore):
         **kwargs: Any,
     ) -> list[str]:
         """Observe ``texts`` with their metadata and ids; returns their ids in order."""
-        return self.add_documents(self._documents(texts, metadatas, ids), **kwargs)
+        if ids is not None:
+            kwargs["ids"] = ids
+        return self.add_documents(documents_of_texts(texts, metadatas, ids), **kwargs)
 
     async def aadd_texts(
         self,
@@ -507,7 +270,9 @@ class TEPAVectorStore(VectorStore):
         **kwargs: Any,
     ) -> list[str]:
         """Async twin of :meth:`add_texts`."""
-        return await self.aadd_documents(self._documents(texts, metadatas, ids), **kwargs)
+        if ids is not None:
+            kwargs["ids"] = ids
+        return await self.aadd_documents(documents_of_texts(texts, metadatas, ids), **kwargs)
 
     @classmethod
     def from_texts(
@@ -555,49 +320,40 @@ class TEPAVectorStore(VectorStore):
         return store
 
     # ------------------------------------------------------------------ deleting, by id
-    def _lookup_plan(self, doc_id: object, *, live: bool) -> _Plan[list[Precedent]]:
-        """The precedents an id names: Active ones (``live=False``) or all not Revoked."""
-        if not isinstance(doc_id, str):
-            raise InvalidArgumentError(f"ids must be strings, got {type(doc_id).__name__}")
+    def _lookup_plan(self, doc_id: str, *, live: bool) -> Plan[list[Precedent]]:
+        """The precedents an id names: Active ones, or all not Revoked (``live=True``)."""
         wanted = (Lifecycle.ACTIVE, Lifecycle.HYPOTHESIS) if live else (Lifecycle.ACTIVE,)
         found: list[Precedent] = []
-        if _valid_doc_id(doc_id):
-            audit = yield ("memory", "audit", (_doc_key(doc_id),), {"namespace": self.namespace})
-            found = [p for p in audit.active + audit.precedents if _doc_value(p.key, p.value)]
-        if not found and "#" in doc_id:
-            key, _, pid = doc_id.rpartition("#")
-            try:
-                key = validate_key(key)
-            except InvalidKeyError:
-                return []
-            audit = yield ("memory", "audit", (key,), {"namespace": self.namespace})
-            found = [p for p in audit.precedents if p.id == pid and not _doc_value(p.key, p.value)]
+        ns = {"namespace": self.namespace}
+        if valid_doc_id(doc_id):
+            audit = yield ("memory", "audit", (doc_key(doc_id),), ns)
+            found = [p for p in audit.active + audit.precedents if is_document(p.key, p.value)]
+        fact = None if found else self._mapping.fact_of_id(doc_id)
+        if fact is not None:
+            audit = yield ("memory", "audit", (fact[0],), ns)
+            found = [
+                p for p in audit.precedents if p.id == fact[1] and not is_document(p.key, p.value)
+            ]
         unique = {p.id: p for p in found if p.state in wanted}
         return list(unique.values())
 
-    def _get_plan(self, ids: Sequence[str]) -> _Plan[list[Document]]:
+    def _get_plan(self, ids: Sequence[str]) -> Plan[list[Document]]:
         docs: list[Document] = []
-        for doc_id in dict.fromkeys(self._id_list(ids)):
+        for doc_id in id_list(ids):
             precedents = yield from self._lookup_plan(doc_id, live=False)
-            docs.extend(self._to_document(_Hit.of_precedent(p)) for p in precedents)
+            docs.extend(self._mapping.to_document(Hit.of_precedent(p)) for p in precedents)
         return docs
 
-    def _delete_plan(self, ids: list[str] | None) -> _Plan[bool]:
+    def _delete_plan(self, ids: list[str] | None) -> Plan[bool]:
         if ids is None:
             raise InvalidArgumentError(
                 "delete() needs the ids to delete; it does not revoke a whole namespace"
             )
-        for doc_id in dict.fromkeys(self._id_list(ids)):
+        for doc_id in id_list(ids):
             precedents = yield from self._lookup_plan(doc_id, live=True)
             for p in precedents:
                 yield from self._revoke(p.key, p.value, _DELETED)
         return True
-
-    @staticmethod
-    def _id_list(ids: object) -> list[Any]:
-        if isinstance(ids, str) or not isinstance(ids, Iterable):
-            raise InvalidArgumentError(f"ids must be a list of strings, got {type(ids).__name__}")
-        return list(ids)
 
     def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
         """The Active documents under ``ids`` (missing ids are skipped; best content first)."""
@@ -626,17 +382,17 @@ class TEPAVectorStore(VectorStore):
     # ------------------------------------------------------------------ searching
     def _search_plan(
         self, query: str, k: int, kwargs: dict[str, Any]
-    ) -> _Plan[list[tuple[_Hit, float]]]:
-        prefix = _search_prefix(kwargs)
+    ) -> Plan[list[tuple[Hit, float]]]:
+        prefix = search_prefix(kwargs)
         docs = yield (
             "memory",
             "retrieve",
             (query, validate_k(k)),
             {"namespace": self.namespace, "key_prefix": prefix},
         )
-        return [(hit, float(hit.score)) for hit in map(_Hit.of_document, docs)]
+        return [(hit, float(hit.score)) for hit in map(Hit.of_document, docs)]
 
-    def _vectors_plan(self, hits: list[_Hit]) -> _Plan[np.ndarray]:
+    def _vectors_plan(self, hits: list[Hit]) -> Plan[np.ndarray]:
         """The vectors of ``hits`` (rows); embeds only those not cached yet, in one call."""
         keys = [(h.precedent_id, short_hash(h.text, 16)) for h in hits]
         texts = dict(zip(keys, (h.text for h in hits), strict=True))
@@ -654,15 +410,15 @@ class TEPAVectorStore(VectorStore):
 
     def _by_vector_plan(
         self, embedding: object, k: int, kwargs: dict[str, Any]
-    ) -> _Plan[list[tuple[_Hit, float]]]:
-        k, prefix, vector = validate_k(k), _search_prefix(kwargs), _query_vector(embedding)
+    ) -> Plan[list[tuple[Hit, float]]]:
+        k, prefix, vector = validate_k(k), search_prefix(kwargs), query_vector(embedding)
         docs = yield (
             "memory",
             "active_documents",
             (),
             {"namespace": self.namespace, "key_prefix": prefix},
         )
-        hits = [_Hit.of_document(d) for d in docs]
+        hits = [Hit.of_document(d) for d in docs]
         if not hits:
             return []
         matrix = yield from self._vectors_plan(hits)
@@ -671,7 +427,7 @@ class TEPAVectorStore(VectorStore):
                 f"embedding has {vector.size} dimensions; the memory's embeddings have "
                 f"{matrix.shape[1]}"
             )
-        scores = _cosine(matrix, vector)
+        scores = cosine(matrix, vector)
         order = sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i].precedent_id))
         return [(hits[i], float(scores[i])) for i in order[:k]]
 
@@ -681,7 +437,7 @@ class TEPAVectorStore(VectorStore):
         embedding: object,
         sizes: tuple[int, int, float],
         kwargs: dict[str, Any],
-    ) -> _Plan[list[tuple[_Hit, float]]]:
+    ) -> Plan[list[tuple[Hit, float]]]:
         k, fetch_k, lambda_mult = validate_k(sizes[0]), validate_k(sizes[1]), sizes[2]
         if isinstance(lambda_mult, bool) or not isinstance(lambda_mult, int | float):
             raise InvalidArgumentError(f"lambda_mult must be a number, got {lambda_mult!r}")
@@ -696,15 +452,15 @@ class TEPAVectorStore(VectorStore):
             return []
         matrix = yield from self._vectors_plan([hit for hit, _ in found])
         chosen = maximal_marginal_relevance(
-            _query_vector(embedding), list(matrix), lambda_mult=float(lambda_mult), k=k
+            query_vector(embedding), list(matrix), lambda_mult=float(lambda_mult), k=k
         )
         return [found[i] for i in chosen]
 
-    def _documents_of(self, found: list[tuple[_Hit, float]]) -> list[Document]:
-        return [self._to_document(hit) for hit, _ in found]
+    def _documents_of(self, found: list[tuple[Hit, float]]) -> list[Document]:
+        return [self._mapping.to_document(hit) for hit, _ in found]
 
-    def _scored(self, found: list[tuple[_Hit, float]]) -> list[tuple[Document, float]]:
-        return [(self._to_document(hit), score) for hit, score in found]
+    def _scored(self, found: list[tuple[Hit, float]]) -> list[tuple[Document, float]]:
+        return [(self._mapping.to_document(hit), score) for hit, score in found]
 
     def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
         """The ``k`` Active documents most similar to ``query``.
