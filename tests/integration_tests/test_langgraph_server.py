@@ -42,6 +42,9 @@ from tests.integration_tests.langgraph_server import (
 from tests.integration_tests.test_readme import extract_blocks
 from tests.support.docs import check_block
 
+# langgraph-cli[inmem] is in the test extra for Python 3.11+ only (langgraph-api needs 3.11).
+pytest.importorskip("langgraph_api", reason="langgraph-cli[inmem] (test extra) needs Python 3.11+")
+
 DEPLOYMENT_DOC = ROOT / "docs" / "deployment.md"
 NEEDS_SERVER = "<!-- needs: langgraph-server -->"
 DOC_URL = "http://127.0.0.1:2024"
