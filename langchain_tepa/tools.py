@@ -160,7 +160,11 @@ class _MemoryTools:
         head = f"Remembered {key} = {value!r}"
         if prec is not None:
             head += f" ({prec.state.value}, validity {prec.validity:.2f})"
-        audit = self.memory.audit(key, namespace=self.namespace)
+        try:
+            audit = self.memory.audit(key, namespace=self.namespace)
+        except Exception:  # stored already: say so, without the summary of the key
+            logger.warning("remember: stored %s but could not summarise it", key, exc_info=True)
+            return f"{head}."
         active = ", ".join(f"{p.value!r} ({p.validity:.2f})" for p in audit.active)
         text = f"{head}. Active values of {audit.key}: {active or 'none yet'}."
         just = [
@@ -197,7 +201,7 @@ class _MemoryTools:
             result = self.memory.observe(
                 key, value, text=text, namespace=self.namespace, source=self.source
             )
-            return self._remembered(result.evidence.key, value, result)
+        return self._remembered(result.evidence.key, value, result)
 
     def recall(
         self, query: str, k: int | None = None, key_prefix: str | None = None
@@ -221,7 +225,7 @@ class _MemoryTools:
             result = await self.memory.aobserve(
                 key, value, text=text, namespace=self.namespace, source=self.source
             )
-            return self._remembered(result.evidence.key, value, result)
+        return self._remembered(result.evidence.key, value, result)
 
     async def arecall(
         self, query: str, k: int | None = None, key_prefix: str | None = None

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar
@@ -186,6 +187,7 @@ class TEPAVectorStore(VectorStore):
             normalize_values=memory.policy.normalize_values,
         )
         self._vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     @property
     def embeddings(self) -> Embeddings:
@@ -396,17 +398,20 @@ class TEPAVectorStore(VectorStore):
         """The vectors of ``hits`` (rows); embeds only those not cached yet, in one call."""
         keys = [(h.precedent_id, short_hash(h.text, 16)) for h in hits]
         texts = dict(zip(keys, (h.text for h in hits), strict=True))
-        missing = [k for k in texts if k not in self._vectors]
+        with self._cache_lock:
+            found = {k: self._vectors[k] for k in texts if k in self._vectors}
+        missing = [k for k in texts if k not in found]
         if missing:
             vectors = yield ("embeddings", "embed_documents", ([texts[k] for k in missing],), {})
             for k, vector in zip(missing, vectors, strict=True):
-                self._vectors[k] = np.asarray(vector, dtype=np.float64)
-        rows = [self._vectors[k] for k in keys]
-        for k in keys:
-            self._vectors.move_to_end(k)
-        while len(self._vectors) > _VECTOR_CACHE:
-            self._vectors.popitem(last=False)
-        return np.vstack(rows)
+                found[k] = np.asarray(vector, dtype=np.float64)
+        with self._cache_lock:  # least recently used vectors leave first
+            for k, vector in found.items():
+                self._vectors[k] = vector
+                self._vectors.move_to_end(k)
+            while len(self._vectors) > _VECTOR_CACHE:
+                self._vectors.popitem(last=False)
+        return np.vstack([found[k] for k in keys])
 
     def _by_vector_plan(
         self, embedding: object, k: int, kwargs: dict[str, Any]

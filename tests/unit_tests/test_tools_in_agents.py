@@ -235,3 +235,23 @@ def test_strict_tool_node_without_our_handling_would_crash(memory: TEPAMemory) -
     call = tool_call("remember", {"key": "  ", "value": "vegan"}, "c1")
     with pytest.raises(ValueError, match="key must not be empty"):
         graph.compile().invoke({"messages": [call]})
+
+
+def test_a_failing_summary_still_reports_the_stored_value(
+    memory: TEPAMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken_audit(*args: object, **kwargs: object) -> None:
+        raise ConnectionResetError("audit read failed")
+
+    monkeypatch.setattr(memory, "audit", broken_audit)
+    model = ScriptedChatModel(
+        script=[
+            tool_call("remember", {"key": "user.diet", "value": "vegan"}, "c1"),
+            AIMessage("ok"),
+        ]
+    )
+    out = strict_agent(model, memory).invoke({"messages": [HumanMessage("I'm vegan")]})
+    (msg,) = tool_messages(out["messages"])
+    assert msg.status == "success"
+    assert msg.content == "Remembered user.diet = 'vegan' (active, validity 0.67)."
+    assert memory.get("user.diet") == "vegan"

@@ -282,6 +282,33 @@ def test_vectors_are_embedded_once_per_store(tick: Callable[[], float]) -> None:
     assert embeddings.documents == stored + 3  # cached since
 
 
+def test_vector_cache_is_bounded(
+    tick: Callable[[], float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import langchain_tepa.vectorstore as module
+
+    monkeypatch.setattr(module, "_VECTOR_CACHE", 2)
+    embeddings = CountingEmbeddings()
+    store = TEPAVectorStore(memory=TEPAMemory.in_memory(embeddings=embeddings, clock=tick))
+    store.add_texts(["one", "two", "three"])
+    vector = embeddings.embed_query("one")
+    store.similarity_search_by_vector(vector, k=3)
+    assert len(store._vectors) == 2  # the least recently used one left
+    before = embeddings.documents
+    store.similarity_search_by_vector(vector, k=3)
+    assert embeddings.documents == before + 1  # only the evicted one is embedded again
+
+
+def test_concurrent_searches_share_the_cache(store: TEPAVectorStore) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    store.add_texts([f"note number {i}" for i in range(40)])
+    vector = store.embeddings.embed_query("note number 7")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda _: store.similarity_search_by_vector(vector, k=1), range(8)))
+    assert {r[0].page_content for r in results} == {"note number 7"}
+
+
 def test_namespaces_are_separate(memory: TEPAMemory) -> None:
     alice = TEPAVectorStore(memory=memory, namespace=("users", "alice"))
     bob = TEPAVectorStore(memory=memory, namespace="users.bob")
