@@ -98,8 +98,9 @@ class TEPAVectorStore(VectorStore):
     ``key_prefix`` (``"doc"``: documents only); facts written through the memory or its tools are
     found too.
 
-    Deliberate differences from what LangChain's ``VectorStoreIntegrationTests`` expect (our
-    test subclass overrides the one standard test that fails by design, difference 2):
+    Deliberate differences from what LangChain's ``VectorStoreIntegrationTests`` expect. Only
+    difference 2 fails a standard test (the overwrite test, in ``update="evidence"`` mode); our
+    test subclass runs it as a strict xfail next to a test of what happens instead:
 
     1. **Delete keeps an audit record.** ``delete(ids)`` revokes every live content of each id
        (reason ``"deleted through the vector store"``): gone from searches and ``get_by_ids``,
