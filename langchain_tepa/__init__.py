@@ -37,6 +37,7 @@ from langchain_tepa.results import KeyAudit, ObservationResult, ReconcileReport
 from langchain_tepa.retriever import TEPARetriever
 from langchain_tepa.storage import ChromaStorage, InMemoryStorage, StorageBackend
 from langchain_tepa.store import TEPAStore
+from langchain_tepa.vectorstore import TEPAVectorStore
 
 __version__ = "0.1.0"
 
@@ -77,6 +78,7 @@ __all__ = [
     "TEPAMemory",
     "TEPARetriever",
     "TEPAStore",
+    "TEPAVectorStore",
     "Transition",
     "UnknownPrecedentError",
     "__version__",

@@ -10,8 +10,13 @@ tool-calling agent can use, for example ``langchain.agents.create_agent(model, t
   are the tool message's ``artifact``.
 - ``forget(key, value, reason=...)``: revokes a value by hand (it stays in the audit archive).
 
-Bad input and unknown values come back to the model as tool error messages that say how to
-fix the call; nothing is stored then.
+Every failure comes back to the model as a tool message (``status="error"``) that says what
+went wrong and what to do, and nothing is stored then: arguments the tool schema refuses (a
+missing ``value``, ``k="many"``), arguments the memory refuses (a blank key, ``k=0``), an
+unknown value on ``forget``, a read-only or closed memory and storage failures (a stopped Chroma
+server). The tools do not rely on the agent's error handling for this: they answer with the
+error message even under ``ToolNode(tools, handle_tool_errors=False)``, so a run never crashes
+because of a memory tool.
 
 Example:
     >>> from langchain_tepa import TEPAMemory
@@ -25,14 +30,21 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from langchain_core.documents import Document  # runtime: agents inspect tool signatures
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
-from langchain_tepa.core.errors import InvalidArgumentError, TEPAError, UnknownPrecedentError
+from langchain_tepa.core.errors import (
+    InvalidArgumentError,
+    ReadOnlyError,
+    TEPAError,
+    UnknownPrecedentError,
+)
 from langchain_tepa.core.values import validate_namespace
 from langchain_tepa.validation import validate_k
 
@@ -41,6 +53,9 @@ if TYPE_CHECKING:
     from langchain_tepa.results import ObservationResult
 
 __all__ = ["ForgetInput", "RecallInput", "RememberInput", "create_memory_tools"]
+
+logger = logging.getLogger(__name__)
+_MAX_SHOWN = 120  # characters of a refused argument quoted back to the model
 
 
 class RememberInput(BaseModel):
@@ -80,6 +95,56 @@ def _namespace(namespace: str | Sequence[str] | None) -> str | None:
     return validate_namespace(namespace)
 
 
+def _validation_message(tool: str) -> Callable[[ValidationError], str]:
+    """The ``handle_validation_error`` of ``tool``: pydantic's complaint, said to the model."""
+
+    def message(exc: ValidationError) -> str:
+        problems = []
+        for err in exc.errors():
+            where = ".".join(str(part) for part in err.get("loc", ())) or "arguments"
+            text = f"{where}: {err.get('msg', 'invalid')}"
+            if err.get("type") != "missing" and "input" in err:
+                text += f" (got {err['input']!r:.{_MAX_SHOWN}})"
+            problems.append(text)
+        return (
+            f"Invalid arguments for {tool}: {'; '.join(problems)}. "
+            f"Fix the arguments and call {tool} again."
+        )
+
+    return message
+
+
+@contextmanager
+def _errors_to_model(tool: str) -> Iterator[None]:
+    """Turn every failure of a memory call into a :class:`ToolException` the model can read.
+
+    The hint after the error's own text tells the model what to do next. Errors that are not
+    the library's own (a bug, or a storage failure the storage layer did not type) are logged
+    with their traceback and reported to the model too: a memory failure must not end the run.
+    """
+    try:
+        yield
+    except UnknownPrecedentError as exc:
+        raise ToolException(f"{exc}. Call recall to see the stored values.") from exc
+    except InvalidArgumentError as exc:
+        raise ToolException(f"{exc}. Fix the arguments and call {tool} again.") from exc
+    except ReadOnlyError as exc:
+        raise ToolException(
+            f"{exc}. This memory is read-only: nothing can be remembered or forgotten now; "
+            "go on without storing it."
+        ) from exc
+    except TEPAError as exc:
+        raise ToolException(
+            f"The memory failed: {exc}. Go on without it, or call {tool} again later."
+        ) from exc
+    except Exception as exc:
+        logger.warning("memory tool %s failed", tool, exc_info=True)
+        raise ToolException(
+            f"The memory failed ({type(exc).__name__}: {exc}). "
+            f"Go on without it, or call {tool} again later."
+        ) from exc
+
+
 class _MemoryTools:
     """The tool functions, bound to one memory and namespace."""
 
@@ -95,7 +160,11 @@ class _MemoryTools:
         head = f"Remembered {key} = {value!r}"
         if prec is not None:
             head += f" ({prec.state.value}, validity {prec.validity:.2f})"
-        audit = self.memory.audit(key, namespace=self.namespace)
+        try:
+            audit = self.memory.audit(key, namespace=self.namespace)
+        except Exception:  # stored already: say so, without the summary of the key
+            logger.warning("remember: stored %s but could not summarise it", key, exc_info=True)
+            return f"{head}."
         active = ", ".join(f"{p.value!r} ({p.validity:.2f})" for p in audit.active)
         text = f"{head}. Active values of {audit.key}: {active or 'none yet'}."
         just = [
@@ -123,77 +192,57 @@ class _MemoryTools:
         ]
         return json.dumps(facts, ensure_ascii=False), docs
 
-    @staticmethod
-    def _error(exc: TEPAError, hint: str) -> ToolException:
-        return ToolException(f"{exc}. {hint}")
-
     def _k(self, k: int | None) -> int:
         return self.k if k is None else k
 
     # ---------------------------------------------------------------- sync
     def remember(self, key: str, value: str, text: str | None = None) -> str:
-        try:
+        with _errors_to_model("remember"):
             result = self.memory.observe(
                 key, value, text=text, namespace=self.namespace, source=self.source
             )
-        except InvalidArgumentError as exc:
-            raise self._error(exc, "Fix the arguments and call remember again.") from exc
         return self._remembered(result.evidence.key, value, result)
 
     def recall(
         self, query: str, k: int | None = None, key_prefix: str | None = None
     ) -> tuple[str, list[Document]]:
-        try:
+        with _errors_to_model("recall"):
             docs = self.memory.retrieve(
                 query, self._k(k), namespace=self.namespace, key_prefix=key_prefix
             )
-        except InvalidArgumentError as exc:
-            raise self._error(exc, "Fix the arguments and call recall again.") from exc
         return self._recalled(docs)
 
     def forget(self, key: str, value: str, reason: str = "the user asked to forget it") -> str:
-        try:
+        with _errors_to_model("forget"):
             self.memory.revoke(
                 key, value, reason=reason, namespace=self.namespace, source=self.source
             )
-        except UnknownPrecedentError as exc:
-            raise self._error(exc, "Call recall to see the stored values.") from exc
-        except InvalidArgumentError as exc:
-            raise self._error(exc, "Fix the arguments and call forget again.") from exc
         return f"Forgot {key} = {value!r} (revoked; kept in the audit archive)."
 
     # ---------------------------------------------------------------- async
     async def aremember(self, key: str, value: str, text: str | None = None) -> str:
-        try:
+        with _errors_to_model("remember"):
             result = await self.memory.aobserve(
                 key, value, text=text, namespace=self.namespace, source=self.source
             )
-        except InvalidArgumentError as exc:
-            raise self._error(exc, "Fix the arguments and call remember again.") from exc
         return self._remembered(result.evidence.key, value, result)
 
     async def arecall(
         self, query: str, k: int | None = None, key_prefix: str | None = None
     ) -> tuple[str, list[Document]]:
-        try:
+        with _errors_to_model("recall"):
             docs = await self.memory.aretrieve(
                 query, self._k(k), namespace=self.namespace, key_prefix=key_prefix
             )
-        except InvalidArgumentError as exc:
-            raise self._error(exc, "Fix the arguments and call recall again.") from exc
         return self._recalled(docs)
 
     async def aforget(
         self, key: str, value: str, reason: str = "the user asked to forget it"
     ) -> str:
-        try:
+        with _errors_to_model("forget"):
             await self.memory.arevoke(
                 key, value, reason=reason, namespace=self.namespace, source=self.source
             )
-        except UnknownPrecedentError as exc:
-            raise self._error(exc, "Call recall to see the stored values.") from exc
-        except InvalidArgumentError as exc:
-            raise self._error(exc, "Fix the arguments and call forget again.") from exc
         return f"Forgot {key} = {value!r} (revoked; kept in the audit archive)."
 
 
@@ -240,6 +289,7 @@ def create_memory_tools(
             "one: the memory keeps the evidence and retires values that stop being true."
         ),
         args_schema=RememberInput,
+        handle_validation_error=_validation_message("remember"),
         handle_tool_error=True,
     )
     recall = StructuredTool.from_function(
@@ -252,6 +302,7 @@ def create_memory_tools(
             "validity is the posterior probability that the value still holds."
         ),
         args_schema=RecallInput,
+        handle_validation_error=_validation_message("recall"),
         response_format="content_and_artifact",
         handle_tool_error=True,
     )
@@ -264,6 +315,7 @@ def create_memory_tools(
             "being recalled but stays in the audit history."
         ),
         args_schema=ForgetInput,
+        handle_validation_error=_validation_message("forget"),
         handle_tool_error=True,
     )
     tools: list[BaseTool] = [remember, recall, forget]

@@ -29,6 +29,7 @@ EXPECTED_ALL = [
     "TEPAMemory",
     "TEPARetriever",
     "TEPAStore",
+    "TEPAVectorStore",
     "Transition",
     "UnknownPrecedentError",
     "__version__",
