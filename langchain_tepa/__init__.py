@@ -51,6 +51,7 @@ def _classic(memory: TEPAMemory, **kwargs: object) -> object:
 register_adapter("retriever", lambda memory, **kw: TEPARetriever(memory=memory, **kw))
 register_adapter("store", lambda memory, **kw: TEPAStore(memory=memory, **kw))
 register_adapter("classic", _classic)
+register_adapter("vectorstore", lambda memory, **kw: TEPAVectorStore(memory=memory, **kw))
 
 __all__ = [
     "POLICY_NAMES",

@@ -283,6 +283,16 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
         """A :class:`~langchain_tepa.store.TEPAStore` (LangGraph ``BaseStore``) over this memory."""
         return make_adapter("store", self, **kwargs)
 
+    def as_vectorstore(self, **kwargs: Any) -> Any:
+        """A :class:`~langchain_tepa.vectorstore.TEPAVectorStore` (LangChain ``VectorStore``).
+
+        Example:
+            >>> memory = TEPAMemory.in_memory()
+            >>> memory.as_vectorstore().add_texts(["The user is vegan"], ids=["diet"])
+            ['diet']
+        """
+        return make_adapter("vectorstore", self, **kwargs)
+
     def as_langchain_memory(self, **kwargs: Any) -> Any:
         """A classic LangChain ``BaseMemory`` adapter (needs the ``classic`` extra)."""
         return make_adapter("classic", self, **kwargs)
