@@ -189,18 +189,26 @@ class Engine:
     def reading(
         self, namespaces: Sequence[str], *, fresh: bool = True
     ) -> Iterator[dict[str, NamespaceState]]:
-        """Lock ``namespaces`` and yield their states, caught up unless ``fresh=False``."""
+        """Lock ``namespaces`` and yield their states.
+
+        With ``fresh`` (reads), each state is caught up unless it was checked less than
+        ``max_staleness_s`` ago; without, states are used as cached (loaded if absent).
+        """
         with self.cache.locked(namespaces):
             yield self._states(namespaces, fresh=fresh)
         self.maybe_flush()
 
-    def _states(self, namespaces: Sequence[str], *, fresh: bool) -> dict[str, NamespaceState]:
+    def _states(
+        self, namespaces: Sequence[str], *, fresh: bool, force: bool = False
+    ) -> dict[str, NamespaceState]:
+        """States of ``namespaces``: loaded if absent, caught up if due (always if ``force``)."""
         now = time.monotonic()
         held: dict[str, NamespaceState | None] = {ns: self.cache.get(ns) for ns in namespaces}
+        window = 0.0 if force else self.max_staleness_s
         check = [
             ns
             for ns, st in held.items()
-            if st is None or (fresh and now - st.checked_at >= self.max_staleness_s)
+            if st is None or ((fresh or force) and now - st.checked_at >= window)
         ]
         heads = self.storage.read_heads(check) if check else {}
         missing = [ns for ns in check if held[ns] is None]
@@ -405,7 +413,7 @@ class Engine:
         self.check_writable()
         namespaces = list(dict.fromkeys([ev.namespace for ev in records] + list(items or {})))
         with self.cache.locked(namespaces):
-            states = self._states(namespaces, fresh=True)
+            states = self._states(namespaces, fresh=True, force=True)  # decide on all evidence
             work: dict[tuple[str, str], KeyState] = {}
             before: dict[str, Lifecycle] = {}
             seen: dict[str, int] = {}
@@ -520,7 +528,7 @@ class Engine:
         namespaces = sorted(set(pending.views) | set(pending.heal))
         try:
             with self.cache.locked(namespaces):
-                states = self._states(namespaces, fresh=True)
+                states = self._states(namespaces, fresh=True, force=True)
                 current = []
                 marks: dict[str, dict[str, int]] = {}
                 for ns in namespaces:
