@@ -151,7 +151,11 @@ def _snapshot(folder: Path) -> Path:
         )
     copy = Path(tempfile.mkdtemp(prefix="tepa-snapshot-"))
     target = copy / "store"
-    shutil.copytree(folder, target, ignore=shutil.ignore_patterns(_LOCK_NAME))
+    shutil.copytree(
+        folder, target, ignore=shutil.ignore_patterns(_LOCK_NAME), copy_function=shutil.copyfile
+    )
+    for path in [target, *target.rglob("*")]:  # the copy is ours to write (Chroma must)
+        path.chmod(0o700 if path.is_dir() else 0o600)
     _log.warning(
         "%s is read-only and Chroma cannot open a folder it may not write: reading a snapshot "
         "copy made now (%d bytes); writes of other processes after this moment are not seen",
@@ -174,9 +178,17 @@ def open_persistent_client(path: object, *, read_only: bool = False) -> tuple[An
     from chromadb.config import Settings
 
     folder = _folder(path)
-    if folder.exists() and not folder.is_dir():
+    try:
+        exists, is_dir = folder.exists(), folder.is_dir()
+        has_store = (folder / "chroma.sqlite3").is_file()
+    except OSError as exc:
+        raise StorageError(
+            f"cannot access {folder}: {exc.strerror or exc}; check the path and that this user "
+            "may read the folders above it"
+        ) from exc
+    if exists and not is_dir:
         raise StorageError(f"{folder} is a file, not a folder; pass the path of a folder")
-    if read_only and not (folder / "chroma.sqlite3").is_file():
+    if read_only and not has_store:
         raise StorageError(
             f"no memory at {folder}: it holds no chroma.sqlite3; check the path (read_only=True "
             "never creates a store)"

@@ -1,0 +1,330 @@
+"""Chroma layout 3: fixed collections, reads that write nothing, migration, large namespaces,
+folder locks and path errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import chromadb
+import pytest
+from chromadb.config import Settings
+
+from langchain_tepa import (
+    Fact,
+    HashingEmbeddings,
+    InvalidArgumentError,
+    Lifecycle,
+    LifecyclePolicy,
+    StorageError,
+    TEPAMemory,
+)
+from langchain_tepa.core.errors import ReadOnlyError, StorageLockedError
+from langchain_tepa.core.fold import fold_all
+from langchain_tepa.core.types import Evidence
+from langchain_tepa.core.values import canonical_json, short_hash
+from langchain_tepa.storage.base import key_path
+from langchain_tepa.storage.chroma import ChromaStorage
+from tests.support.stored import stored_evidence, stored_views
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _client(folder: Path) -> Any:
+    return chromadb.PersistentClient(
+        path=str(folder), settings=Settings(anonymized_telemetry=False)
+    )
+
+
+def _names(client: Any) -> set[str]:
+    return {str(getattr(c, "name", c)) for c in client.list_collections()}
+
+
+def _sqlite_dump(folder: Path) -> list[tuple[str, list[Any]]]:
+    con = sqlite3.connect(f"file:{folder / 'chroma.sqlite3'}?mode=ro", uri=True)
+    try:
+        tables = [r[0] for r in con.execute("select name from sqlite_master where type='table'")]
+        out = []
+        for table in sorted(tables):
+            if table.startswith("sqlite_") or "fts" in table:
+                continue
+            rows = sorted(map(repr, con.execute(f"select * from {table}")))
+            out.append((table, rows))
+        return out
+    finally:
+        con.close()
+
+
+def test_namespaces_cost_records_not_collections(ephemeral_client: Any) -> None:
+    prefix = "n" + uuid.uuid4().hex[:8]
+    mem = TEPAMemory.from_client(
+        ephemeral_client, prefix=prefix, embeddings=HashingEmbeddings(), shards=4
+    )
+    mem.observe_many([Fact("user.diet", "vegan", namespace=f"users.u{i}") for i in range(300)])
+    mem.flush()
+    ours = {n for n in _names(ephemeral_client) if n.startswith(prefix + "_")}
+    assert ours == {f"{prefix}_meta", f"{prefix}_names", *(f"{prefix}_e{s:02d}" for s in range(4))}
+    assert len(mem.namespaces(prefix="users")) == 300
+    assert mem.namespaces(prefix="users.u1") == ["users.u1"]  # label boundaries, not "users.u10"
+    assert mem.evidence_count() == 300
+
+
+def test_reads_of_unknown_namespaces_create_nothing(ephemeral_client: Any) -> None:
+    prefix = "r" + uuid.uuid4().hex[:8]
+    mem = TEPAMemory.from_client(ephemeral_client, prefix=prefix, embeddings=HashingEmbeddings())
+    before = _names(ephemeral_client)
+    for i in range(50):
+        ns = f"nobody.n{i}"
+        assert mem.get("k", namespace=ns) is None
+        assert mem.retrieve("anything", namespace=ns) == []
+        assert mem.audit("k", namespace=ns).precedents == []
+        assert mem.history("k", namespace=ns) == []
+    assert _names(ephemeral_client) == before
+    with pytest.raises(StorageError, match="pass the right prefix"):
+        TEPAMemory.from_client(ephemeral_client, prefix="typo" + prefix, read_only=True)
+    assert _names(ephemeral_client) == before
+
+
+def test_a_read_only_session_leaves_the_folder_as_it_was(tmp_path: Path) -> None:
+    folder = tmp_path / "db"
+    mem = TEPAMemory.from_path(folder, embeddings=HashingEmbeddings())
+    mem.observe("user.pizza_topping", "pineapple", namespace="users.u1")
+    for _ in range(2):
+        mem.observe("user.pizza_topping", "mushroom", namespace="users.u1")
+    mem.observe_many([Fact(f"fact.k{i}", i, namespace="users.u2") for i in range(5)])
+    mem.close()
+    before = _sqlite_dump(folder)
+    files = sorted(p.name for p in folder.rglob("*") if p.is_file())
+    ro = TEPAMemory.from_path(
+        folder, embeddings=HashingEmbeddings(), read_only=True, flush_interval_s=0.001
+    )
+    assert ro.get("user.pizza_topping", namespace="users.u1") == "mushroom"
+    ro.retrieve("pizza", namespace="users.u1")
+    ro.audit("user.pizza_topping", namespace="users.u1")
+    ro.keys(namespace="users.u2")
+    ro.namespaces(active_only=True)
+    ro.retrieve("x", namespace="users.never")
+    with pytest.raises(ReadOnlyError):
+        ro.observe("k", "v")
+    with pytest.raises(ReadOnlyError):
+        ro.reconcile()
+    ro.flush()
+    ro.close()
+    assert _sqlite_dump(folder) == before
+    assert sorted(p.name for p in folder.rglob("*") if p.is_file()) == files
+
+
+def _layout2_store(client: Any, prefix: str, records: list[Evidence]) -> None:
+    """A store as layout 2 wrote it: evidence pages, an archive and one Active set per namespace."""
+    emb = HashingEmbeddings()
+    evidence = client.get_or_create_collection(f"{prefix}_evidence", embedding_function=None)
+    evidence.add(
+        ids=[f"p#{len(records)}#{records[0].id}"],
+        embeddings=[[1.0]],
+        metadatas=[
+            {
+                "tepa_page": "[" + ",".join(ev.to_json() for ev in records) + "]",
+                "tepa_ids": [ev.id for ev in records],
+                "tepa_namespaces": sorted({ev.namespace for ev in records}),
+                "tepa_count": len(records),
+            }
+        ],
+    )
+    client.get_or_create_collection(f"{prefix}_meta", embedding_function=None)
+    archive = client.get_or_create_collection(f"{prefix}_archive", embedding_function=None)
+    states = fold_all(records, LifecyclePolicy())
+    for state in states.values():
+        for p in state.precedents.values():
+            meta = {
+                "tepa_state": p.state.value,
+                "tepa_namespace": p.namespace,
+                "tepa_key": p.key,
+                "tepa_value": canonical_json(p.value),
+                "tepa_view": json.dumps(p.to_dict()),
+            }
+            vec = emb.embed_documents([p.page_content])[0]
+            if p.state is Lifecycle.ACTIVE:
+                col = client.get_or_create_collection(
+                    f"{prefix}_a_{short_hash(p.namespace, 24)}", embedding_function=None
+                )
+                col.add(
+                    ids=[p.id],
+                    embeddings=[vec],
+                    metadatas=[{**meta, "tepa_key_path": key_path(p.key)}],
+                )
+            else:
+                archive.add(ids=[p.id], embeddings=[vec], metadatas=[meta])
+
+
+def test_a_layout_2_store_is_migrated_on_opening(ephemeral_client: Any) -> None:
+    prefix = "m" + uuid.uuid4().hex[:8]
+    records = [
+        Evidence.observation("user.diet", v, time=float(i), id=f"old.{i}", namespace=ns)
+        for i, (v, ns) in enumerate(
+            [("vegan", "users.u1")] * 2
+            + [("carnivore", "users.u1")] * 4
+            + [("pescatarian", "users.u2")]
+        )
+    ]
+    _layout2_store(ephemeral_client, prefix, records)
+    mem = TEPAMemory.from_client(ephemeral_client, prefix=prefix, embeddings=HashingEmbeddings())
+    assert mem.get("user.diet", namespace="users.u1") == "carnivore"
+    assert mem.get("user.diet", namespace="users.u2") == "pescatarian"
+    assert [d.metadata["value"] for d in mem.retrieve("diet", namespace="users.u1")] == [
+        "carnivore"
+    ]
+    assert mem._engine.embed_calls == 0  # vectors were copied, not embedded again
+    assert sorted(e.id for e in stored_evidence(mem.storage)) == sorted(e.id for e in records)
+    names = _names(ephemeral_client)
+    assert not {f"{prefix}_evidence", f"{prefix}_archive"} & names
+    assert not any(n.startswith(f"{prefix}_a_") for n in names)
+    assert {p.value for p in stored_views(mem.storage)} == {"vegan", "carnivore", "pescatarian"}
+    again = TEPAMemory.from_client(ephemeral_client, prefix=prefix, embeddings=HashingEmbeddings())
+    assert again.evidence_count() == len(records)
+
+
+def test_a_large_namespace_gets_an_index_of_its_own(ephemeral_client: Any) -> None:
+    prefix = "x" + uuid.uuid4().hex[:8]
+    storage = ChromaStorage(ephemeral_client, prefix=prefix, dedicated_at=20)
+    mem = TEPAMemory(storage, embeddings=HashingEmbeddings())
+    stale = TEPAMemory(
+        ChromaStorage(ephemeral_client, prefix=prefix), embeddings=HashingEmbeddings()
+    )
+    assert stale.get("fact.k0") is None  # the stale writer has touched the namespace
+    mem.observe_many([(f"fact.k{i}", f"value {i}") for i in range(30)])
+    assert storage.is_dedicated("default")
+    for _ in range(3):
+        mem.observe("fact.k3", "something else")  # revokes "value 3"
+    docs = mem.retrieve("value 3", k=3)
+    assert "value 3" not in [d.metadata["value"] for d in docs]
+    assert [d.metadata["value"] for d in mem.retrieve("something else", k=1)] == ["something else"]
+    # A writer that has not seen the index yet puts its new vector in its page only; the next
+    # reader that folds the page adds it to the index.
+    stale._engine.cache.get("default").dedicated = False  # type: ignore[union-attr]
+    stale.storage._dedicated.discard("default")  # type: ignore[attr-defined]
+    stale._engine.max_staleness_s = 3600
+    stale.observe("fact.new", "a brand new fact")
+    assert [d.metadata["value"] for d in mem.retrieve("a brand new fact", k=1)] == [
+        "a brand new fact"
+    ]
+    report = mem.reconcile()
+    assert report.repaired_active == 0
+
+
+def test_folder_is_locked_against_a_second_process(tmp_path: Path) -> None:
+    folder = tmp_path / "db"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from langchain_tepa import HashingEmbeddings, TEPAMemory\n"
+            "m = TEPAMemory.from_path(sys.argv[1], embeddings=HashingEmbeddings())\n"
+            "print('open', flush=True)\n"
+            "time.sleep(60)\n",
+            str(folder),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == b"open"
+        with pytest.raises(StorageLockedError, match="chroma run"):
+            TEPAMemory.from_path(folder, embeddings=HashingEmbeddings())
+        with pytest.raises(StorageLockedError):
+            TEPAMemory.from_path(folder, embeddings=HashingEmbeddings(), read_only=True)
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+    mem = TEPAMemory.from_path(folder, embeddings=HashingEmbeddings())  # released with the process
+    same = TEPAMemory.from_path(folder, embeddings=HashingEmbeddings())  # one process: shared
+    mem.observe("k", "v")
+    assert same.get("k") == "v"
+    mem.close()
+    same.close()
+
+
+def test_path_errors_are_typed_and_say_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(InvalidArgumentError, match="folder path"):
+        TEPAMemory.from_path(None)  # type: ignore[arg-type]
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    with pytest.raises(StorageError, match="is a file"):
+        TEPAMemory.from_path(a_file)
+    with pytest.raises(StorageError, match="no memory at"):
+        TEPAMemory.from_path(tmp_path / "missing", read_only=True)
+    assert not (tmp_path / "missing").exists()
+    monkeypatch.setenv("HOME", str(tmp_path))
+    mem = TEPAMemory.from_path("~/tilde", embeddings=HashingEmbeddings())
+    mem.close()
+    assert (tmp_path / "tilde" / "chroma.sqlite3").is_file()
+    assert not Path("~").exists()
+
+
+def test_a_folder_this_user_cannot_write_is_read_from_a_snapshot() -> None:
+    import shutil
+    import tempfile
+
+    # Under /tmp with open permissions, so that a child running as another user can reach it.
+    tmp_path = Path(tempfile.mkdtemp(prefix="tepa-ro-", dir="/tmp"))
+    try:
+        _snapshot_case(tmp_path)
+    finally:
+        for path in [tmp_path, *tmp_path.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def _snapshot_case(tmp_path: Path) -> None:
+    folder = tmp_path / "db"
+    mem = TEPAMemory.from_path(folder, embeddings=HashingEmbeddings())
+    mem.observe("user.diet", "vegan")
+    mem.close()
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    os.chmod(tmp_path, 0o755)
+    script = (
+        "import os, sys, logging\n"
+        "import chromadb, chromadb.api.rust, chromadb.api.client\n"
+        "import tempfile, shutil\n"
+        "from langchain_tepa import HashingEmbeddings, TEPAMemory, StorageError\n"
+        "import langchain_tepa.storage.chroma.local\n"
+        "if os.getuid() == 0:\n"
+        "    os.setgid(65534); os.setuid(65534)\n"
+        "    os.environ['TMPDIR'] = sys.argv[2]\n"
+        "    tempfile.tempdir = None\n"
+        "try:\n"
+        "    TEPAMemory.from_path(sys.argv[1], embeddings=HashingEmbeddings())\n"
+        "except StorageError as exc:\n"
+        "    print('refused:', exc)\n"
+        "m = TEPAMemory.from_path(sys.argv[1], embeddings=HashingEmbeddings(), read_only=True)\n"
+        "print('value:', m.get('user.diet'))\n"
+        "m.close()\n"
+    )
+    scratch = tmp_path / "scratch"
+    scratch.mkdir(mode=0o777)
+    scratch.chmod(0o777)
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(folder), str(scratch)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+        timeout=120,
+        check=False,
+    )
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "refused: " in out.stdout and "read_only=True" in out.stdout
+    assert "value: vegan" in out.stdout
+    assert "snapshot" in out.stderr

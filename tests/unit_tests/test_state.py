@@ -1,0 +1,132 @@
+"""The pure state layer: folding pages, refolds, consistency, the LRU cache, the view buffer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from langchain_tepa import HashingEmbeddings, InMemoryStorage, LifecyclePolicy, TEPAMemory
+from langchain_tepa.core import Evidence
+from langchain_tepa.core.fold import fold
+from langchain_tepa.core.log import Head, NamespaceSummary, Page, clock_digest
+from langchain_tepa.state import ItemTable, NamespaceState, StateCache, VectorTable, ViewBuffer
+from langchain_tepa.storage.base import Commit, NamespaceWrite
+from tests.support.stored import stored_views
+
+POLICY = LifecyclePolicy()
+
+
+def _obs(value: str, t: float, eid: str, key: str = "k") -> Evidence:
+    return Evidence.observation(key, value, time=t, id=eid, namespace="ns")
+
+
+def test_pages_are_folded_in_time_order_whatever_their_stream_order() -> None:
+    a = Page("ns", "s1", 1, (_obs("x", 1.0, "e1"), _obs("y", 4.0, "e4")))
+    b = Page("ns", "s2", 1, (_obs("y", 2.0, "e2"), _obs("y", 3.0, "e3")))
+    st = NamespaceState("ns")
+    out = st.absorb([b, a], POLICY)
+    want = fold([*a.records, *b.records], POLICY)
+    assert out.changed == {"k"} and not out.refold
+    assert {
+        p.value: (p.state, p.support, p.conflict) for p in st.keys["k"].precedents.values()
+    } == {p.value: (p.state, p.support, p.conflict) for p in want.precedents.values()}
+    assert st.clock == {"s1": 1, "s2": 1} and st.evidence_count == 4
+
+
+def test_evidence_older_than_what_was_folded_asks_for_a_refold() -> None:
+    st = NamespaceState("ns")
+    st.absorb([Page("ns", "s1", 1, (_obs("x", 5.0, "e5"),))], POLICY)
+    late = Page("ns", "s2", 1, (_obs("y", 1.0, "e1"),))  # a racing writer's earlier record
+    out = st.absorb([late], POLICY)
+    assert out.refold == {"k"} and not out.consistent
+    st.refold("k", [_obs("x", 5.0, "e5"), _obs("y", 1.0, "e1")], POLICY)
+    assert [p.value for p in st.keys["k"].precedents.values()] == ["y", "x"]
+    # A page already folded (at or below the clock) is ignored.
+    assert st.absorb([late], POLICY).records == 0
+
+
+def test_a_page_written_on_other_evidence_is_inconsistent() -> None:
+    st = NamespaceState("ns")
+    first = Page("ns", "s1", 1, (_obs("x", 1.0, "e1"),), basis=clock_digest({}))
+    assert st.absorb([first], POLICY).consistent
+    same = Page("ns", "s2", 1, (_obs("x", 2.0, "e2"),), basis=st.digest)
+    assert st.absorb([same], POLICY).consistent
+    blind = Page("ns", "s3", 1, (_obs("y", 3.0, "e3"),), basis=clock_digest({"s1": 1}))
+    assert not st.absorb([blind], POLICY).consistent
+
+
+def test_a_reader_rewrites_the_views_of_a_writer_that_raced() -> None:
+    storage = InMemoryStorage()
+    mem = TEPAMemory(storage, embeddings=HashingEmbeddings())
+    mem.observe("k", "x")
+    mem.flush()
+    # A writer that folded its page without mem's record (a race): its views are suspect.
+    ev = Evidence.observation("k", "y", time=9e9, id="other.1", namespace="default")
+    summary = NamespaceSummary("?", 1, 1)
+    storage.commit(
+        Commit("other", 1, [NamespaceWrite("default", [ev], clock_digest({}), 1, summary)])
+    )
+    assert mem.get("k") == "y"  # catches up, notices the page's basis is not its clock
+    assert len(mem._engine.views) > 0
+    mem.flush()
+    views = {p.value: p for p in stored_views(storage)}
+    assert views["x"].conflict == 1  # rewritten from this reader's fold
+
+
+def test_head_news_and_unwritten_views() -> None:
+    head = Head("ns", {"a": 3, "b": 1}, {"a": 9, "b": 1}, views={"a": 3}, written={"b": 100.0})
+    assert head.news({"a": 3}) == {"b": 0}
+    assert head.unwritten_views(now=101.0, grace=5.0) == {}
+    assert head.unwritten_views(now=200.0, grace=5.0) == {"b": 1}
+    assert head.trusted_summary() is None
+
+
+def test_cache_evicts_least_recently_used_but_never_during_a_batch() -> None:
+    cache = StateCache(capacity=2)
+    for ns in ("a", "b"):
+        cache.put(NamespaceState(ns))
+    assert cache.get("a") is not None  # a is now the most recent
+    cache.put(NamespaceState("c"))
+    assert sorted(cache.names()) == ["a", "c"]
+    with cache.locked(["x", "y", "z"]):
+        for ns in ("x", "y", "z"):
+            cache.put(NamespaceState(ns))
+        assert len(cache) == 5
+    assert sorted(cache.names()) == ["y", "z"]
+    with pytest.raises(ValueError, match="cache_size"):
+        StateCache(capacity=0)
+
+
+def test_view_buffer_bounds_count_and_age() -> None:
+    now = [0.0]
+    buffer = ViewBuffer(max_count=2, max_age_s=5.0, clock=lambda: now[0])
+    from langchain_tepa.core.types import Precedent
+
+    buffer.add([Precedent("ns", "k", "v", "v", "p1")])
+    assert not buffer.due()
+    now[0] = 5.0
+    assert buffer.due()  # too old
+    pending = buffer.drain()
+    assert pending.views == {"ns": {"p1"}} and not buffer.due()
+    buffer.add([Precedent("ns", "k", v, v, f"p{v}") for v in ("a", "b")])
+    assert buffer.due()  # too many
+    buffer.restore(buffer.drain())
+    assert len(buffer) == 2
+    with pytest.raises(ValueError, match="flush_interval_s"):
+        ViewBuffer(max_age_s=0)
+
+
+def test_vector_tables_rank_in_process() -> None:
+    table = VectorTable()
+    table.add({"a": [1.0, 0.0], "b": [0.6, 0.8], "c": [0.0, 1.0]})
+    assert [pid for pid, _ in table.rank([1.0, 0.1], ["a", "b", "c"], 2)] == ["a", "b"]
+    assert table.rank([1.0, 0.0], ["zzz"], 3) == []
+    table.add({"a": [0.0, 1.0]})  # replaced
+    assert np.allclose(table.vector("a"), [0.0, 1.0])
+    with pytest.raises(ValueError, match="dimensions"):
+        table.rank([1.0, 0.0, 0.0], ["a"], 1)
+    items = ItemTable()
+    items.put("p", [[1.0, 0.0], [0.0, 1.0]])
+    items.put("q", [])
+    assert set(items.owner_ids()) == {"p", "q"}
+    assert items.scores([0.0, 1.0], ["p", "q"]) == pytest.approx({"p": 1.0})
