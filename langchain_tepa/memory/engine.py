@@ -234,9 +234,10 @@ class Engine:
                     st.vectors = VectorTable()
                 if head is not None:
                     known = [p for p in pages.get(ns, []) if p.seq <= head.clock.get(p.stream, 0)]
-                    st.absorb(known, self.policy)
+                    absorbed = st.absorb(known, self.policy)
                     self._settle_clock(st, head)
                     self._take_vectors(st, known)
+                    self._suspect(st, absorbed.suspect)
                     self._heal_if_stopped(st, head)
                 self.cache.put(st)
                 out[ns] = st
@@ -261,6 +262,11 @@ class Engine:
         if st.vectors is not None:
             st.vectors.add(fresh)
             self._complete_vectors(st, st.vectors)
+
+    def _suspect(self, st: NamespaceState, keys: set[str]) -> None:
+        """Rewrite the views of keys whose last writers raced (at the next flush)."""
+        if keys and not self.read_only:
+            self.views.add(p for k in keys if k in st.keys for p in st.keys[k].precedents.values())
 
     def _heal_if_stopped(self, st: NamespaceState, head: Head) -> None:
         """Other streams that stopped before writing their views: rewrite those views."""
@@ -303,11 +309,7 @@ class Engine:
                 self._refold(st, key)
             self._settle_clock(st, head)
             self._take_vectors(st, known)
-            if not absorbed.consistent and not self.read_only:
-                # Another writer folded its page on different evidence (a race): its views
-                # may be behind the fold; rewrite them at the next flush.
-                touched = absorbed.changed | absorbed.refold
-                self.views.add(p for k in touched for p in st.keys[k].precedents.values())
+            self._suspect(st, absorbed.suspect)
         self._heal_if_stopped(st, head)
 
     def _refold(self, st: NamespaceState, key: str) -> None:

@@ -1,8 +1,8 @@
 """`NamespaceState`: what one memory knows of one namespace, a fold of its evidence up to a clock.
 
-The state is built from the namespace's pages (:class:`~langchain_tepa.storage.base.Page`) and
-caught up with only the pages written since its clock. Pages of several writers can arrive in
-any order; each key's new evidence is folded in ``(time, id)`` order, and a key whose new
+The state is built from the namespace's pages (:class:`~langchain_tepa.core.log.Page`), in the
+order they were committed, and caught up with only the pages written since its clock. Each
+key's new evidence is folded in ``(time, id)`` order, and a key whose new
 evidence sorts before what was already folded (two writers raced) is reported for a refold
 from all of its evidence, so the state always equals a fold of the evidence up to the clock.
 
@@ -40,14 +40,19 @@ class Absorbed:
         refold: Keys whose new evidence sorts before evidence already folded: they must be
             refolded from all their evidence (:meth:`NamespaceState.refold`).
         records: Evidence records absorbed.
-        consistent: Whether every absorbed page was written on exactly the evidence this state
-            held before it (so the writer's stored views match the fold).
+        suspect: Keys whose stored views may be behind the fold: a page touching them was
+            written on other evidence than what preceded it (two writers raced).
     """
 
     changed: set[str] = field(default_factory=set)
     refold: set[str] = field(default_factory=set)
     records: int = 0
-    consistent: bool = True
+    suspect: set[str] = field(default_factory=set)
+
+    @property
+    def consistent(self) -> bool:
+        """Whether every absorbed page was written on exactly the evidence before it."""
+        return not self.suspect
 
 
 class NamespaceState:
@@ -137,30 +142,33 @@ class NamespaceState:
     def absorb(self, pages: Iterable[Page], policy: LifecyclePolicy) -> Absorbed:
         """Fold the pages this state has not folded yet (those after its clock).
 
-        Each key's new records are folded in ``(time, id)`` order. Keys whose new evidence
-        sorts before evidence already folded are listed in ``refold`` and left as they were.
+        ``pages`` come in commit order (as storage returns them). Each key's new records are
+        folded in ``(time, id)`` order. Keys whose new evidence sorts before evidence already
+        folded are listed in ``refold`` and left as they were.
         """
         out = Absorbed()
-        fresh = sorted(
-            (p for p in pages if p.seq > self.clock.get(p.stream, 0)),
-            key=lambda p: (p.stream, p.seq),
-        )
+        start = dict(self.clock)
+        fresh = [p for p in pages if p.seq > start.get(p.stream, 0)]
         by_key: dict[str, list[Evidence]] = {}
-        for page in fresh:
-            # The writer folded its page on the evidence named by `basis`; if that is what this
-            # state held just before the page, its stored views agree with this fold.
-            if page.basis != self.digest:
-                out.consistent = False
+        previous: tuple[str, int] | None = None
+        for page in fresh:  # in commit order
+            # The writer folded its page on the evidence named by `basis`: if that is what this
+            # state held just before the page, the writer's views agree with the fold; if not
+            # (two writers raced), the views of the keys it touched are suspect.
+            here = (page.stream, page.seq)
+            if here != previous and page.basis != self.digest:
+                out.suspect.update(ev.key for ev in page.records)
             for ev in page.records:
                 by_key.setdefault(ev.key, []).append(ev)
             self.advance(page.stream, page.seq, len(page.records))
             out.records += len(page.records)
+            previous = here
         for key, evs in by_key.items():
             evs.sort(key=lambda e: e.sort_key)
             state = self.keys.get(key)
             if state is not None and evs[0].sort_key <= state.last_sort_key:
                 out.refold.add(key)
-                out.consistent = False
+                out.suspect.add(key)
                 continue
             if state is None:
                 state = KeyState(self.namespace, key)

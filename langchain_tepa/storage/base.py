@@ -159,7 +159,7 @@ class StorageBackend(Protocol):
         ...
 
     def load_pages(self, requests: Sequence[PageRequest]) -> dict[str, list[Page]]:
-        """Pages per namespace as requested, in ``(stream, seq)`` order."""
+        """Pages per namespace as requested, in the order they were committed."""
         ...
 
     def commit(self, commit: Commit) -> None:

@@ -156,9 +156,7 @@ class InMemoryStorage:
                             },
                         )
                     )
-        for pages in out.values():
-            pages.sort(key=lambda p: (p.stream, p.seq))
-        return out
+        return out  # in commit order: readers check each page's basis in that order
 
     def commit(self, commit: Commit) -> None:
         """Store each namespace's page with its head bump."""

@@ -294,9 +294,7 @@ class ChromaStorage:
                 page = codec.decode_page(meta or {})
                 if page.namespace in out:
                     out[page.namespace].append(page)
-        for pages in out.values():
-            pages.sort(key=lambda p: (p.stream, p.seq))
-        return out
+        return out  # in commit order: readers check each page's basis in that order
 
     def commit(self, commit: Commit) -> None:
         """Write one append.
