@@ -173,6 +173,46 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
         return cls(storage, **kwargs)
 
     @classmethod
+    def from_server(
+        cls,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        *,
+        ssl: bool = False,
+        headers: dict[str, str] | None = None,
+        prefix: str = "tepa",
+        **kwargs: Any,
+    ) -> TEPAMemory:
+        """A memory on a Chroma server (``chroma run``): ``chromadb.HttpClient`` made for you.
+
+        Several processes may open the same server and prefix: see the README's consistency
+        model ("Several workers").
+
+        Raises:
+            StorageUnavailableError: If no server answers at that address.
+
+        Example:
+            >>> memory = TEPAMemory.from_server("127.0.0.1", 8000, prefix="app")  # doctest: +SKIP
+        """
+        import chromadb
+        from chromadb.config import Settings
+
+        from langchain_tepa.storage.chroma.errors import translate
+
+        where = f"Chroma server at {'https' if ssl else 'http'}://{host}:{port}"
+        try:
+            client = chromadb.HttpClient(
+                host=host,
+                port=port,
+                ssl=ssl,
+                headers=headers,
+                settings=Settings(anonymized_telemetry=False),
+            )
+        except Exception as exc:
+            raise translate(exc, where, "connect") from exc
+        return cls.from_client(client, prefix=prefix, **kwargs)
+
+    @classmethod
     async def afrom_client(cls, client: Any, *, prefix: str = "tepa", **kwargs: Any) -> TEPAMemory:
         """Async twin of :meth:`from_client` (opening runs in a worker thread).
 

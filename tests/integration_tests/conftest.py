@@ -124,6 +124,44 @@ class ChromaServer:
         kwargs.setdefault("embeddings", HashingEmbeddings())
         return TEPAMemory.from_client(self.client(), prefix=prefix or unique_prefix(), **kwargs)
 
+    def kill(self) -> None:
+        """Kill the server at once (SIGKILL), as a crash would."""
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def restart(self) -> None:
+        """Start the server again on the same folder and port (after :meth:`stop` or :meth:`kill`)."""
+        self.stop()
+        env = {**os.environ, "ANONYMIZED_TELEMETRY": "False", "NO_COLOR": "1"}
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                [
+                    _chroma_executable(),
+                    "run",
+                    "--path",
+                    str(self.path),
+                    "--host",
+                    self.host,
+                    "--port",
+                    str(self.port),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+            )
+        self.pid = self.process.pid
+        deadline = time.monotonic() + _START_TIMEOUT
+        while time.monotonic() < deadline:
+            try:
+                self.heartbeat(timeout=1.0)
+                return
+            except OSError:
+                time.sleep(0.1)
+        pytest.fail("chroma run did not come back after a restart")
+
     def stop(self) -> None:
         """Stop the server by PID: SIGTERM, then SIGKILL if it has not exited within 10 s."""
         if self.process.poll() is not None:
@@ -177,6 +215,16 @@ def _start(folder: Path) -> ChromaServer:
 def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
     """A real Chroma server on 127.0.0.1:FREE_PORT for the session, stopped by PID at the end."""
     server = _start(tmp_path_factory.mktemp("chroma_server"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[ChromaServer]:
+    """A Chroma server of this test alone (it may be stopped, killed and restarted)."""
+    server = _start(tmp_path)
     try:
         yield server
     finally:
