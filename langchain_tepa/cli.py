@@ -99,16 +99,21 @@ def _open_read_only(path: str, prefix: str, policy: str) -> Any:
     )
 
 
-def _stored_views(memory: Any) -> dict[str, Precedent] | None:
+def _stored_views(memory: Any, namespaces: Sequence[str]) -> dict[str, Precedent] | None:
     """The stored precedent views by id, or ``None`` when the memory does not expose them.
 
     The public API has no read-only way to list the stored views yet, so this reads them from
-    the storage backend when it offers ``load_precedents``; without it the lag is not reported.
+    the storage backend: per namespace (``load_views``) or all at once (``load_precedents``),
+    whichever it offers; with neither, the lag is not reported.
     """
-    load = getattr(getattr(memory, "storage", None), "load_precedents", None)
-    if not callable(load):
-        return None
-    return {p.id: p for p in load()}
+    storage = getattr(memory, "storage", None)
+    per_namespace = getattr(storage, "load_views", None)
+    if callable(per_namespace):
+        return {p.id: p for n in namespaces for p in per_namespace(n)}
+    load_all = getattr(storage, "load_precedents", None)
+    if callable(load_all):
+        return {p.id: p for p in load_all()}
+    return None
 
 
 def _unknown_namespace(path: str, namespace: str, known: Sequence[str]) -> InvalidArgumentError:
@@ -190,8 +195,8 @@ def inspect_memory(
         namespaces = memory.namespaces()
         if ns is not None and ns not in namespaces:
             raise _unknown_namespace(str(path), ns, namespaces)
-        folded = memory.precedents()
-        stored = _stored_views(memory)
+        folded = [p for n in namespaces for p in memory.precedents(namespace=n)]
+        stored = _stored_views(memory, namespaces)
         evidence = memory.evidence_count()
     finally:
         memory.close()
