@@ -329,7 +329,7 @@ def test_a_single_text_where_a_list_is_expected_is_refused(single: object) -> No
         iterate_items(single, "texts")
     memory = TEPAMemory.in_memory(embeddings=HashingEmbeddings())
     with pytest.raises(TEPAError, match="wrap it in a list"):
-        memory.add_texts(single)  # type: ignore[arg-type]
+        memory.observe_many(single)  # type: ignore[arg-type]
     assert memory.evidence_count() == 0
 
 
