@@ -500,7 +500,8 @@ class OfflineFactExtractor:
             return None
         value = next(g for g in m.groups() if g is not None)
         value = re.sub(r"(?:,\s*|\s+)please\W*$", "", value.strip())
-        if not value[:1].isalpha() or len(value.split()) > 4:
+        # a name is capitalised: "Call me later." and "I go by bus." name nobody
+        if not value[:1].isupper() or len(value.split()) > 4:
             return None
         return "user", ["name"], value
 

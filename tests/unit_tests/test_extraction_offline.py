@@ -184,6 +184,11 @@ def test_imperatives_never_become_keys_named_after_the_verb(
     assert "call.me" not in keys
 
 
+@pytest.mark.parametrize("text", ["Call me later.", "I go by bus.", "Call me tomorrow, please."])
+def test_name_shapes_need_a_capitalised_name(ex: OfflineFactExtractor, text: str) -> None:
+    assert "user.name" not in [key for key, _ in pairs(ex, text)]
+
+
 @pytest.mark.parametrize(
     "text",
     ["I'm a night owl.", "I'm tired.", "I'm a mother.", "I am happy.", "I'm a minor."],
