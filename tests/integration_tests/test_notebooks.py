@@ -114,34 +114,31 @@ def normalise(text: str, *, repo: Path = ROOT) -> str:
 def cell_outputs(cell: Any) -> list[str]:
     """The comparable text outputs of a code cell, normalised, in order.
 
-    Consecutive stream chunks of one stream are joined; a display or result contributes its
-    ``text/plain``, or its HTML (tags of tables kept as cells, other tags dropped) when the plain
-    text is only IPython's placeholder; images contribute nothing; errors their name and value.
+    Consecutive stream chunks of one stream are joined before normalising (where a stream is
+    cut into messages varies from run to run); a display or result contributes its
+    ``text/plain``, or its HTML (tables kept as cells, other tags dropped) when the plain text is
+    only IPython's placeholder; images contribute nothing; errors their name and value.
     """
-    out: list[str] = []
-    last_stream: str | None = None
+    raw: list[tuple[str, str]] = []  # (kind, text) with streams merged
     for o in cell.get("outputs", []):
         kind = o.get("output_type")
         if kind == "stream":
-            text = normalise(o.get("text", ""))
-            if last_stream == o.get("name") and out:
-                out[-1] = f"{out[-1]}\n{text}" if text else out[-1]
+            name = f"stream {o.get('name')}"
+            if raw and raw[-1][0] == name:
+                raw[-1] = (name, raw[-1][1] + o.get("text", ""))
             else:
-                out.append(f"{o.get('name')}: {text}")
-            last_stream = o.get("name")
-            continue
-        last_stream = None
-        if kind in ("execute_result", "display_data"):
+                raw.append((name, o.get("text", "")))
+        elif kind in ("execute_result", "display_data"):
             data = o.get("data", {})
             plain = data.get("text/plain", "")
             if "text/html" in data and plain.startswith("<IPython.core.display.HTML"):
                 body = _TABLE.sub(_normalise_table, data["text/html"])
-                out.append("html: " + normalise(html.unescape(_TAG.sub("", body))))
+                raw.append(("html", html.unescape(_TAG.sub("", body))))
             elif plain:
-                out.append(f"{kind}: {normalise(plain)}")
+                raw.append((kind, plain))
         elif kind == "error":
-            out.append(f"error: {o.get('ename')}: {normalise(o.get('evalue', ''))}")
-    return out
+            raw.append(("error", f"{o.get('ename')}: {o.get('evalue', '')}"))
+    return [f"{kind}: {normalise(text)}" for kind, text in raw]
 
 
 def compare_outputs(name: str, committed: Any, fresh: Any) -> list[str]:
@@ -293,3 +290,14 @@ def test_notebook_executes_cleanly_and_prints_what_was_committed(name: str) -> N
         "run-dependent values). If the change is intended, refresh them with "
         f"`.venv/bin/python notebooks/build_notebooks.py {name[:2]}`.\n\n" + "\n\n".join(problems)
     )
+
+
+def test_stream_chunks_are_joined_before_normalising() -> None:
+    one = nbformat.v4.new_code_cell("print(...)")
+    one.outputs = [nbformat.v4.new_output("stream", name="stdout", text="a\n  b\n  c\n")]
+    split = copy.deepcopy(one)
+    split.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="a\n  b\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="  c\n"),
+    ]
+    assert cell_outputs(one) == cell_outputs(split) == ["stream stdout: a\n  b\n  c"]
