@@ -2,8 +2,14 @@
 
 ``tepa inspect PATH`` opens the memory read-only (nothing is written, not even view repairs) and
 prints every key, its precedents, their states, posterior validity and the transition history
-with the reason of each change, as rich tables or as JSON. ``tepa reconcile PATH`` refolds every
-key from the evidence and repairs the stored views.
+with the reason of each change, as rich tables or as JSON. ``tepa namespaces PATH`` lists the
+namespaces and how many keys each holds. ``tepa reconcile PATH`` refolds every key from the
+evidence and repairs the stored views.
+
+Every failure is one line on stderr and a non-zero exit code: 2 for a library error (a
+``TEPAError``: no memory at the path, a wrong prefix, an unknown namespace, a folder that cannot
+be read or written) and for an operating-system error on the path, 1 for anything unexpected
+(``--traceback`` shows where it came from).
 
 Example:
     >>> import tempfile
@@ -32,7 +38,7 @@ from langchain_tepa.core.policy import POLICY_NAMES
 from langchain_tepa.core.types import Lifecycle, Precedent, Transition
 from langchain_tepa.core.values import canonical_json, validate_key, validate_namespace
 
-__all__ = ["build_parser", "inspect_memory", "main"]
+__all__ = ["build_parser", "inspect_memory", "list_namespaces", "main"]
 
 _STATES = tuple(s.value for s in Lifecycle)
 _STYLE = {"active": "bold green", "hypothesis": "yellow", "revoked": "red"}
@@ -81,6 +87,66 @@ def _key_matches(key: str, wanted: str | None) -> bool:
     return wanted is None or key == wanted or key.startswith(wanted + ".")
 
 
+def _open_read_only(path: str, prefix: str, policy: str) -> Any:
+    from langchain_tepa import HashingEmbeddings, TEPAMemory
+
+    return TEPAMemory.from_path(
+        path,
+        prefix=prefix,
+        policy=policy,
+        embeddings=HashingEmbeddings(),  # never used: reading embeds nothing
+        read_only=True,
+    )
+
+
+def _stored_views(memory: Any, namespaces: Sequence[str]) -> dict[str, Precedent] | None:
+    """The stored precedent views by id, or ``None`` when the memory does not expose them.
+
+    The public API has no read-only way to list the stored views yet, so this reads them from
+    the storage backend: per namespace (``load_views``) or all at once (``load_precedents``),
+    whichever it offers; with neither, the lag is not reported.
+    """
+    storage = getattr(memory, "storage", None)
+    per_namespace = getattr(storage, "load_views", None)
+    if callable(per_namespace):
+        return {p.id: p for n in namespaces for p in per_namespace(n)}
+    load_all = getattr(storage, "load_precedents", None)
+    if callable(load_all):
+        return {p.id: p for p in load_all()}
+    return None
+
+
+def _unknown_namespace(path: str, namespace: str, known: Sequence[str]) -> InvalidArgumentError:
+    shown = ", ".join(repr(n) for n in known[:20]) + (" ..." if len(known) > 20 else "")
+    return InvalidArgumentError(
+        f"namespace {namespace!r} does not exist in {path}"
+        + (f"; the namespaces there are: {shown}" if known else "; it holds no namespace yet")
+        + f". List them with `tepa namespaces {path}`"
+    )
+
+
+def list_namespaces(path: str, *, prefix: str = "tepa", policy: str = "tepa-rev") -> dict[str, int]:
+    """The namespaces of a persistent memory and how many keys each holds (read-only).
+
+    Raises:
+        StorageError: If there is no memory at ``path`` with ``prefix``.
+
+    Example:
+        >>> import tempfile
+        >>> from langchain_tepa import HashingEmbeddings, TEPAMemory
+        >>> folder = tempfile.mkdtemp()
+        >>> with TEPAMemory.from_path(folder, embeddings=HashingEmbeddings()) as memory:
+        ...     _ = memory.observe("user.diet", "vegan", namespace=("users", "u1"))
+        >>> list_namespaces(folder)
+        {'users.u1': 1}
+    """
+    memory = _open_read_only(path, prefix, policy)
+    try:
+        return {ns: len(memory.keys(namespace=ns)) for ns in memory.namespaces()}
+    finally:
+        memory.close()
+
+
 def inspect_memory(
     path: str,
     *,
@@ -102,13 +168,14 @@ def inspect_memory(
 
     Returns:
         ``path``, ``prefix``, ``policy``, ``evidence`` (records), ``namespaces``, ``precedents``
-        (each with its transitions) and ``lagging_views`` (stored views whose state differs from
-        the fold: the memory was written under another policy, or its views lag; see
-        ``tepa reconcile``).
+        (each with its transitions) and ``lagging_views`` (stored views whose state differs
+        from the fold: the memory was written under another policy, or its views lag; see
+        ``tepa reconcile``; ``None`` when the storage does not expose its stored views).
 
     Raises:
         StorageError: If there is no memory at ``path`` with ``prefix``.
-        InvalidArgumentError: On a bad namespace, key or state.
+        InvalidArgumentError: On a bad namespace, key or state, or a namespace the memory does
+            not hold (the message lists those it does).
 
     Example:
         >>> import tempfile
@@ -119,28 +186,25 @@ def inspect_memory(
         >>> [p["state"] for p in inspect_memory(folder)["precedents"]]
         ['active']
     """
-    from langchain_tepa.embeddings import HashingEmbeddings
-    from langchain_tepa.memory import TEPAMemory
-
     ns = validate_namespace(namespace) if namespace is not None else None
     wanted_key = validate_key(key) if key is not None else None
     if state is not None and state not in _STATES:
         raise InvalidArgumentError(f"state must be one of {', '.join(_STATES)}, got {state!r}")
-    memory = TEPAMemory.from_path(
-        path,
-        prefix=prefix,
-        policy=policy,
-        embeddings=HashingEmbeddings(),  # never used: inspect embeds nothing
-        read_only=True,
-    )
+    memory = _open_read_only(path, prefix, policy)
     try:
         namespaces = memory.namespaces()
+        if ns is not None and ns not in namespaces:
+            raise _unknown_namespace(str(path), ns, namespaces)
         folded = [p for n in namespaces for p in memory.precedents(namespace=n)]
-        stored = {p.id: p for n in namespaces for p in memory.storage.load_views(n)}
+        stored = _stored_views(memory, namespaces)
         evidence = memory.evidence_count()
     finally:
         memory.close()
-    lagging = sum(1 for p in folded if p.id not in stored or stored[p.id].state is not p.state)
+    lagging = (
+        None
+        if stored is None
+        else sum(1 for p in folded if p.id not in stored or stored[p.id].state is not p.state)
+    )
     chosen = [
         p
         for p in folded
@@ -196,8 +260,8 @@ def _print_rich(report: dict[str, Any]) -> None:
         table.add_column("key", overflow="fold")
         table.add_column("value", overflow="fold")
         table.add_column("state")
-        table.add_column("s", justify="right")
-        table.add_column("f", justify="right")
+        table.add_column("support", justify="right")
+        table.add_column("conflict", justify="right")
         table.add_column("validity", justify="right")
         table.add_column("lower 95%", justify="right")
         table.add_column("history (transition: reason)", overflow="fold")
@@ -239,8 +303,21 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_namespaces(args: argparse.Namespace) -> int:
+    counts = list_namespaces(args.path, prefix=args.prefix, policy=args.policy)
+    if args.json:
+        print(json.dumps(counts, indent=2, ensure_ascii=False))
+    elif not counts:
+        print(f"{args.path} holds no namespace yet")
+    else:
+        width = max(len(ns) for ns in counts)
+        for ns, n in counts.items():
+            print(f"{ns:<{width}}  {n} key{'s' if n != 1 else ''}")
+    return 0
+
+
 def _cmd_reconcile(args: argparse.Namespace) -> int:
-    from langchain_tepa.memory import TEPAMemory
+    from langchain_tepa import TEPAMemory
 
     if not (Path(args.path) / "chroma.sqlite3").is_file():
         raise StorageError(f"no memory at {args.path}: it holds no chroma.sqlite3; check the path")
@@ -274,6 +351,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tepa", description="Inspect and reconcile a persistent TEPA memory."
     )
+    parser.add_argument(
+        "--traceback",
+        action="store_true",
+        help="on an unexpected error, show the Python traceback instead of one line",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p: argparse.ArgumentParser) -> None:
@@ -299,6 +381,15 @@ def build_parser() -> argparse.ArgumentParser:
     ins.add_argument("--json", action="store_true", help="print JSON instead of tables")
     ins.set_defaults(func=_cmd_inspect)
 
+    nss = sub.add_parser(
+        "namespaces",
+        help="list the namespaces and how many keys each holds (read-only)",
+        description="Read a memory without changing it and list its namespaces.",
+    )
+    common(nss)
+    nss.add_argument("--json", action="store_true", help="print JSON")
+    nss.set_defaults(func=_cmd_namespaces)
+
     rec = sub.add_parser(
         "reconcile",
         help="refold every key from the evidence and repair the stored views",
@@ -311,22 +402,50 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``tepa`` command; returns the exit code (0 ok, 2 on an error).
+    """Run the ``tepa`` command; returns the exit code.
+
+    0 on success; 2 on a library error (``TEPAError``) or an operating-system error on the path;
+    1 on an unexpected error. Errors are one line on stderr, never a traceback (unless
+    ``--traceback`` is given).
 
     Args:
         argv: Arguments without the program name (default: ``sys.argv[1:]``).
     """
     parser = build_parser()
     args = parser.parse_args(list(argv) if argv is not None else None)
+    where = f"tepa {args.command}"
     try:
         return int(args.func(args))
     except TEPAError as exc:
-        print(f"tepa {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{where}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into `head` and the like
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except OSError as exc:
+        print(
+            f"{where}: error: cannot use {args.path}: {_one_line(exc)}; check that the folder "
+            "exists and that you may read it",
+            file=sys.stderr,
+        )
+        return 2
+    except KeyboardInterrupt:
+        print(f"{where}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if args.traceback:
+            raise
+        print(
+            f"{where}: unexpected error ({type(exc).__name__}): {_one_line(exc)[:500]}; "
+            "rerun with `tepa --traceback ...` to see where it came from",
+            file=sys.stderr,
+        )
         return 1
 
 

@@ -112,7 +112,24 @@ def validate_reason(reason: object, name: str = "reason") -> str:
 
 
 def iterate_items(items: object, what: str) -> Iterable[Any]:
-    """``items`` if it is iterable, else a typed error naming ``what``."""
+    """``items`` if it is a collection of items, else a typed error naming ``what``.
+
+    A single string (or ``bytes``) is refused rather than iterated character by character: a
+    text where a list of texts is expected is a mistake, and reading it as one item per
+    character would silently give nothing useful.
+
+    Example:
+        >>> list(iterate_items(["The capital of Peru is Lima."], "texts"))
+        ['The capital of Peru is Lima.']
+        >>> iterate_items("The capital of Peru is Lima.", "texts")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        langchain_tepa.core.errors.InvalidArgumentError: texts must be a list, got a single str; ...
+    """
+    if isinstance(items, str | bytes | bytearray):
+        raise InvalidArgumentError(
+            f"{what} must be a list, got a single {type(items).__name__}; wrap it in a list: [...]"
+        )
     if isinstance(items, Iterable):
         return items
     raise InvalidArgumentError(f"{what} must be an iterable (a list), got {type(items).__name__}")

@@ -510,20 +510,17 @@ facts. Metric: substring exact match after normalisation.
 Here the official 6k records (455 facts, 100 SH + 100 MH questions) go through the offline
 pipeline a user would run: each fact text passes the offline extractor (`add_texts`), with the
 fact number as the clock; questions are answered from the **Active** set only. No LLM is used.
-The data live beside the repository, in `../shared/data/factcon/` relative to the repository
-root (this notebook runs in `notebooks/`).
+The official 6k file ships inside the package (`langchain_tepa/bench/data/factcon/`, MIT
+licence, with a README saying where it comes from), so nothing beside the repository is needed;
+`load_factcon(path)` reads a larger pool of your own.
 """),
     code("""
-from pathlib import Path
-
 from langchain_tepa import HashingEmbeddings, TEPAMemory
 from langchain_tepa.bench.answering import ActiveIndex, substring_exact_match
 from langchain_tepa.bench.factcon import ingest_instance, run_instances
-from langchain_tepa.bench.factcon_data import load_factcon
+from langchain_tepa.bench.factcon_data import OFFICIAL_6K, load_factcon
 
-REPO = Path.cwd().parent  # the repository root (this notebook runs in notebooks/)
-DATA = REPO.parent / "shared" / "data" / "factcon" / "mab_conflict_resolution_6k.json"
-instance = load_factcon(DATA)[0]
+instance = load_factcon(OFFICIAL_6K)[0]  # the official 6k records, bundled with the package
 print(instance.id, "|", instance.n_facts, "facts |",
       {name: len(qs) for name, qs in instance.subsets.items()})
 for fact in instance.facts[:4]:
@@ -649,7 +646,13 @@ def build(name: str, cells: list[Cell]) -> float:
         nbformat.v4.new_markdown_cell(src) if kind == "md" else nbformat.v4.new_code_cell(src)
         for kind, src in cells
     ]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    # no OpenAI, and no terminal size: rich tables then have the same width in every run, so
+    # tests/integration_tests/test_notebooks.py can compare the outputs with the committed ones
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("OPENAI_") and k not in ("COLUMNS", "LINES")
+    }
     env.update({"TEPA_EMBEDDINGS": "hashing", "ANONYMIZED_TELEMETRY": "False"})
     start = time.perf_counter()
     NotebookClient(

@@ -17,7 +17,6 @@ from langchain_tepa import HashingEmbeddings, TEPAMemory
 from tests.support.fixtures import fake_openai, openai_env  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
 @pytest.fixture

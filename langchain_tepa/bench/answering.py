@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 from langchain_core.documents import Document
 
-from langchain_tepa.extraction.offline import normalize_key_part
-from langchain_tepa.memory import TEPAMemory
+from langchain_tepa import TEPAMemory
+from langchain_tepa.extraction import normalize_key_part
 
 __all__ = [
     "ActiveIndex",

@@ -37,11 +37,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from langchain_tepa import Fact
 from langchain_tepa.bench.answering import normalize_answer
-from langchain_tepa.bench.factcon_data import FactconFact, load_factcon
-from langchain_tepa.core.types import Fact
-from langchain_tepa.extraction.base import FactExtractor
-from langchain_tepa.extraction.offline import OfflineFactExtractor, normalize_key_part
+from langchain_tepa.bench.factcon_data import POOL_6K, FactconFact, load_factcon
+from langchain_tepa.extraction import FactExtractor, OfflineFactExtractor, normalize_key_part
 
 __all__ = ["evaluate_extractor", "extraction_correct", "fact_correct"]
 
@@ -135,9 +134,14 @@ def main(argv: list[str] | None = None) -> int:
     import json
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("paths", nargs="+", help="pool JSONL files with ground-truth parses")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        help="pool JSONL files with ground-truth parses (default: the 6k pool bundled with the "
+        "package)",
+    )
     args = parser.parse_args(argv)
-    for p in args.paths:
+    for p in args.paths or [str(POOL_6K)]:
         print(json.dumps(evaluate_extractor(p)))
     return 0
 

@@ -52,15 +52,23 @@ from typing import Any, Literal
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
+from langchain_tepa import (
+    POLICY_NAMES,
+    Fact,
+    HashingEmbeddings,
+    InvalidArgumentError,
+    LifecyclePolicy,
+    TEPAMemory,
+)
 from langchain_tepa.bench.answering import ActiveIndex, Answer, substring_exact_match
 from langchain_tepa.bench.extractor_eval import extraction_correct
-from langchain_tepa.bench.factcon_data import FactconInstance, FactconQuestion, load_factcon
-from langchain_tepa.core.errors import InvalidArgumentError
-from langchain_tepa.core.policy import POLICY_NAMES, LifecyclePolicy
-from langchain_tepa.core.types import Fact
-from langchain_tepa.embeddings import HashingEmbeddings
-from langchain_tepa.extraction.offline import OfflineFactExtractor, normalize_key_part
-from langchain_tepa.memory import TEPAMemory
+from langchain_tepa.bench.factcon_data import (
+    OFFICIAL_6K,
+    FactconInstance,
+    FactconQuestion,
+    load_factcon,
+)
+from langchain_tepa.extraction import OfflineFactExtractor, normalize_key_part
 
 __all__ = [
     "FACTCON_METHODS",
@@ -85,7 +93,8 @@ class FactconConfig:
     """Settings of a factcon run.
 
     Attributes:
-        data: Path of an official JSON or pool JSONL file.
+        data: Path of an official JSON or pool JSONL file; empty (the default) for the
+            official 6k records bundled with the package (``factcon_data.OFFICIAL_6K``).
         methods: Policy presets to compare.
         oracle_keys: Observe the ground-truth parses instead of extracting (pools only).
         reader: ``"offline"`` (the Active-set reader) or ``"openai"`` (``ChatOpenAI``).
@@ -100,11 +109,11 @@ class FactconConfig:
             batches are for slow storage such as Chroma, see :func:`ingest_instance`).
 
     Example:
-        >>> FactconConfig(data="x.json").methods
+        >>> FactconConfig().methods
         ('append-only', 'lww', 'tepa-norev', 'tepa-rev')
     """
 
-    data: str
+    data: str = ""
     methods: tuple[str, ...] = FACTCON_METHODS
     oracle_keys: bool = False
     reader: ReaderKind = "offline"
@@ -388,9 +397,10 @@ def run_instances(
 def run_factcon(
     config: FactconConfig, progress: Callable[[str], None] | None = None
 ) -> dict[str, Any]:
-    """Load ``config.data`` and run every method on it."""
-    instances = load_factcon(Path(config.data))
-    return run_instances(instances, config=config, data=config.data, progress=progress)
+    """Load ``config.data`` (default: the bundled official 6k records) and run every method."""
+    path = Path(config.data) if config.data else OFFICIAL_6K
+    instances = load_factcon(path)
+    return run_instances(instances, config=config, data=str(path), progress=progress)
 
 
 # ---------------------------------------------------------------------- tepa-bench plugin
@@ -414,8 +424,8 @@ def _configure(parser: Any) -> None:
     parser.add_argument(
         "--data",
         default=None,
-        help="official MemoryAgentBench JSON or pool JSONL (default: the official 6k file in "
-        "../shared/data/factcon when present)",
+        help="official MemoryAgentBench JSON or pool JSONL (default: the official 6k records "
+        "bundled with the package; larger pools are read from the path you give)",
     )
     parser.add_argument(
         "--oracle-keys",
@@ -428,21 +438,9 @@ def _configure(parser: Any) -> None:
     parser.add_argument("--batch", type=int, default=1, help="facts per add_texts call")
 
 
-def _default_data() -> str:
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        cand = parent.parent / "shared" / "data" / "factcon" / "mab_conflict_resolution_6k.json"
-        if cand.is_file():
-            return str(cand)
-    raise InvalidArgumentError(
-        "no --data given and no ../shared/data/factcon/mab_conflict_resolution_6k.json found; "
-        "pass --data PATH (official MemoryAgentBench JSON or a pool JSONL file)"
-    )
-
-
 def _scenario(options: Any) -> dict[str, Any]:
     args = options.args
-    data = getattr(args, "data", None) or _default_data()
+    data = getattr(args, "data", None) or ""
     limit = getattr(args, "limit_questions", None)
     if options.quick and limit is None:
         limit = 20

@@ -25,8 +25,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     )
     parser.add_argument(
         "--data",
-        required=True,
-        help="official MemoryAgentBench JSON (Conflict_Resolution) or a pool JSONL file",
+        default="",
+        help="official MemoryAgentBench JSON (Conflict_Resolution) or a pool JSONL file "
+        "(default: the official 6k records bundled with the package)",
     )
     parser.add_argument(
         "--methods",

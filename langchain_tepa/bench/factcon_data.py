@@ -1,6 +1,8 @@
 r"""Loading MemoryAgentBench fact-consolidation data (official JSON and pool JSONL).
 
-Two formats are read (see ``../shared/data/README.md``):
+The official 6k file and a small pool ship inside the package (``OFFICIAL_6K`` and
+``POOL_6K``, in ``langchain_tepa/bench/data/factcon/`` with their licences and a README saying
+where they come from); larger pools are read from a path you pass. Two formats are read:
 
 * the official MemoryAgentBench ``Conflict_Resolution`` records: a JSON list of
   ``{"context", "questions", "answers", "metadata": {"source": ...}}``; records with the same
@@ -29,12 +31,22 @@ from typing import Any, Literal
 from langchain_tepa.core.errors import InvalidArgumentError
 
 __all__ = [
+    "DATA_DIR",
+    "OFFICIAL_6K",
+    "POOL_6K",
     "FactconFact",
     "FactconInstance",
     "FactconQuestion",
     "load_factcon",
     "parse_context",
 ]
+
+DATA_DIR = Path(__file__).resolve().parent / "data" / "factcon"
+"""Folder of the bundled fact-consolidation data, its licences and its README."""
+OFFICIAL_6K = DATA_DIR / "mab_conflict_resolution_6k.json"
+"""The official MemoryAgentBench ``Conflict_Resolution`` 6k records (MIT), unchanged."""
+POOL_6K = DATA_DIR / "factcon_pool_6k.jsonl"
+"""A 6k pool instance with ground-truth parses (for ``--oracle-keys`` and extractor metrics)."""
 
 _LINE = re.compile(r"^\s*(\d+)\.\s+(.*\S)\s*$")
 
@@ -182,19 +194,29 @@ def _load_pool_line(row: dict[str, Any], name: str) -> FactconInstance:
     return inst
 
 
-def load_factcon(path: str | Path) -> list[FactconInstance]:
+def load_factcon(path: str | Path | None = None) -> list[FactconInstance]:
     """Instances of an official MemoryAgentBench JSON file or a pool JSONL file.
 
     Args:
         path: ``mab_conflict_resolution_6k.json`` (or any file in that format) or
-            ``factcon_pool_*.jsonl``.
+            ``factcon_pool_*.jsonl``; ``None`` (the default) reads the bundled official 6k
+            records (:data:`OFFICIAL_6K`).
 
     Raises:
         InvalidArgumentError: If the file is missing or in neither format.
+
+    Example:
+        >>> [inst.n_facts for inst in load_factcon()]
+        [455]
     """
-    p = Path(path)
+    p = OFFICIAL_6K if path is None else Path(path)
     if not p.is_file():
-        raise InvalidArgumentError(f"no such data file: {p}; pass --data PATH to a factcon file")
+        hint = (
+            "the bundled data is missing from this installation; reinstall langchain-tepa"
+            if path is None
+            else "pass --data PATH to a factcon file (official MemoryAgentBench JSON or pool JSONL)"
+        )
+        raise InvalidArgumentError(f"no such data file: {p}; {hint}")
     text = p.read_text(encoding="utf-8")
     stripped = text.lstrip()
     if stripped.startswith("["):

@@ -14,6 +14,12 @@ shape                                  example -> ``key = value``
 ``S is a R of V``                      "Ada is a citizen of France." -> ``ada.citizen_of``
 ``S [is/was] <verb> <prep> V``         "Ada was born in the city of London." ->
                                        ``ada.born_in_city_of = London``
+``call me V``, ``I'm called V``        "Call me Bob." -> ``user.name``
+``I'm [a/an] <diet>``                  "I'm vegetarian." -> ``user.diet``
+``I'm a/an <occupation>``              "I'm a nurse." -> ``user.occupation``;
+                                       "I work as a nurse." too
+``I'm <adjective> <prep> V``           "I'm allergic to peanuts." -> ``user.allergic_to``
+``I'm from V``, ``I'm N years old``    ``user.origin``, ``user.age``
 =====================================  ===================================================
 
 Keys are ``"{subject}.{relation}"``. Both parts are canonical: case-folded, punctuation dropped,
@@ -22,7 +28,18 @@ words joined by ``_``; a leading article is dropped from the subject, articles a
 ``user``. The value is the object phrase as written (trailing full stop removed); a leading
 category phrase of lower-case words (``the city of London``) is moved from the value into the
 relation (``born_in_city_of`` = ``London``). Questions, negated sentences and sentences that fit
-no shape give no fact. The result is deterministic.
+no shape give no fact; :meth:`OfflineFactExtractor.extract_report` lists them with the reason.
+The result is deterministic.
+
+Self-descriptions use a small fixed vocabulary: the diets are those of ``DIETS`` (vegetarian,
+vegan, pescatarian, ...); an occupation is a word of ``OCCUPATIONS`` or a word ending like one
+(``-ist``, ``-ician``, ``-eer``, ``-ologist``, ``-grapher``), so "I'm a night owl." gives no fact
+rather than a wrong one.
+
+**Corrections.** A statement that says the value changed ("now", "instead", "no longer",
+"anymore": "My favourite colour is now blue.", "I use oat milk for coffee instead.") gives its
+fact with ``metadata["correction"] = True``; those words are not part of the key or value.
+Discourse openers ("Actually, ...", "By the way, ...") are skipped.
 
 Example:
     >>> extractor = OfflineFactExtractor()
@@ -32,6 +49,10 @@ Example:
     [('ada_lovelace.born_in', 'London')]
     >>> extractor.extract("Is it raining?")
     []
+    >>> [(f.key, f.value) for f in extractor.extract("Call me Bob. I'm vegetarian.")]
+    [('user.name', 'Bob'), ('user.diet', 'vegetarian')]
+    >>> extractor.extract("My favourite colour is now blue.")[0].metadata["correction"]
+    True
 """
 
 from __future__ import annotations
@@ -41,8 +62,9 @@ import re
 from collections.abc import Iterator
 
 from langchain_tepa.core.types import Fact
+from langchain_tepa.extraction.base import ExtractionReport, Unextracted, UnextractedReason
 
-__all__ = ["OfflineFactExtractor", "normalize_key_part"]
+__all__ = ["DIETS", "OCCUPATIONS", "OfflineFactExtractor", "normalize_key_part"]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _ARTICLES = frozenset({"a", "an", "the"})
@@ -92,6 +114,125 @@ _ABBREVIATIONS = frozenset(
     {"dr", "mr", "mrs", "ms", "st", "jr", "sr", "inc", "co", "ltd", "mt", "vs", "no", "prof"}
 )
 _MAX_SENTENCE = 600
+_SHOWN_CHARS = 200  # an unextracted sentence longer than this is shown cut, with "..."
+
+DIETS = frozenset(
+    {
+        "vegetarian",
+        "vegan",
+        "pescatarian",
+        "pescetarian",
+        "flexitarian",
+        "fruitarian",
+        "omnivore",
+        "omnivorous",
+        "carnivore",
+        "lacto-vegetarian",
+        "ovo-vegetarian",
+        "lacto-ovo vegetarian",
+        "plant-based",
+        "keto",
+        "paleo",
+        "gluten-free",
+        "dairy-free",
+        "kosher",
+        "halal",
+    }
+)
+"""Words that ``I'm [a/an] <word>`` reads as the speaker's diet (``user.diet``)."""
+
+OCCUPATIONS = frozenset(
+    {
+        "accountant",
+        "architect",
+        "assistant",
+        "author",
+        "baker",
+        "banker",
+        "barista",
+        "cashier",
+        "chef",
+        "clerk",
+        "consultant",
+        "cook",
+        "designer",
+        "developer",
+        "doctor",
+        "driver",
+        "editor",
+        "electrician",
+        "farmer",
+        "firefighter",
+        "freelancer",
+        "intern",
+        "journalist",
+        "lawyer",
+        "lecturer",
+        "manager",
+        "mechanic",
+        "nurse",
+        "officer",
+        "paramedic",
+        "pharmacist",
+        "photographer",
+        "pilot",
+        "plumber",
+        "professor",
+        "programmer",
+        "researcher",
+        "retiree",
+        "student",
+        "surgeon",
+        "teacher",
+        "translator",
+        "tutor",
+        "vet",
+        "waiter",
+        "writer",
+    }
+)
+"""Words that ``I'm a/an <word>`` reads as the speaker's occupation (``user.occupation``), with
+the words ending in ``-ist``, ``-ician``, ``-eer``, ``-ologist`` or ``-grapher``."""
+_OCCUPATION_SUFFIXES = ("ist", "ician", "eer", "ologist", "grapher")
+_DIET_WORDS = "|".join(
+    re.escape(d).replace(r"\-", "[- ]?").replace(r"\ ", r"\s+")
+    for d in sorted(DIETS, key=len, reverse=True)
+)
+_SELF_ADVERBS = r"(?:(?:still|currently|actually|also|really|strictly|fully|mostly)\s+)?"
+_NAME = re.compile(
+    r"^(?:(?:you\s+can|please|just|everyone|everybody|people|friends|they)\s+)?"
+    r"(?:call|calls)\s+me\s+(.+)$|^(?:I|We)\s+(?:am|are)\s+called\s+(.+)$"
+    r"|^(?:I|We)\s+go\s+by\s+(.+)$|^[Nn]ame['’]s\s+(.+)$",
+    re.IGNORECASE,
+)
+_SELF = re.compile(rf"^(?:I|We)\s+(?:am|are)\s+{_SELF_ADVERBS}(.+)$")
+_WORK_AS = re.compile(r"^(?:I|We)\s+work\s+as\s+(?:an?\s+)?(.+)$")
+_DIET = re.compile(rf"^(?:an?\s+)?({_DIET_WORDS})$", re.IGNORECASE)
+_AGE = re.compile(r"^(\d{1,3})\s*(?:years?[\s-]+old|yo|y/o)$")
+_ORIGIN = re.compile(r"^(?:originally\s+)?from\s+(\S.*)$")
+_ADJ_PREP = re.compile(
+    r"^([a-z]+(?:\s+[a-z]+)?)\s+(to|in|of|with|at|for|about|on|from|by)\s+(\S.*)$"
+)
+_ROLE = re.compile(r"^an?\s+((?:[a-z-]+\s+){0,2}([a-z-]+))$")
+# Words that make a statement a correction of an earlier value.
+_CORRECTION = re.compile(
+    r"\b(?:now|instead|no\s+longer|anymore|any\s+more)\b"
+    r"|^(?:Now|Instead)\b(?=,|\s+(?:I|we|my|our)\b)"
+)
+_OPENERS = re.compile(
+    r"^(?:(?:actually|well|also|so|oh|ok|okay|by\s+the\s+way|btw|anyway|then|now|instead)"
+    r"\s*,\s+|(?:now|instead)\s+(?=(?:I|we|my|our)\b))+",
+    re.IGNORECASE,
+)
+_INSTEAD_OF = re.compile(r",?\s+instead\s+of\s+[^,;]*?(?=[,;]|[.!]*\s*$)")
+_TRAILING_ADVERB = re.compile(r"(?:,\s*|\s+)(?:now|instead|anymore|any\s+more)(?=[.!]*\s*$)")
+_INNER_NOW = re.compile(r"\b(I|we|am|are|is|was|were)\s+now\s+")
+_I_AM = re.compile(r"^I['’]m\b")
+_WE_ARE = re.compile(r"^([Ww]e)['’]re\b")
+_NEGATIVE_TAIL = re.compile(
+    r",\s*(?:but\s+|and\s+)?(?:not|no\s+longer|never)\b[^,;]*?(?=[.!]*\s*$)"
+)
+_OBJECT_PRONOUNS = frozenset({"me", "us", "you", "him", "her", "them", "it", "that", "this"})
 
 
 def normalize_key_part(text: str) -> str:
@@ -199,6 +340,11 @@ class OfflineFactExtractor:
         [('user.coffee', 'oat milk')]
         >>> [(f.key, f.value) for f in ex.extract("Ada's employer is Acme Corp.")]
         [('ada.employer', 'Acme Corp')]
+        >>> report = ex.extract_report("I'm vegetarian. I'm a night owl. Is it late?")
+        >>> [(f.key, f.value) for f in report.facts]
+        [('user.diet', 'vegetarian')]
+        >>> [(u.text, u.reason) for u in report.unextracted]
+        [("I'm a night owl.", 'no_known_shape'), ('Is it late?', 'question')]
     """
 
     def __init__(self, *, user_subject: str = "user", source: str = "offline-extractor") -> None:
@@ -208,24 +354,45 @@ class OfflineFactExtractor:
     # ------------------------------------------------------------------ public
     def extract(self, text: str) -> list[Fact]:
         """Facts stated in ``text`` (one or more sentences); ``[]`` when there are none."""
+        return self.extract_report(text).facts
+
+    def extract_report(self, text: str) -> ExtractionReport:
+        """The facts of ``text`` and the sentences that gave none, with the reason.
+
+        Every sentence of ``text`` is either the source of a fact (a repeated fact is kept
+        once) or listed in ``unextracted`` with one of the reasons ``"question"``,
+        ``"negated"``, ``"no_known_shape"`` or ``"too_long"`` (a sentence longer than 600
+        characters; its text is then cut to 200 characters and ``...``). A text that is not a
+        string, or is blank, gives an empty report.
+        """
         if not isinstance(text, str) or not text.strip():
-            return []
-        out: list[Fact] = []
+            return ExtractionReport()
+        facts: list[Fact] = []
+        missed: list[Unextracted] = []
         seen: set[tuple[str, str]] = set()
         for sentence in self._sentences(text):
-            fact = self._parse(sentence)
-            if fact is None:
+            if len(sentence) > _MAX_SENTENCE:
+                missed.append(Unextracted(sentence[:_SHOWN_CHARS] + "...", "too_long"))
                 continue
-            ident = (fact.key, str(fact.value).casefold())
+            parsed = self._parse(sentence)
+            if not isinstance(parsed, Fact):
+                missed.append(Unextracted(sentence, parsed))
+                continue
+            ident = (parsed.key, str(parsed.value).casefold())
             if ident not in seen:
                 seen.add(ident)
-                out.append(fact)
-        return out
+                facts.append(parsed)
+        return ExtractionReport(facts, missed)
 
     async def aextract(self, text: str) -> list[Fact]:
         """Async twin of :meth:`extract` (pure CPU work, run inline)."""
         await asyncio.sleep(0)
         return self.extract(text)
+
+    async def aextract_report(self, text: str) -> ExtractionReport:
+        """Async twin of :meth:`extract_report` (pure CPU work, run inline)."""
+        await asyncio.sleep(0)
+        return self.extract_report(text)
 
     # ------------------------------------------------------------------ parsing
     @staticmethod
@@ -249,16 +416,36 @@ class OfflineFactExtractor:
             s = piece.strip()
             if is_list:
                 s = re.sub(r"^\d+[.)]\s+", "", s)  # list numbering "12. "
-            if s and len(s) <= _MAX_SENTENCE:
+            if s:
                 yield s
 
-    def _parse(self, sentence: str) -> Fact | None:
+    @staticmethod
+    def _prepare(sentence: str) -> tuple[str, bool]:
+        """The sentence as the shapes read it, and whether it states a correction.
+
+        Discourse openers ("Actually, ...") and the correction words ("now", "instead",
+        "instead of X") are removed, so is a trailing contrast (", not X", ", no longer X"),
+        and ``I'm`` becomes ``I am``.
+        """
+        correction = bool(_CORRECTION.search(sentence))
+        body = _OPENERS.sub("", sentence.rstrip())
+        body = _I_AM.sub("I am", _WE_ARE.sub(r"\1 are", body))
+        body = _NEGATIVE_TAIL.sub("", body)  # "I'm vegan now, no longer vegetarian."
+        if correction:
+            body = _INSTEAD_OF.sub("", body)
+            body = _TRAILING_ADVERB.sub("", body)
+            body = _INNER_NOW.sub(r"\1 ", body)
+        return body, correction
+
+    def _parse(self, sentence: str) -> Fact | UnextractedReason:
         if sentence.endswith("?"):
-            return None
-        if _negated(sentence):
-            return None
-        body = sentence.rstrip()
+            return "question"
+        body, correction = self._prepare(sentence)
+        if _negated(body):
+            return "negated"
         for parser in (
+            self._name,
+            self._self_description,
             self._first_person,
             self._relative_clause,
             self._the_r_of_s,
@@ -269,11 +456,17 @@ class OfflineFactExtractor:
             parsed = parser(body)
             if parsed is not None:
                 subject, relation_words, value = parsed
-                return self._fact(sentence, subject, relation_words, value)
-        return None
+                fact = self._fact(sentence, subject, relation_words, value, correction)
+                return fact if fact is not None else "no_known_shape"
+        return "no_known_shape"
 
     def _fact(
-        self, sentence: str, subject: str, relation_words: list[str], value: str
+        self,
+        sentence: str,
+        subject: str,
+        relation_words: list[str],
+        value: str,
+        correction: bool = False,
     ) -> Fact | None:
         value = _strip_value(value)
         category, value = _split_category(value)
@@ -294,10 +487,52 @@ class OfflineFactExtractor:
             metadata={
                 "subject": subject if subj != self.user_subject else "user",
                 "relation": " ".join(relation.split("_")),
+                **({"correction": True} if correction else {}),
             },
         )
 
     # Each shape returns (subject as written, relation words, value as written) or None.
+    @staticmethod
+    def _name(s: str) -> tuple[str, list[str], str] | None:
+        """``call me V``, ``I'm called V``, ``I go by V``, ``name's V``: the speaker's name."""
+        m = _NAME.match(s)
+        if not m:
+            return None
+        value = next(g for g in m.groups() if g is not None)
+        value = re.sub(r"(?:,\s*|\s+)please\W*$", "", value.strip())
+        # a name is capitalised: "Call me later." and "I go by bus." name nobody
+        if not value[:1].isupper() or len(value.split()) > 4:
+            return None
+        return "user", ["name"], value
+
+    @staticmethod
+    def _self_description(s: str) -> tuple[str, list[str], str] | None:
+        """``I'm vegetarian``, ``I'm a nurse``, ``I'm allergic to V``, ``I'm from V``, ..."""
+        m = _WORK_AS.match(s)
+        if m:
+            return "user", ["occupation"], m.group(1)
+        m = _SELF.match(s)
+        if not m:
+            return None
+        rest = _strip_value(m.group(1))
+        if (d := _DIET.match(rest)) is not None:
+            return "user", ["diet"], d.group(1)
+        if (a := _AGE.match(rest)) is not None:
+            return "user", ["age"], a.group(1)
+        if (o := _ORIGIN.match(rest)) is not None:
+            return "user", ["origin"], o.group(1)
+        if (r := _ROLE.match(rest)) is not None:
+            head = r.group(2)
+            if head in OCCUPATIONS or head.endswith(_OCCUPATION_SUFFIXES):
+                return "user", ["occupation"], r.group(1)
+            return None
+        p = _ADJ_PREP.match(rest)
+        if p is not None and p.group(1).split()[0] not in _ARTICLES:
+            if p.group(1).split()[-1].endswith("ing"):  # "going to", "moving to": plans
+                return None
+            return "user", [*p.group(1).split(), p.group(2)], p.group(3)
+        return None
+
     @staticmethod
     def _first_person(s: str) -> tuple[str, list[str], str] | None:
         m = re.match(rf"^(?:[Mm]y|[Oo]ur)\s+(.+?)\s+{_COPULA}\s+(?:now\s+)?(.+)$", s)
@@ -445,6 +680,9 @@ class OfflineFactExtractor:
             start = j
         subject = " ".join(tokens[:start])
         rest = tokens[start:]
+        if rest and rest[0].lower().strip(",") in _OBJECT_PRONOUNS | _RELATIVE:
+            # "Tell me ...", "Remember that ...": an imperative, not a subject and its verb
+            return None
         # relation: lower-case words up to and including the first preposition
         rel: list[str] = []
         k = 0

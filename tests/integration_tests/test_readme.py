@@ -1,10 +1,12 @@
-"""Every fenced ```python block of README.md runs, each in a fresh interpreter.
+"""Every fenced ```python block of README.md and of the docs site (docs/**/*.md) runs.
 
-Each block runs as a script in its own temporary working directory (so ``from_path("./memory")``
-writes nowhere in the repository), offline (no ``OPENAI_API_KEY``), with a timeout. A block whose
-nearest non-blank line above the fence is ``<!-- needs: chroma-server -->`` runs against the
-session's ``chroma run`` server: its port replaces ``port=8000`` in the block. No block is skipped.
-The repository root is in ``TEPA_REPO_ROOT`` for snippets that read the shared data sets.
+Each block runs as a script in a fresh interpreter, in its own temporary working directory (so
+``from_path("./memory")`` writes nowhere in the repository), offline (no ``OPENAI_API_KEY``),
+with a timeout. A block whose nearest non-blank line above the fence is
+``<!-- needs: chroma-server -->`` runs against the session's ``chroma run`` server: its port
+replaces ``port=8000`` in the block. No block is skipped, so a page with a broken example fails
+``make test``. The repository root is in ``TEPA_REPO_ROOT`` for snippets that import the test
+support code.
 """
 
 from __future__ import annotations
@@ -19,21 +21,29 @@ from tests.conftest import ROOT
 from tests.support.offline import run_python
 
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 NEEDS_SERVER = "<!-- needs: chroma-server -->"
 README_PORT = "port=8000"
 MIN_BLOCKS = 3
+MIN_DOCS_BLOCKS = 10
 TIMEOUT = 180
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 
 
 @dataclass(frozen=True)
 class Block:
-    """One fenced code block of the README."""
+    """One fenced code block of a Markdown file (README.md or a docs page)."""
 
     line: int
     lang: str
     code: str
     needs_server: bool
+    source: str = "README.md"
+
+    @property
+    def where(self) -> str:
+        """``FILE line N``, for messages and test ids."""
+        return f"{self.source} line {self.line}"
 
 
 def extract_blocks(text: str) -> list[Block]:
@@ -63,13 +73,24 @@ def extract_blocks(text: str) -> list[Block]:
     return blocks
 
 
-def _python_blocks() -> list[Block]:
-    if not README.is_file():
-        return []
-    return [b for b in extract_blocks(README.read_text("utf-8")) if b.lang in ("python", "py")]
+def markdown_files() -> list[Path]:
+    """README.md and every page of the docs site, in a stable order."""
+    pages = sorted(DOCS.rglob("*.md")) if DOCS.is_dir() else []
+    return ([README] if README.is_file() else []) + pages
 
 
-BLOCKS = _python_blocks()
+def _python_blocks(path: Path) -> list[Block]:
+    source = path.relative_to(ROOT).as_posix()
+    return [
+        Block(b.line, b.lang, b.code, b.needs_server, source)
+        for b in extract_blocks(path.read_text("utf-8"))
+        if b.lang in ("python", "py")
+    ]
+
+
+BLOCKS = _python_blocks(README) if README.is_file() else []
+DOCS_BLOCKS = [b for path in markdown_files() if path != README for b in _python_blocks(path)]
+ALL_BLOCKS = BLOCKS + DOCS_BLOCKS
 
 
 def test_extract_blocks_parses_fences_and_markers() -> None:
@@ -88,18 +109,26 @@ def test_extract_blocks_parses_fences_and_markers() -> None:
     assert blocks[3].code == "y = 2\n"
 
 
-def test_readme_has_runnable_snippets() -> None:
+def test_markdown_files_cover_the_readme_and_every_docs_page() -> None:
+    files = {p.relative_to(ROOT).as_posix() for p in markdown_files()}
+    assert "README.md" in files
+    assert {"docs/index.md", "docs/concepts.md", "docs/reliability.md"} <= files
+    assert {b.source for b in DOCS_BLOCKS} >= {"docs/index.md", "docs/concepts.md"}
+
+
+def test_readme_and_docs_have_runnable_snippets() -> None:
     assert README.is_file(), "README.md is missing"
     assert len(BLOCKS) >= MIN_BLOCKS, f"README.md has only {len(BLOCKS)} python snippets"
-    for block in BLOCKS:
+    assert len(DOCS_BLOCKS) >= MIN_DOCS_BLOCKS, f"docs/ has only {len(DOCS_BLOCKS)} snippets"
+    for block in ALL_BLOCKS:
         if block.needs_server:
             assert README_PORT in block.code, (
-                f"README.md line {block.line} needs the server but does not use {README_PORT}"
+                f"{block.where} needs the server but does not use {README_PORT}"
             )
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[f"line{b.line}" for b in BLOCKS])
-def test_readme_snippet_runs(block: Block, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize("block", ALL_BLOCKS, ids=[f"{b.source}:line{b.line}" for b in ALL_BLOCKS])
+def test_snippet_runs(block: Block, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     code = block.code
     if block.needs_server:
         server = request.getfixturevalue("chroma_server")
@@ -110,11 +139,11 @@ def test_readme_snippet_runs(block: Block, tmp_path: Path, request: pytest.Fixtu
         script,
         cwd=tmp_path,
         timeout=TIMEOUT,
-        what=f"README.md snippet at line {block.line}",
+        what=f"the snippet of {block.where}",
         extra_env={"TEPA_REPO_ROOT": str(ROOT), "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"},
     )
     assert proc.returncode == 0, (
-        f"README.md snippet at line {block.line} failed (exit {proc.returncode}):\n"
+        f"the snippet of {block.where} failed (exit {proc.returncode}):\n"
         f"--- code ---\n{code}--- stdout ---\n{proc.stdout[-3000:]}"
         f"--- stderr ---\n{proc.stderr[-5000:]}"
     )

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from langchain_tepa import HashingEmbeddings, TEPAMemory
-from langchain_tepa.cli import inspect_memory, main
-from langchain_tepa.core.errors import ReadOnlyError, StorageError
+from langchain_tepa.cli import inspect_memory, list_namespaces, main
+from langchain_tepa.core.errors import InvalidArgumentError, ReadOnlyError, StorageError
 
 
 def _make_memory(path: Path, clock: Callable[[], float], policy: str = "tepa-rev") -> None:
@@ -114,6 +114,15 @@ def test_inspect_table_output(memory_path: Path, capsys: pytest.CaptureFixture[s
     out = capsys.readouterr().out
     for text in ("pineapple", "mushroom", "revoked", "active", "namespace users.u2", "validity"):
         assert text in out
+    header = next(line for line in out.splitlines() if "validity" in line)
+    assert [c.strip() for c in header.strip("┃ \n").split("┃")][:6] == [
+        "key",
+        "value",
+        "state",
+        "support",
+        "conflict",
+        "validity",
+    ]
     assert "hypothesis -> active" in out
     assert main(["inspect", str(memory_path), "--key", "no.such.key"]) == 0
     assert "no precedents match" in capsys.readouterr().out
@@ -201,3 +210,99 @@ def test_read_only_memory_refuses_writes(memory_path: Path) -> None:
 def test_inspect_memory_api(memory_path: Path) -> None:
     report = inspect_memory(str(memory_path), key="user.pizza_topping", state="active")
     assert [p["value"] for p in report["precedents"]] == ["mushroom"]
+
+
+def test_inspect_unknown_namespace_exits_non_zero_and_says_how_to_list_them(
+    memory_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["inspect", str(memory_path), "--namespace", "users.u3"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "namespace 'users.u3' does not exist" in err
+    assert "'default', 'users.u2'" in err
+    assert f"tepa namespaces {memory_path}" in err
+    with pytest.raises(InvalidArgumentError, match="does not exist"):
+        inspect_memory(str(memory_path), namespace="users.u3")
+    # a namespace that exists but has no match for the filters is not an error
+    assert main(["inspect", str(memory_path), "--namespace", "users.u2", "--key", "x.y"]) == 0
+    assert "no precedents match" in capsys.readouterr().out
+
+
+def test_namespaces_command_lists_namespaces_and_their_keys(
+    memory_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _dump(memory_path)
+    assert main(["namespaces", str(memory_path)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["default   2 keys", "users.u2  1 key"]
+    assert _run_json(capsys, "namespaces", str(memory_path)) == {"default": 2, "users.u2": 1}
+    assert list_namespaces(str(memory_path)) == {"default": 2, "users.u2": 1}
+    assert _dump(memory_path) == before
+
+
+@pytest.mark.parametrize("command", ["inspect", "namespaces", "reconcile"])
+def test_missing_folder_and_file_paths_are_one_line_errors(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("not a memory")
+    for path in (tmp_path / "missing", a_file):
+        assert main([command, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert err.startswith(f"tepa {command}: error: ") and str(path) in err
+    assert not (tmp_path / "missing").exists()
+    assert a_file.read_text() == "not a memory"
+
+
+class _RawChromaError(Exception):
+    """Stands in for the raw error Chroma raises on a folder it may not open."""
+
+
+@pytest.mark.parametrize(
+    ("raised", "code", "expected"),
+    [
+        (
+            StorageError(
+                "cannot open the memory at /ro: the folder is read-only;\nopen it with "
+                "read_only=True or make it writable"
+            ),
+            2,
+            "tepa inspect: error: cannot open the memory at /ro: the folder is read-only; open "
+            "it with read_only=True or make it writable",
+        ),
+        (
+            PermissionError(13, "Permission denied", "/ro/chroma.sqlite3"),
+            2,
+            "tepa inspect: error: cannot use /ro: [Errno 13] Permission denied: "
+            "'/ro/chroma.sqlite3'; check that the folder exists and that you may read it",
+        ),
+        (
+            _RawChromaError(
+                "error returned from database: (code: 14)\nunable to open database file"
+            ),
+            1,
+            "tepa inspect: unexpected error (_RawChromaError): error returned from database: "
+            "(code: 14) unable to open database file; rerun with `tepa --traceback ...` to see "
+            "where it came from",
+        ),
+    ],
+    ids=["typed", "os-error", "raw"],
+)
+def test_unreadable_folders_give_one_line_and_a_non_zero_exit(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    raised: Exception,
+    code: int,
+    expected: str,
+) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> TEPAMemory:
+        raise raised
+
+    monkeypatch.setattr(TEPAMemory, "from_path", refuse)
+    assert main(["inspect", "/ro"]) == code
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == expected + "\n"
+    if code == 1:
+        with pytest.raises(_RawChromaError):
+            main(["--traceback", "inspect", "/ro"])

@@ -13,6 +13,9 @@ from langchain_tepa.bench.extractor_eval import evaluate_extractor, fact_correct
 from langchain_tepa.bench.factcon import FactconConfig, run_factcon, run_instances
 from langchain_tepa.bench.factcon_cli import main
 from langchain_tepa.bench.factcon_data import (
+    DATA_DIR,
+    OFFICIAL_6K,
+    POOL_6K,
     FactconFact,
     FactconInstance,
     FactconQuestion,
@@ -22,11 +25,8 @@ from langchain_tepa.bench.factcon_data import (
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.types import Fact
 from langchain_tepa.extraction import normalize_key_part
-from tests.conftest import SHARED_DATA
 
-FACTCON = SHARED_DATA / "factcon"
-OFFICIAL = FACTCON / "mab_conflict_resolution_6k.json"
-POOL_6K = FACTCON / "factcon_pool_6k.jsonl"
+OFFICIAL = OFFICIAL_6K
 
 FACTS = [
     "Ada Lovelace is a citizen of France.",
@@ -138,8 +138,47 @@ def test_pool_oracle_keys_and_extractor_share(tmp_path: Path) -> None:
     assert sub["factcon_pool_6k_seed0_0_sh"]["n"] == 20
 
 
+def test_bundled_data_ships_with_its_licences() -> None:
+    assert OFFICIAL.is_file() and POOL_6K.is_file()
+    for name in ("LICENSE-MemoryAgentBench", "LICENSE-MQuAKE", "README.md"):
+        assert (DATA_DIR / name).is_file(), name
+    assert "MIT License" in (DATA_DIR / "LICENSE-MemoryAgentBench").read_text("utf-8")
+    assert "MIT License" in (DATA_DIR / "LICENSE-MQuAKE").read_text("utf-8")
+    readme = (DATA_DIR / "README.md").read_text("utf-8")
+    assert "arXiv:2507.05257" in readme and "MQuAKE" in readme
+    # the default of load_factcon is the official file, unchanged (455 facts, 2 x 100 questions)
+    (inst,) = load_factcon()
+    assert inst.n_facts == 455
+    assert {k: len(v) for k, v in inst.subsets.items()} == {
+        "factconsolidation_sh_6k": 100,
+        "factconsolidation_mh_6k": 100,
+    }
+
+
+def test_runs_default_to_the_bundled_data(tmp_path: Path) -> None:
+    config = FactconConfig(methods=("lww",), limit_questions=3, examples=0)
+    result = run_factcon(config)
+    assert result["data"] == str(OFFICIAL)
+    assert set(result["methods"]["lww"]["subsets"]) == {
+        "factconsolidation_sh_6k",
+        "factconsolidation_mh_6k",
+    }
+    out = tmp_path / "r.json"
+    code = main(["--methods", "lww", "--limit-questions", "3", "--quiet", "--out", str(out)])
+    assert code == 0
+    assert json.loads(out.read_text())["data"] == str(OFFICIAL)
+
+
+def test_missing_data_file_is_a_typed_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.json"
+    with pytest.raises(InvalidArgumentError, match="--data PATH"):
+        load_factcon(missing)
+    assert main(["--data", str(missing), "--quiet"]) == 2
+
+
 def test_oracle_keys_need_parses() -> None:
-    with pytest.raises(InvalidArgumentError):
+    assert OFFICIAL.is_file()  # the error below must come from the missing parses
+    with pytest.raises(InvalidArgumentError, match="ground-truth parses"):
         run_factcon(FactconConfig(data=str(OFFICIAL), oracle_keys=True, methods=("lww",)))
     assert main(["--data", str(OFFICIAL), "--oracle-keys", "--quiet"]) == 2
 
@@ -219,3 +258,25 @@ def test_tepa_bench_run_factcon(tmp_path: Path, capsys: pytest.CaptureFixture[st
         "factcon_pool_6k_seed0_0_mh",
     }
     assert "factcon_pool_6k_seed0_0_sh" in capsys.readouterr().out
+
+
+def test_tepa_bench_run_factcon_without_data_reads_the_bundled_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from langchain_tepa.bench.cli import main as bench_main
+
+    argv = ["run", "factcon", "--methods", "lww", "--limit-questions", "2", "--out", str(tmp_path)]
+    assert bench_main([*argv, "--no-progress"]) == 0
+    result = json.loads((tmp_path / "factcon.json").read_text())
+    assert result["data"] == str(OFFICIAL)
+    assert "factconsolidation_sh_6k" in capsys.readouterr().out
+
+
+def test_extractor_eval_cli_defaults_to_the_bundled_pool(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from langchain_tepa.bench.extractor_eval import main as eval_main
+
+    assert eval_main([]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["data"] == str(POOL_6K) and report["facts"] == 408

@@ -2,9 +2,9 @@
 
 Property tests (hypothesis) over pairs of namespaces chosen to be confusable: string prefixes
 ("u1"/"u10"), segment prefixes ("users"/"users.u1"), look-alike Unicode (Cyrillic, fullwidth,
-decomposed accents, zero-width characters, case), separators ("users.u1" against "users_u1",
-"users/u1", "users:u1") and invalid ones (empty segments, padding), which must be rejected,
-never merged. Checked on the in-process store and on (ephemeral) Chroma, through the memory
+decomposed accents, case), separators ("users.u1" against "users_u1", "users/u1", "users:u1")
+and invalid ones (empty segments, padding, zero-width and bidirectional-control characters),
+which must be rejected, never merged. Checked on the in-process store and on (ephemeral) Chroma, through the memory
 (``retrieve``, ``get``, ``audit``, ``history``, ``keys``, ``active_documents``) and through the
 LangGraph store (``search``, ``get``, ``list_namespaces``).
 """
@@ -36,16 +36,29 @@ CONFUSABLE = [
     ("alice", "\u0430lice"),  # Cyrillic a
     ("rene", "ren\u0435"),  # Cyrillic e
     ("ren\u00e9", "rene\u0301"),  # NFC against NFD
-    ("u1", "u\u200b1"),  # zero-width space
     ("u1", "u1\u00a0x"),  # no-break space inside a segment
     ("ﬁle", "file"),  # ligature
 ]
-INVALID = ["", ".", "users.", ".users", "users..u1", " users", "users ", "users. u1", "u\x001"]
+INVALID = [
+    "",
+    ".",
+    "users.",
+    ".users",
+    "users..u1",
+    " users",
+    "users ",
+    "users. u1",
+    "u\x001",
+    "u\u200b1",  # zero-width space: would look like "u1"
+    "users.\u202eu1",  # right-to-left override
+    "\ufeffusers",  # byte-order mark
+]
 KEYS = ["u1", "u1.a", "u10", "u10.a", "u1x", "user.diet", "user.diet.x"]
 
 segment = st.text(
     alphabet=st.characters(
-        blacklist_categories=("Cs", "Cc", "Cn", "Co", "Zl", "Zp"), blacklist_characters="."
+        blacklist_categories=("Cs", "Cc", "Cf", "Cn", "Co", "Zl", "Zp"),
+        blacklist_characters=".\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0",
     ),
     min_size=1,
     max_size=6,
