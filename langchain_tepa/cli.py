@@ -99,21 +99,9 @@ def _open_read_only(path: str, prefix: str, policy: str) -> Any:
     )
 
 
-def _stored_views(memory: Any, namespaces: Sequence[str]) -> dict[str, Precedent] | None:
-    """The stored precedent views by id, or ``None`` when the memory does not expose them.
-
-    The public API has no read-only way to list the stored views yet, so this reads them from
-    the storage backend: per namespace (``load_views``) or all at once (``load_precedents``),
-    whichever it offers; with neither, the lag is not reported.
-    """
-    storage = getattr(memory, "storage", None)
-    per_namespace = getattr(storage, "load_views", None)
-    if callable(per_namespace):
-        return {p.id: p for n in namespaces for p in per_namespace(n)}
-    load_all = getattr(storage, "load_precedents", None)
-    if callable(load_all):
-        return {p.id: p for p in load_all()}
-    return None
+def _stored_views(memory: Any, namespaces: Sequence[str]) -> dict[str, Precedent]:
+    """The stored precedent views by id (``TEPAMemory.views``)."""
+    return {p.id: p for n in namespaces for p in memory.views(namespace=n)}
 
 
 def _unknown_namespace(path: str, namespace: str, known: Sequence[str]) -> InvalidArgumentError:

@@ -128,14 +128,14 @@ class TextsResult(list[ObservationResult]):
     nothing could be extracted from.
 
     Attributes:
-        skipped: Texts (or sentences) the extractor did not understand; nothing was stored for
-            them. They are also logged as warnings.
+        skipped: The sentences nothing was stored for, each with the reason (``"I'm a night
+            owl. (not stored: no known sentence shape)"``). They are also logged as warnings.
 
     Example:
         >>> from langchain_tepa import TEPAMemory
         >>> result = TEPAMemory.in_memory().add_texts(["The capital of Peru is Lima.", "Hmm."])
         >>> len(result), result.skipped
-        (1, ['Hmm.'])
+        (1, ['Hmm. (not stored: no known sentence shape)'])
     """
 
     def __init__(self, results: list[ObservationResult] = (), skipped: list[str] = ()) -> None:  # type: ignore[assignment]

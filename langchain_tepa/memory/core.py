@@ -28,7 +28,7 @@ from langchain_tepa.core.values import (
     validate_value,
     value_identity,
 )
-from langchain_tepa.memory.documents import copy_value, detached, detached_evidence
+from langchain_tepa.memory.documents import detached, detached_evidence
 from langchain_tepa.memory.engine import Engine, Folded
 from langchain_tepa.results import ObservationResult
 from langchain_tepa.state import AsOf
@@ -122,7 +122,7 @@ class MemoryCore:
     ) -> Evidence:
         ns = self._ns(namespace)
         k = validate_key(key)
-        v = copy_value(validate_value(value))
+        v = validate_value(value)  # a plain JSON copy: the caller's object is not kept
         t = _validate_text(text)
         meta = _validate_metadata(metadata)
         src = _validate_source(source)

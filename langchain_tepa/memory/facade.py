@@ -194,22 +194,9 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
         Example:
             >>> memory = TEPAMemory.from_server("127.0.0.1", 8000, prefix="app")  # doctest: +SKIP
         """
-        import chromadb
-        from chromadb.config import Settings
+        from langchain_tepa.storage.chroma import open_server_client
 
-        from langchain_tepa.storage.chroma.errors import translate
-
-        where = f"Chroma server at {'https' if ssl else 'http'}://{host}:{port}"
-        try:
-            client = chromadb.HttpClient(
-                host=host,
-                port=port,
-                ssl=ssl,
-                headers=headers,
-                settings=Settings(anonymized_telemetry=False),
-            )
-        except Exception as exc:
-            raise translate(exc, where, "connect") from exc
+        client = open_server_client(host, port, ssl=ssl, headers=headers)
         return cls.from_client(client, prefix=prefix, **kwargs)
 
     @classmethod

@@ -5,7 +5,7 @@ Example:
     >>> ingest = TextIngest(HashingEmbeddings(), LifecyclePolicy(), None)
     >>> facts, skipped = ingest.extract(["The capital of Peru is Lima.", "Hmm."], "default", None)
     >>> [(f.key, f.value) for f in facts], skipped
-    ([('peru.capital', 'Lima')], ['Hmm.'])
+    ([('peru.capital', 'Lima')], ['Hmm. (not stored: no known sentence shape)'])
 """
 
 from __future__ import annotations
@@ -51,17 +51,16 @@ class TextIngest:
     def extract(
         self, texts: Sequence[str], namespace: str, source: str | None
     ) -> tuple[list[Fact], list[str]]:
-        """Facts of ``texts`` (keys validated) and the texts nothing was extracted from."""
-        from langchain_tepa.extraction import resolve_extractor
+        """Facts of ``texts`` (keys validated) and what could not be extracted, with why."""
+        from langchain_tepa.extraction import extract_report, resolve_extractor
 
         extractor = resolve_extractor(self._extractor)
         facts: list[Fact] = []
         skipped: list[str] = []
         for text in texts:
-            found = extractor.extract(text)
-            if not found:
-                skipped.append(text)
-            for fact in found:
+            report = extract_report(extractor, text)
+            skipped.extend(str(u) for u in report.unextracted)
+            for fact in report.facts:
                 facts.append(
                     Fact(
                         key=validate_key(fact.key),
@@ -75,9 +74,9 @@ class TextIngest:
                 )
         if skipped:
             _log.warning(
-                "add_texts: no fact could be extracted from %d text(s): %s",
+                "add_texts stored nothing for %d sentence(s): %s",
                 len(skipped),
-                "; ".join(repr(t[:80]) for t in skipped[:5]),
+                "; ".join(t[:120] for t in skipped[:5]),
             )
         return facts, skipped
 

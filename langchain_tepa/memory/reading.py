@@ -293,3 +293,13 @@ class ReadingMixin(MemoryCore):
             head = self.storage.read_heads([ns]).get(ns)
             return head.evidence_count if head else 0
         return sum(head.evidence_count for head in self._engine.heads())
+
+    def views(self, *, namespace: Namespace | None = None) -> list[Precedent]:
+        """The precedent views as storage holds them (a materialised view that may lag the fold).
+
+        Reads never use them; tools that query Chroma directly do. ``reconcile()`` makes them
+        equal to the fold.
+        """
+        ns = self._ns(namespace)
+        self._check_open()
+        return self.storage.load_views(ns)

@@ -132,9 +132,7 @@ def _write_value(value: object) -> dict[str, Any]:
             f"store values must be dicts, got {type(value).__name__}; wrap it, e.g. "
             "{'value': ...}"
         )
-    plain = dict(value)
-    validate_value(plain)
-    return copy_json(plain)
+    return copy_json(validate_value(dict(value)))
 
 
 def _index_paths(index: object) -> list[str] | None:

@@ -157,7 +157,7 @@ FAILURES = [
         "memory: bad key prefix",
         _as_is,
         ("recall", {"query": "diet", "key_prefix": "bad\x07prefix"}),
-        "key holds control characters",
+        "key 'bad\\x07prefix' holds U+0007",
     ),
     (
         "memory: unknown precedent",

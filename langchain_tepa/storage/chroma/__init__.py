@@ -15,7 +15,11 @@ from typing import Any
 from langchain_tepa.storage.chroma.async_client import AsyncChromaStorage, is_async_client
 from langchain_tepa.storage.chroma.backend import ChromaStorage
 from langchain_tepa.storage.chroma.layout import Layout
-from langchain_tepa.storage.chroma.local import FolderLock, open_persistent_client
+from langchain_tepa.storage.chroma.local import (
+    FolderLock,
+    open_persistent_client,
+    open_server_client,
+)
 
 __all__ = [
     "AsyncChromaStorage",
@@ -25,6 +29,7 @@ __all__ = [
     "is_async_client",
     "open_chroma_storage",
     "open_persistent_client",
+    "open_server_client",
 ]
 
 

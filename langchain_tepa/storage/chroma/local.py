@@ -31,7 +31,7 @@ from typing import Any
 from langchain_tepa.core.errors import InvalidArgumentError, StorageError, StorageLockedError
 from langchain_tepa.storage.chroma.errors import translate
 
-__all__ = ["FolderLock", "open_persistent_client"]
+__all__ = ["FolderLock", "open_persistent_client", "open_server_client"]
 
 _log = logging.getLogger("langchain_tepa")
 _LOCK_NAME = ".tepa.lock"
@@ -221,3 +221,27 @@ def open_persistent_client(path: object, *, read_only: bool = False) -> tuple[An
         lock.release()
         raise translate(exc, f"embedded Chroma at {folder}", "open") from exc
     return client, lock
+
+
+def open_server_client(
+    host: str, port: int, *, ssl: bool = False, headers: dict[str, str] | None = None
+) -> Any:
+    """A ``chromadb.HttpClient`` on a Chroma server (telemetry off).
+
+    Raises:
+        StorageUnavailableError: If no server answers at that address.
+    """
+    import chromadb
+    from chromadb.config import Settings
+
+    where = f"Chroma server at {'https' if ssl else 'http'}://{host}:{port}"
+    try:
+        return chromadb.HttpClient(
+            host=host,
+            port=port,
+            ssl=ssl,
+            headers=headers,
+            settings=Settings(anonymized_telemetry=False),
+        )
+    except Exception as exc:
+        raise translate(exc, where, "connect") from exc
