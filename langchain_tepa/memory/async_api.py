@@ -117,6 +117,65 @@ class AsyncMemoryMixin:
             "retrieve", query, k, namespace=namespace, key_prefix=key_prefix, as_of=as_of
         )
 
+    async def aretrieve_by_vector(
+        self,
+        vector: Sequence[float],
+        k: int = 4,
+        *,
+        namespace: _Namespace | None = None,
+        key_prefix: str | None = None,
+        as_of: _AsOf | None = None,
+    ) -> list[Document]:
+        """Async twin of :meth:`TEPAMemory.retrieve_by_vector`."""
+        return await self._run(
+            "retrieve_by_vector", vector, k, namespace=namespace, key_prefix=key_prefix, as_of=as_of
+        )
+
+    async def avectors(
+        self, ids: Sequence[str], *, namespace: _Namespace | None = None
+    ) -> dict[str, list[float]]:
+        """Async twin of :meth:`TEPAMemory.vectors`."""
+        return await self._run("vectors", ids, namespace=namespace)
+
+    async def aactive_documents(
+        self,
+        *,
+        namespace: _Namespace | None = None,
+        key_prefix: str | None = None,
+        as_of: _AsOf | None = None,
+    ) -> list[Document]:
+        """Async twin of :meth:`TEPAMemory.active_documents`."""
+        return await self._run(
+            "active_documents", namespace=namespace, key_prefix=key_prefix, as_of=as_of
+        )
+
+    async def aanswer(
+        self, key: str, *, namespace: _Namespace | None = None, as_of: _AsOf | None = None
+    ) -> Precedent | None:
+        """Async twin of :meth:`TEPAMemory.answer`."""
+        return await self._run("answer", key, namespace=namespace, as_of=as_of)
+
+    async def aanswers(
+        self,
+        *,
+        namespace: _Namespace | None = None,
+        key_prefix: str | None = None,
+        as_of: _AsOf | None = None,
+    ) -> list[Precedent]:
+        """Async twin of :meth:`TEPAMemory.answers`."""
+        return await self._run("answers", namespace=namespace, key_prefix=key_prefix, as_of=as_of)
+
+    async def arevoke_key(
+        self,
+        key: str,
+        *,
+        reason: str = "revoked by hand",
+        namespace: _Namespace | None = None,
+        source: str | None = None,
+    ) -> list[ObservationResult]:
+        """Async twin of :meth:`TEPAMemory.revoke_key`."""
+        return await self._run("revoke_key", key, reason=reason, namespace=namespace, source=source)
+
     async def aget(
         self, key: str, *, namespace: _Namespace | None = None, as_of: _AsOf | None = None
     ) -> Any:

@@ -393,6 +393,21 @@ class Engine:
                 return out
             n = min(n * 4, total)
 
+    def stored_vectors(self, st: NamespaceState, ids: Sequence[str]) -> dict[str, list[float]]:
+        """Stored vectors of precedents of ``st``: held in process, or in a large namespace's index.
+
+        Vectors held in process are unit vectors (the same cosine similarities).
+        """
+        known = [pid for pid in ids if st.precedent(pid) is not None]
+        if st.vectors is not None and not st.dedicated:
+            out = {}
+            for pid in known:
+                vec = st.vectors.vector(pid)
+                if vec is not None:
+                    out[pid] = vec.tolist()
+            return out
+        return self.storage.index_vectors_of(st.namespace, known)
+
     def items(self, st: NamespaceState, space: str) -> ItemTable:
         """The item vectors of ``space`` in ``st``'s namespace (from its pages)."""
         return st.spaces.setdefault(space, ItemTable())

@@ -73,7 +73,36 @@ class ReadingMixin(MemoryCore):
         if not self.policy.retrieval_enabled:
             return []
         point = self._point(ns, as_of) if as_of is not None else None
-        vector = self.embeddings.embed_query(query)
+        return self._ranked(self.embeddings.embed_query(query), k, ns, prefix, point)
+
+    def retrieve_by_vector(
+        self,
+        vector: Sequence[float],
+        k: int = 4,
+        *,
+        namespace: Namespace | None = None,
+        key_prefix: str | None = None,
+        as_of: AsOfPoint | None = None,
+    ) -> list[Document]:
+        """Like :meth:`retrieve`, for a query already embedded with the memory's embeddings.
+
+        Raises:
+            InvalidArgumentError: If ``vector`` is not a non-empty list of finite numbers, or
+                its size differs from the stored vectors'.
+        """
+        vec = _as_vector(vector)
+        k = _validate_k(k)
+        ns = self._ns(namespace)
+        prefix = validate_key(key_prefix) if key_prefix is not None else None
+        self._check_open()
+        if not self.policy.retrieval_enabled:
+            return []
+        point = self._point(ns, as_of) if as_of is not None else None
+        return self._ranked(vec, k, ns, prefix, point)
+
+    def _ranked(
+        self, vector: Sequence[float], k: int, ns: str, prefix: str | None, point: Any
+    ) -> list[Document]:
         with self._engine.reading([ns]) as states:
             st = states[ns]
             if point is None:
@@ -85,6 +114,21 @@ class ReadingMixin(MemoryCore):
                 live = [p for p in live if p.key == prefix or p.key.startswith(prefix + ".")]
             ranked = self._engine.rank(st, live, vector, k, key_prefix=prefix)
             return [precedent_document(p, self.policy, score) for p, score in ranked]
+
+    def vectors(
+        self, ids: Sequence[str], *, namespace: Namespace | None = None
+    ) -> dict[str, list[float]]:
+        """The stored vectors of precedents ``ids`` of a namespace (copies; unknown ids absent).
+
+        Vectors of an ordinary namespace come from the process, scaled to unit length (cosine
+        similarities are unchanged); those of a large namespace (ranked by its own Chroma
+        index) are read from that index.
+        """
+        ns = self._ns(namespace)
+        self._check_open()
+        wanted = list(dict.fromkeys(ids))
+        with self._engine.reading([ns]) as states:
+            return self._engine.stored_vectors(states[ns], wanted)
 
     def active_documents(
         self,
@@ -303,3 +347,16 @@ class ReadingMixin(MemoryCore):
         ns = self._ns(namespace)
         self._check_open()
         return self.storage.load_views(ns)
+
+
+def _as_vector(vector: object) -> list[float]:
+    import math
+
+    if isinstance(vector, str | bytes) or not isinstance(vector, Sequence) or not vector:
+        raise InvalidArgumentError("vector must be a non-empty list of numbers")
+    out = []
+    for x in vector:
+        if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+            raise InvalidArgumentError(f"vector must hold finite numbers, got {x!r}")
+        out.append(float(x))
+    return out

@@ -211,6 +211,10 @@ class StorageBackend(Protocol):
         """Add precedents to the index of a namespace the backend indexes itself."""
         ...
 
+    def index_vectors_of(self, namespace: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        """Vectors of ``ids`` in the index of a namespace the backend indexes itself."""
+        ...
+
     def indexed(self, namespace: str, ids: Sequence[str]) -> set[str]:
         """Which of ``ids`` the namespace's own index holds (all, for other namespaces)."""
         ...

@@ -244,6 +244,10 @@ class InMemoryStorage:
     ) -> None:
         """Nothing to index: every namespace is ranked by the memory."""
 
+    def index_vectors_of(self, namespace: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        """Nothing: no namespace has an index of its own here."""
+        return {}
+
     def indexed(self, namespace: str, ids: Sequence[str]) -> set[str]:
         """Every id (no namespace has an index of its own here)."""
         return set(ids)

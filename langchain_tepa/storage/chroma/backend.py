@@ -445,6 +445,18 @@ class ChromaStorage:
                 metadatas=[codec.index_meta(p) for p, _ in part],
             )
 
+    def index_vectors_of(self, namespace: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        """Vectors of ``ids`` in a large namespace's index."""
+        col = self._index(namespace, create=False)
+        out: dict[str, list[float]] = {}
+        if col is None:
+            return out
+        for part in self._chunks(list(ids)):
+            got = self.call("read index", col.get, ids=list(part), include=["embeddings"])
+            for pid, vec in zip(got["ids"], got["embeddings"], strict=True):
+                out[pid] = [float(x) for x in vec]
+        return out
+
     def indexed(self, namespace: str, ids: Sequence[str]) -> set[str]:
         """Which of ``ids`` a large namespace's index holds (every id for other namespaces)."""
         if namespace not in self._dedicated:
