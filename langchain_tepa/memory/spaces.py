@@ -19,21 +19,18 @@ Example:
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from langchain_tepa.core.errors import InvalidArgumentError
-from langchain_tepa.core.types import Evidence, Fact
+from langchain_tepa.core.types import Fact
 from langchain_tepa.core.values import validate_namespace
+from langchain_tepa.memory.items import validate_items, validate_space
 
 if TYPE_CHECKING:
     from langchain_tepa.memory.writing import WritingMixin
     from langchain_tepa.results import ObservationResult
 
 __all__ = ["VectorSpace"]
-
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_]{0,23}$")
 
 Vectors = Sequence[Sequence[float]]
 
@@ -52,12 +49,8 @@ class VectorSpace:
     """
 
     def __init__(self, memory: WritingMixin, name: str) -> None:
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise InvalidArgumentError(
-                f"vector space name {name!r} must be 1-24 lower-case letters, digits or '_'"
-            )
         self._memory = memory
-        self.name = name
+        self.name = validate_space(name)
 
     def observe_many(
         self,
@@ -69,19 +62,30 @@ class VectorSpace:
         ``None`` stores no vectors for that fact (a value observed again keeps the vectors it
         had); an empty list records that the value has none (it is not indexed).
         """
-        facts = list(facts)
-        vectors = list(vectors)
-        if len(vectors) != len(facts):
-            raise InvalidArgumentError(
-                f"observe_many got {len(facts)} facts and {len(vectors)} vector lists"
-            )
-        given = iter(vectors)
+        items = [None if v is None else {self.name: v} for v in vectors]
+        return self._memory.observe_many(facts, items=items)
 
-        def items(ev: Evidence) -> dict[str, Vectors] | None:
-            mine = next(given)  # called once per record, in order
-            return None if mine is None else {self.name: mine}
+    def store(self, namespace: str | Sequence[str], vectors: Mapping[str, Vectors]) -> None:
+        """Store ``owner -> vectors`` without observing anything (one append, no evidence)."""
+        ns = validate_namespace(namespace)
+        checked = {owner: validate_items({self.name: v})[self.name] for owner, v in vectors.items()}
+        if checked:
+            self._memory._check_open()
+            self._memory._engine.commit([], {ns: {self.name: checked}})
 
-        return self._memory._observe_facts(facts, items)
+    def payloads(
+        self, namespace: str | Sequence[str], owners: Iterable[str]
+    ) -> dict[str, list[list[float]]]:
+        """The vectors stored for ``owners`` exactly as given (owners without an entry absent)."""
+        ns = validate_namespace(namespace)
+        with self._memory._engine.reading([ns], fresh=False) as states:
+            table = self._memory._engine.items(states[ns], self.name)
+            out = {}
+            for owner in owners:
+                got = table.payload(owner)
+                if got is not None:
+                    out[owner] = got
+            return out
 
     def owners(self, namespace: str | Sequence[str], owners: Iterable[str]) -> set[str]:
         """Which of ``owners`` (precedent ids) have an entry here (even an empty one)."""

@@ -18,6 +18,7 @@ from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentErr
 from langchain_tepa.core.types import Evidence, EvidenceKind, Fact, Lifecycle, precedent_id
 from langchain_tepa.core.values import validate_key, validate_value, value_identity
 from langchain_tepa.memory.core import MemoryCore, Namespace
+from langchain_tepa.memory.items import validate_items
 from langchain_tepa.results import ObservationResult, TextsResult
 from langchain_tepa.validation import as_fact as _as_fact
 from langchain_tepa.validation import iterate_items as _iterate
@@ -111,16 +112,35 @@ class WritingMixin(MemoryCore):
         )
         return self._commit([ev])[0]
 
-    def observe_many(self, facts: Iterable[Fact | tuple[str, Any]]) -> list[ObservationResult]:
+    def observe_many(
+        self,
+        facts: Iterable[Fact | tuple[str, Any]],
+        *,
+        items: Sequence[Mapping[str, Sequence[Sequence[float]]] | None] | None = None,
+    ) -> list[ObservationResult]:
         """Observe many facts in one append (bulk ingestion; namespaces may differ).
 
         Args:
             facts: :class:`~langchain_tepa.core.types.Fact` objects or ``(key, value)`` pairs.
+            items: For adapters that store their own vectors or payloads with what they observe
+                (``TEPAStore``'s index and TTL): ``items[i]`` maps a space name to the vectors
+                stored with fact ``i``, in the same append (``None``: nothing for that fact).
+                See :class:`~langchain_tepa.memory.VectorSpace`.
 
         Raises:
-            InvalidArgumentError: If any fact is invalid; then none is stored.
+            InvalidArgumentError: If any fact is invalid, or ``items`` has another length than
+                ``facts``; then none is stored.
         """
-        return self._observe_facts(facts)
+        if items is None or isinstance(facts, str | bytes | Mapping):
+            return self._observe_facts(facts)  # (the latter raises the usual error)
+        listed = list(_iterate(facts, "facts"))
+        given = [None if entry is None else validate_items(entry) for entry in items]
+        if len(given) != len(listed):
+            raise InvalidArgumentError(
+                f"items must give one entry per fact ({len(listed)}), got {len(given)}"
+            )
+        per_fact = iter(given)
+        return self._observe_facts(listed, lambda ev: next(per_fact))
 
     def _observe_facts(
         self,

@@ -145,9 +145,15 @@ class ItemTable:
     def __init__(self) -> None:
         self._table = VectorTable()
         self._owners: dict[str, list[str]] = {}
+        self._raw: dict[str, list[list[float]]] = {}
 
     def __contains__(self, owner: object) -> bool:
         return owner in self._owners
+
+    def payload(self, owner: str) -> list[list[float]] | None:
+        """``owner``'s vectors as they were stored (not scaled), or ``None``."""
+        raw = self._raw.get(owner)
+        return None if raw is None else [list(v) for v in raw]
 
     def owner_ids(self) -> list[str]:
         """Every owner with an entry (even an empty one)."""
@@ -157,6 +163,7 @@ class ItemTable:
         """Set ``owner``'s vectors (an empty list means: not indexed)."""
         rows = [f"{owner}#{i}" for i in range(len(vectors))]
         self._owners[owner] = rows
+        self._raw[owner] = [[float(x) for x in v] for v in vectors]
         if vectors:
             self._table.add(dict(zip(rows, vectors, strict=True)))
 

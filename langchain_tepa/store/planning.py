@@ -37,6 +37,7 @@ from langchain_tepa.core.errors import (
 from langchain_tepa.core.types import Precedent
 from langchain_tepa.core.values import validate_key, validate_namespace, validate_value
 from langchain_tepa.store.queries import validate_filter
+from langchain_tepa.store.ttl import validate_ttl
 from langchain_tepa.validation import MAX_TEXT_CHARS, validate_text
 
 __all__ = [
@@ -168,6 +169,7 @@ class PutPlan:
         texts: Texts to embed for the index (``None``: the store has no index; ``[]``: not
             indexed, ``index=False``).
         index_given: ``index`` was given explicitly (``False`` or paths).
+        ttl: Minutes until the item expires (``None``: never).
     """
 
     namespace: str
@@ -175,6 +177,7 @@ class PutPlan:
     value: dict[str, Any] | None
     texts: list[str] | None
     index_given: bool
+    ttl: float | None = None
 
 
 def plan_put(op: PutOp, fields: Sequence[str] | None) -> PutPlan:
@@ -183,6 +186,7 @@ def plan_put(op: PutOp, fields: Sequence[str] | None) -> PutPlan:
     key = write_key(op.key)
     if op.value is None:
         return PutPlan(ns, key, None, None, False)
+    ttl = validate_ttl(op.ttl)
     value = _write_value(op.value)
     paths = _index_paths(op.index)
     texts: list[str] | None = None
@@ -192,7 +196,7 @@ def plan_put(op: PutOp, fields: Sequence[str] | None) -> PutPlan:
         for path in chosen:
             for text in get_text_at_path(value, path):
                 texts.append(embeddable(text, f"the text at index path {path!r}"))
-    return PutPlan(ns, key, value, texts, op.index is not None)
+    return PutPlan(ns, key, value, texts, op.index is not None, ttl)
 
 
 def validate_op(op: object) -> None:
@@ -240,20 +244,27 @@ class Entry:
 
 @dataclass
 class SearchPlan:
-    """A search: its candidates in recency order, and its query."""
+    """A search: its candidates in recency order, its query, and their TTL stamps."""
 
     op: SearchOp
     entries: list[Entry]
     query: str | None
+    stamps: dict[str, list[list[float]]] = field(default_factory=dict)
 
 
 @dataclass
 class Plan:
-    """A validated batch: read results, searches to rank, writes to apply in order."""
+    """A validated batch: read results, searches to rank, writes to apply in order.
+
+    Reads can have effects too: keys whose item was found expired (revoked with the reason
+    ``"expired"``) and TTL stamps of items read (refreshed).
+    """
 
     results: list[Any]
     searches: dict[int, SearchPlan] = field(default_factory=dict)
     puts: list[PutPlan] = field(default_factory=list)
+    expired: set[tuple[str, str]] = field(default_factory=set)
+    refresh: dict[str, dict[str, list[list[float]]]] = field(default_factory=dict)
 
     def texts(self) -> list[str]:
         """Texts to embed for the puts' index, each once."""

@@ -22,8 +22,11 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
+import logging
 import os
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -40,10 +43,11 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    TTLConfig,
     ensure_embeddings,
 )
 
-from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.errors import InvalidArgumentError, TEPAError
 from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Fact, Precedent
 from langchain_tepa.core.values import short_hash
@@ -66,6 +70,7 @@ from langchain_tepa.store.planning import (
     write_namespace,
 )
 from langchain_tepa.store.queries import matches_condition, matches_filter
+from langchain_tepa.store.ttl import TTL_SPACE, TTLKeeper, validate_ttl_config
 
 __all__ = ["StoreNamespaceError", "TEPAStore", "store_policy"]
 
@@ -202,7 +207,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         ['b']
     """
 
-    supports_ttl = False
+    supports_ttl = True
 
     def __init__(
         self,
@@ -210,6 +215,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         *,
         index: IndexConfig | None = None,
         source: str = "langgraph-store",
+        ttl: TTLConfig | None = None,
     ) -> None:
         if memory is None:
             memory = TEPAMemory.in_memory(policy=store_policy())
@@ -230,6 +236,11 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         self._space: VectorSpace | None = None
         if index is not None:
             self._configure(index)
+        self.ttl_config: TTLConfig | None = validate_ttl_config(ttl)
+        stamps = memory.vector_space(TTL_SPACE)
+        self._ttl = TTLKeeper(stamps.payloads, stamps.store)
+        self._sweeper: threading.Thread | None = None
+        self._sweeper_stop = threading.Event()
         AsyncCoalescer.__init__(self)
 
     def _configure(self, index: IndexConfig) -> None:
@@ -274,11 +285,12 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         *,
         index: IndexConfig | None = None,
         source: str = "langgraph-store",
+        ttl: TTLConfig | None = None,
         **memory_kwargs: Any,
     ) -> TEPAStore:
         """A store on a new in-process memory (policy :func:`store_policy` unless given)."""
         memory_kwargs.setdefault("policy", store_policy())
-        return cls(TEPAMemory.in_memory(**memory_kwargs), index=index, source=source)
+        return cls(TEPAMemory.in_memory(**memory_kwargs), index=index, source=source, ttl=ttl)
 
     @classmethod
     def from_client(
@@ -288,12 +300,13 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         prefix: str = "tepa_store",
         index: IndexConfig | None = None,
         source: str = "langgraph-store",
+        ttl: TTLConfig | None = None,
         **memory_kwargs: Any,
     ) -> TEPAStore:
         """A store on any chromadb client (policy :func:`store_policy` unless given)."""
         memory_kwargs.setdefault("policy", store_policy())
         memory = TEPAMemory.from_client(client, prefix=prefix, **memory_kwargs)
-        return cls(memory, index=index, source=source)
+        return cls(memory, index=index, source=source, ttl=ttl)
 
     @classmethod
     def from_path(
@@ -302,12 +315,14 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         *,
         index: IndexConfig | None = None,
         source: str = "langgraph-store",
+        ttl: TTLConfig | None = None,
         **memory_kwargs: Any,
     ) -> TEPAStore:
         """A store in an embedded persistent Chroma at ``path`` (policy :func:`store_policy`)."""
         memory_kwargs.setdefault("policy", store_policy())
         memory_kwargs.setdefault("prefix", "tepa_store")
-        return cls(TEPAMemory.from_path(path, **memory_kwargs), index=index, source=source)
+        memory = TEPAMemory.from_path(path, **memory_kwargs)
+        return cls(memory, index=index, source=source, ttl=ttl)
 
     # ------------------------------------------------------------------ batch
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -375,21 +390,28 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         plan = Plan([None] * len(ops), puts=puts)
         for i, op in enumerate(ops):
             if isinstance(op, GetOp):
-                plan.results[i] = self._get_item(tuple(op.namespace), op.key)
+                plan.results[i] = self._get_item(plan, op)
             elif isinstance(op, SearchOp):
-                plan.searches[i] = self._plan_search(op)
+                plan.searches[i] = self._plan_search(plan, op)
             elif isinstance(op, ListNamespacesOp):
                 plan.results[i] = self._list_namespaces(op)
         return plan
 
-    def _get_item(self, namespace: tuple[str, ...], key: object) -> Item | None:
+    def _get_item(self, plan: Plan, op: GetOp) -> Item | None:
+        namespace = tuple(op.namespace)
         ns = read_namespace(namespace)
-        k = read_key(key)
+        k = read_key(op.key)
         if ns is None or k is None:
             return None
         best = self.memory.answer(k, namespace=ns)
         if best is None:
             return None
+        _, expired, stamps = self._ttl.split(ns, [best])
+        if expired:
+            plan.expired.add((ns, k))
+            return None
+        if op.refresh_ttl and stamps:
+            plan.refresh.setdefault(ns, {}).update(stamps)
         return Item(
             value=copy_json(_value_view(best)),
             key=best.key,
@@ -398,20 +420,24 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             updated_at=_when(best.updated_at),
         )
 
-    def _plan_search(self, op: SearchOp) -> SearchPlan:
+    def _plan_search(self, plan: Plan, op: SearchOp) -> SearchPlan:
         prefix = tuple(op.namespace_prefix)
         entries: list[Entry] = []
         if prefix and read_namespace(prefix) is None:
             return SearchPlan(op, entries, op.query or None)
         names = self.memory.namespaces(".".join(prefix) if prefix else None)
+        stamps: dict[str, list[list[float]]] = {}
         for ns in names:
             labels = tuple(ns.split("."))
-            for p in self.memory.answers(namespace=ns):
+            live, expired, found = self._ttl.split(ns, self.memory.answers(namespace=ns))
+            plan.expired.update((ns, p.key) for p in expired)
+            stamps.update(found)
+            for p in live:
                 if matches_filter(_value_view(p), op.filter):
                     entries.append(Entry(labels, p))
         entries.sort(key=lambda e: (*_recency(e.precedent), e.labels, e.precedent.key))
         entries.reverse()
-        return SearchPlan(op, entries, op.query or None)
+        return SearchPlan(op, entries, op.query or None, stamps)
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         conditions = op.match_conditions or ()
@@ -462,7 +488,12 @@ class TEPAStore(AsyncCoalescer, BaseStore):
     def _finish(self, plan: Plan, vectors: dict[str, list[float]]) -> list[Result]:
         results = list(plan.results)
         for i, search in plan.searches.items():
-            results[i] = self._rank(search, vectors)
+            results[i] = self._rank(search, vectors, plan)
+        if not self.memory.read_only:
+            for ns, key in sorted(plan.expired):
+                self.memory.revoke_key(key, namespace=ns, reason="expired", source=self.source)
+            for ns, stamps in plan.refresh.items():
+                self._ttl.refresh(ns, stamps)
         self._apply(plan.puts, vectors)
         return results
 
@@ -478,7 +509,9 @@ class TEPAStore(AsyncCoalescer, BaseStore):
                 scores.update(self.memory.similarity(qvec, ids, namespace=ns))
         return scores
 
-    def _rank(self, search: SearchPlan, vectors: dict[str, list[float]]) -> list[SearchItem]:
+    def _rank(
+        self, search: SearchPlan, vectors: dict[str, list[float]], plan: Plan
+    ) -> list[SearchItem]:
         op = search.op
         scored: list[tuple[float | None, Entry]]
         if not search.query:
@@ -492,6 +525,11 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             rest = [(None, e) for e in search.entries if e.precedent.id not in scores]
             scored = [*ranked, *rest]
         page = scored[op.offset : op.offset + op.limit]
+        if op.refresh_ttl:
+            for _, e in page:
+                stamp = search.stamps.get(e.precedent.id)
+                if stamp is not None:
+                    plan.refresh.setdefault(".".join(e.labels), {})[e.precedent.id] = stamp
         return [
             SearchItem(
                 namespace=e.labels,
@@ -515,12 +553,8 @@ class TEPAStore(AsyncCoalescer, BaseStore):
                 Fact(key=put.key, value=put.value, namespace=put.namespace, source=self.source)
                 for put in pending
             ]
-            if self._space is None:
-                self.memory.observe_many(facts)
-            else:
-                self._space.observe_many(
-                    facts, [self._item_vectors(put, vectors) for put in pending]
-                )
+            items = [self._items_of(put, vectors) for put in pending]
+            self.memory.observe_many(facts, items=items if any(items) else None)
             pending.clear()
 
         for put in puts:
@@ -533,11 +567,72 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             )
         observe_pending()
 
-    @staticmethod
-    def _item_vectors(put: PutPlan, vectors: dict[str, list[float]]) -> list[list[float]] | None:
-        """The vectors stored with a put: none for ``index=False`` (earlier ones are kept)."""
-        if put.texts is None:
-            return None
-        if not put.texts and put.index_given:
-            return None  # index=False: keep whatever vectors this value already has
-        return [vectors[t] for t in put.texts]
+    def _items_of(
+        self, put: PutPlan, vectors: dict[str, list[float]]
+    ) -> dict[str, list[list[float]]] | None:
+        """What is stored with a put: its index vectors and its TTL stamp.
+
+        ``index=False`` stores no vectors (a value that already has some keeps them). A TTL
+        stamp is stored when the store or the put uses TTL.
+        """
+        items: dict[str, list[list[float]]] = {}
+        if self._space is not None and put.texts is not None and (put.texts or not put.index_given):
+            items[self._space.name] = [vectors[t] for t in put.texts]
+        if put.ttl is not None or self.ttl_config:
+            items[TTL_SPACE] = self._ttl.stamp(put.ttl)
+        return items or None
+
+    # ------------------------------------------------------------------ TTL
+    def sweep_ttl(self) -> int:
+        """Revoke (reason ``"expired"``) every expired item of every namespace; returns how many.
+
+        Reads the whole store, one namespace at a time: run it from :meth:`start_ttl_sweeper`
+        or a scheduled job.
+        """
+        swept = 0
+        for ns in self.memory.namespaces():
+            _, expired, _ = self._ttl.split(ns, self.memory.answers(namespace=ns))
+            for p in expired:
+                self.memory.revoke_key(p.key, namespace=ns, reason="expired", source=self.source)
+                swept += 1
+        return swept
+
+    def start_ttl_sweeper(
+        self, sweep_interval_minutes: int | None = None
+    ) -> concurrent.futures.Future[None]:
+        """Run :meth:`sweep_ttl` periodically in a daemon thread.
+
+        Every ``sweep_interval_minutes`` (default: the TTL config's, or 5); cancel the returned
+        future or call :meth:`stop_ttl_sweeper` to stop it.
+        """
+        future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        if self._sweeper is not None and self._sweeper.is_alive():
+            future.add_done_callback(lambda f: self._sweeper_stop.set() if f.cancelled() else None)
+            return future
+        configured = (self.ttl_config or {}).get("sweep_interval_minutes")
+        minutes = float(sweep_interval_minutes or configured or 5)
+        self._sweeper_stop.clear()
+
+        def loop() -> None:
+            try:
+                while not self._sweeper_stop.wait(minutes * 60):
+                    try:
+                        self.sweep_ttl()
+                    except TEPAError:
+                        logging.getLogger("langchain_tepa").exception("TTL sweep failed")
+            finally:
+                if not future.done():
+                    future.set_result(None)
+
+        future.add_done_callback(lambda f: self._sweeper_stop.set() if f.cancelled() else None)
+        self._sweeper = threading.Thread(target=loop, name="tepa-ttl-sweeper", daemon=True)
+        self._sweeper.start()
+        return future
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stop the sweeper; ``True`` if it has stopped within ``timeout`` seconds."""
+        self._sweeper_stop.set()
+        if self._sweeper is None:
+            return True
+        self._sweeper.join(timeout)
+        return not self._sweeper.is_alive()

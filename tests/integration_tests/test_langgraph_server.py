@@ -14,9 +14,8 @@ persistent Chroma folder in a temporary directory, offline ``HashingEmbeddings``
 - the deployment page's client snippet, run against the server;
 - no request left for the internet (the recording proxy saw none).
 
-TTL: ``check_ttl_expiry`` below is the TTL scenario, ready for when TEPAStore supports ``ttl``
-(today the server answers HTTP 500 and drops the connection). It is not called yet: see its
-docstring for how to enable it.
+- TTL through the server (``check_ttl_expiry``): an item put with ``ttl`` expires, the server
+  stays healthy and the next call works.
 """
 
 from __future__ import annotations
@@ -113,13 +112,8 @@ async def topping_of(client: LangGraphClient, user: str) -> str | None:
 async def check_ttl_expiry(client: LangGraphClient, server: LangGraphServer) -> None:
     """TTL through the server: an item put with ``ttl`` expires, the server stays healthy.
 
-    Not called yet: ``TEPAStore.supports_ttl`` is False until TTL lands with the store rewrite,
-    and the server answers ``put_item(..., ttl=...)`` with HTTP 500 and a dropped connection.
-    To enable it, call ``await check_ttl_expiry(client, server)`` at the end of
-    ``test_store_calls_through_the_sdk`` (and, if the store reads its defaults from the
-    deployment, add ``"ttl": {"refresh_on_read": true, "default_ttl": null}`` to the example's
-    ``"store"`` section of langgraph.json). The server skips its own TTL sweeper for a custom
-    store, so TEPAStore must expire items itself (on read or with its own sweeper).
+    The server skips its own TTL sweeper for a custom store: TEPAStore expires items itself (the
+    read that meets an expired item revokes it; ``start_ttl_sweeper`` sweeps periodically).
     """
     ns = ["ttl", "demo"]
     await client.store.put_item(ns, "short", {"v": 1}, ttl=0.05)  # minutes: 3 s
@@ -189,6 +183,7 @@ async def test_store_calls_through_the_sdk(
     spaces = await client.store.list_namespaces(prefix=["api"])
     assert spaces["namespaces"] == [["api", "notes"]]  # a namespace with nothing Active is gone
     assert server.healthy()
+    await check_ttl_expiry(client, server)
 
 
 async def test_two_users_across_threads(client: LangGraphClient) -> None:

@@ -238,10 +238,30 @@ class StoreConformance:
         with pytest.raises(ValueError):
             store.put(("docs",), "d", "not a dict")  # type: ignore[arg-type]
 
-    def test_ttl_is_not_supported(self, store: BaseStore) -> None:
-        with pytest.raises(NotImplementedError):
-            store.put(("docs",), "d", {"v": 1}, ttl=5.0)
-        assert store.get(("docs",), "d") is None
+    @differs(
+        "InMemoryStore does not support TTL (NotImplementedError); TEPAStore does, as "
+        "LangGraph's SQL stores do, and revokes an expired item (reason 'expired') instead of "
+        "deleting it"
+    )
+    def test_ttl(self, store: BaseStore) -> None:
+        if not self.tepa:
+            with pytest.raises(NotImplementedError):
+                store.put(("docs",), "d", {"v": 1}, ttl=5.0)
+            assert store.get(("docs",), "d") is None
+            return
+        import time
+
+        store.put(("docs",), "short", {"v": 1}, ttl=0.5 / 60)  # half a second
+        store.put(("docs",), "long", {"v": 2}, ttl=60.0)
+        store.put(("docs",), "forever", {"v": 3})
+        assert store.get(("docs",), "short").value == {"v": 1}
+        time.sleep(0.7)
+        assert store.get(("docs",), "short") is None
+        assert sorted(keys(store.search(("docs",)))) == ["forever", "long"]
+        audit = store.audit(("docs",), "short")  # type: ignore[attr-defined]
+        assert audit.precedents[0].revocation.reason == "expired"
+        with pytest.raises(ValueError, match="ttl"):
+            store.put(("docs",), "bad", {"v": 1}, ttl=-1.0)
 
     # ------------------------------------------------------------------ search
     def _people(self, store: BaseStore) -> None:

@@ -1,0 +1,97 @@
+"""TEPAStore TTL: expiry from the last put or read, revocation with reason "expired"."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from langchain_tepa import HashingEmbeddings, InMemoryStorage, TEPAMemory, TEPAStore
+from langchain_tepa.core.errors import InvalidArgumentError
+
+NS = ("users", "u1")
+SECOND = 1 / 60  # a TTL of one second, in minutes
+
+
+def _store(storage: InMemoryStorage | None = None, **kwargs: object) -> TEPAStore:
+    memory = TEPAMemory(storage or InMemoryStorage(), embeddings=HashingEmbeddings())
+    return TEPAStore(memory, **kwargs)  # type: ignore[arg-type]
+
+
+def test_reads_refresh_the_expiry_unless_told_not_to() -> None:
+    store = _store()
+    for key in ("kept", "peeked", "left"):
+        store.put(NS, key, {"v": key}, ttl=0.6 * SECOND)
+    time.sleep(0.3)
+    assert store.get(NS, "kept") is not None  # refreshes: 0.6 s from now
+    assert store.get(NS, "peeked", refresh_ttl=False) is not None  # does not
+    time.sleep(0.4)  # 0.7 s after the puts, 0.4 s after the refresh
+    assert store.get(NS, "kept") is not None
+    assert store.get(NS, "peeked") is None
+    assert store.get(NS, "left") is None
+
+
+def test_default_ttl_and_no_refresh_on_read() -> None:
+    store = _store(ttl={"default_ttl": 0.4 * SECOND, "refresh_on_read": False})
+    store.put(NS, "a", {"v": 1})
+    store.put(NS, "b", {"v": 2}, ttl=None)  # explicitly no expiry
+    time.sleep(0.25)
+    assert store.get(NS, "a") is not None  # a read that does not refresh
+    time.sleep(0.25)
+    assert store.get(NS, "a") is None
+    assert store.get(NS, "b").value == {"v": 2}
+
+
+def test_the_sweeper_revokes_expired_items_and_keeps_them_for_audit() -> None:
+    storage = InMemoryStorage()
+    store = _store(storage)
+    for i in range(3):
+        store.put(NS, f"k{i}", {"v": i}, ttl=0.2 * SECOND)
+    store.put(NS, "stays", {"v": 9})
+    time.sleep(0.3)
+    assert store.sweep_ttl() == 3
+    assert store.sweep_ttl() == 0
+    reasons = {
+        key: store.audit(NS, key).precedents[0].revocation.reason  # type: ignore[union-attr]
+        for key in ("k0", "k1", "k2")
+    }
+    assert set(reasons.values()) == {"expired"}
+    # Another worker on the same store sees the same expiry.
+    other = _store(storage)
+    assert [i.key for i in other.search(NS)] == ["stays"]
+
+
+def test_the_background_sweeper_runs_and_stops() -> None:
+    store = _store(ttl={"sweep_interval_minutes": 1})
+    store.put(NS, "k", {"v": 1}, ttl=0.1 * SECOND)
+    future = store.start_ttl_sweeper(sweep_interval_minutes=1)
+    time.sleep(0.2)
+    assert store.stop_ttl_sweeper(timeout=5)
+    assert future.done()
+    assert store.sweep_ttl() == 1  # the loop waits a whole interval before its first sweep
+
+
+def test_a_read_only_store_hides_expired_items_and_writes_nothing() -> None:
+    storage = InMemoryStorage()
+    writer = _store(storage)
+    writer.put(NS, "k", {"v": 1}, ttl=0.2 * SECOND)
+    time.sleep(0.3)
+    reader = TEPAStore(TEPAMemory(storage, embeddings=HashingEmbeddings(), read_only=True))
+    assert reader.get(NS, "k") is None
+    assert writer.audit(NS, "k").precedents[0].state.value == "active"  # not revoked yet
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{"default_ttl": -1}, {"default_ttl": "soon"}, {"unknown": 1}, {"sweep_interval_minutes": 0}],
+)
+def test_bad_ttl_config_is_a_typed_error(config: dict[str, object]) -> None:
+    with pytest.raises(InvalidArgumentError):
+        _store(ttl=config)
+
+
+def test_bad_ttl_on_put_stores_nothing() -> None:
+    store = _store()
+    with pytest.raises(InvalidArgumentError):
+        store.put(NS, "k", {"v": 1}, ttl=float("inf"))
+    assert store.get(NS, "k") is None
