@@ -143,6 +143,7 @@ def inspect_memory(
     namespace: str | None = None,
     key: str | None = None,
     state: str | None = None,
+    as_of: str | None = None,
 ) -> dict[str, Any]:
     """Read a persistent memory read-only and describe it as a JSON-serialisable dict.
 
@@ -153,6 +154,8 @@ def inspect_memory(
         namespace: Only this namespace (default: every namespace).
         key: Only this key and the keys below it (``user`` matches ``user.diet``).
         state: Only precedents in this state (``active``, ``hypothesis`` or ``revoked``).
+        as_of: What the memory believed at that point: an ISO date and time (UTC unless it
+            names a zone, e.g. ``2026-11-30T12:00:00``) or the id of an evidence record.
 
     Returns:
         ``path``, ``prefix``, ``policy``, ``evidence`` (records), ``namespaces``, ``precedents``
@@ -183,7 +186,21 @@ def inspect_memory(
         namespaces = memory.namespaces()
         if ns is not None and ns not in namespaces:
             raise _unknown_namespace(str(path), ns, namespaces)
-        folded = [p for n in namespaces for p in memory.precedents(namespace=n)]
+        point = _point(as_of)
+        if point is None:
+            folded = [p for n in namespaces for p in memory.precedents(namespace=n)]
+        else:
+            if isinstance(point, str) and ns is None:
+                raise InvalidArgumentError(
+                    "an evidence id names a point in one namespace: give --namespace too, or "
+                    "pass an ISO time"
+                )
+            folded = [
+                p
+                for n in ([ns] if ns is not None else namespaces)
+                for k in memory.keys(namespace=n, as_of=point)
+                for p in memory.audit(k, namespace=n, as_of=point).precedents
+            ]
         stored = _stored_views(memory, namespaces)
         evidence = memory.evidence_count()
     finally:
@@ -205,11 +222,23 @@ def inspect_memory(
         "path": str(path),
         "prefix": prefix,
         "policy": policy,
+        "as_of": as_of,
         "evidence": evidence,
         "namespaces": namespaces,
         "lagging_views": lagging,
         "precedents": [_precedent_dict(p) for p in chosen],
     }
+
+
+def _point(as_of: str | None) -> datetime | str | None:
+    """``--as-of``: an ISO date and time (UTC unless a zone is given) or an evidence id."""
+    if as_of is None:
+        return None
+    try:
+        when = datetime.fromisoformat(as_of)
+    except ValueError:
+        return as_of  # an evidence id
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
 def _print_rich(report: dict[str, Any]) -> None:
@@ -283,6 +312,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         namespace=args.namespace,
         key=args.key,
         state=args.state,
+        as_of=args.as_of,
     )
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False, default=str))
@@ -367,6 +397,12 @@ def build_parser() -> argparse.ArgumentParser:
     ins.add_argument("--key", help="only this key and the keys below it")
     ins.add_argument("--state", choices=_STATES, help="only precedents in this state")
     ins.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    ins.add_argument(
+        "--as-of",
+        dest="as_of",
+        help="what the memory believed then: an ISO time (UTC unless a zone is given) or an "
+        "evidence id (with --namespace)",
+    )
     ins.set_defaults(func=_cmd_inspect)
 
     nss = sub.add_parser(

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import json
 import logging
 import os
@@ -51,7 +52,7 @@ from langchain_tepa.core.errors import InvalidArgumentError, TEPAError
 from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Fact, Precedent
 from langchain_tepa.core.values import short_hash
-from langchain_tepa.memory import TEPAMemory, VectorSpace
+from langchain_tepa.memory import AsOfPoint, TEPAMemory, VectorSpace
 from langchain_tepa.results import KeyAudit
 from langchain_tepa.store.batching import AsyncCoalescer
 from langchain_tepa.store.planning import (
@@ -356,6 +357,116 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         vectors = self._vectors(texts, text_vecs, queries, query_vecs)
         return await asyncio.to_thread(self._finish, plan, vectors)
 
+    # ------------------------------------------------------------------ points in time
+    def get(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        *,
+        refresh_ttl: bool | None = None,
+        as_of: AsOfPoint | None = None,
+    ) -> Item | None:
+        """Get an item; with ``as_of``, the item as the store held it then.
+
+        ``as_of`` is a datetime (naive ones are UTC), seconds on the memory's clock, or an
+        evidence id; such a read neither refreshes nor expires anything.
+
+        Example:
+            >>> store = TEPAStore.in_memory()
+            >>> store.put(("u",), "k", {"v": 1})
+            >>> then = store.memory.history("k", namespace="u")[-1].time
+            >>> store.put(("u",), "k", {"v": 2})
+            >>> store.get(("u",), "k", as_of=then).value, store.get(("u",), "k").value
+            ({'v': 1}, {'v': 2})
+        """
+        if as_of is None:
+            return super().get(namespace, key, refresh_ttl=refresh_ttl)
+        validate_op(GetOp(tuple(namespace), key))
+        ns, k = read_namespace(tuple(namespace)), read_key(key)
+        if ns is None or k is None:
+            return None
+        best = self.memory.answer(k, namespace=ns, as_of=as_of)
+        return None if best is None else self._item(tuple(namespace), best)
+
+    async def aget(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        *,
+        refresh_ttl: bool | None = None,
+        as_of: AsOfPoint | None = None,
+    ) -> Item | None:
+        """Async twin of :meth:`get`."""
+        if as_of is None:
+            return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
+        return await asyncio.to_thread(self.get, namespace, key, as_of=as_of)
+
+    def search(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+        as_of: AsOfPoint | None = None,
+    ) -> list[SearchItem]:
+        """Search items; with ``as_of``, among the items as the store held them then."""
+        if as_of is None:
+            return super().search(
+                namespace_prefix,
+                query=query,
+                filter=filter,
+                limit=limit,
+                offset=offset,
+                refresh_ttl=refresh_ttl,
+            )
+        op = SearchOp(tuple(namespace_prefix), filter, limit, offset, query, refresh_ttl=False)
+        validate_op(op)
+        plan = Plan([None])
+        search = self._plan_search(plan, op, as_of)
+        vectors: dict[str, list[float]] = {}
+        if search.query:
+            emb = self.embeddings if self.embeddings is not None else self.memory.embeddings
+            vectors = self._vectors([], [], [search.query], [emb.embed_query(search.query)])
+        return self._rank(search, vectors, plan)
+
+    async def asearch(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+        as_of: AsOfPoint | None = None,
+    ) -> list[SearchItem]:
+        """Async twin of :meth:`search`."""
+        if as_of is None:
+            return await super().asearch(
+                namespace_prefix,
+                query=query,
+                filter=filter,
+                limit=limit,
+                offset=offset,
+                refresh_ttl=refresh_ttl,
+            )
+        return await asyncio.to_thread(
+            functools.partial(
+                self.search,
+                namespace_prefix,
+                query=query,
+                filter=filter,
+                limit=limit,
+                offset=offset,
+                as_of=as_of,
+            )
+        )
+
     # ------------------------------------------------------------------ extras
     def audit(self, namespace: tuple[str, ...], key: str) -> KeyAudit:
         """Every value ever put under ``key`` (any state), with counts and reasons.
@@ -412,6 +523,10 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             return None
         if op.refresh_ttl and stamps:
             plan.refresh.setdefault(ns, {}).update(stamps)
+        return self._item(namespace, best)
+
+    @staticmethod
+    def _item(namespace: tuple[str, ...], best: Precedent) -> Item:
         return Item(
             value=copy_json(_value_view(best)),
             key=best.key,
@@ -420,7 +535,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             updated_at=_when(best.updated_at),
         )
 
-    def _plan_search(self, plan: Plan, op: SearchOp) -> SearchPlan:
+    def _plan_search(self, plan: Plan, op: SearchOp, as_of: AsOfPoint | None = None) -> SearchPlan:
         prefix = tuple(op.namespace_prefix)
         entries: list[Entry] = []
         if prefix and read_namespace(prefix) is None:
@@ -429,9 +544,13 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         stamps: dict[str, list[list[float]]] = {}
         for ns in names:
             labels = tuple(ns.split("."))
-            live, expired, found = self._ttl.split(ns, self.memory.answers(namespace=ns))
-            plan.expired.update((ns, p.key) for p in expired)
-            stamps.update(found)
+            answers = self.memory.answers(namespace=ns, as_of=as_of)
+            if as_of is None:
+                live, expired, found = self._ttl.split(ns, answers)
+                plan.expired.update((ns, p.key) for p in expired)
+                stamps.update(found)
+            else:
+                live = answers  # what the memory believed then: no expiry, no refresh
             for p in live:
                 if matches_filter(_value_view(p), op.filter):
                     entries.append(Entry(labels, p))

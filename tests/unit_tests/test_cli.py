@@ -306,3 +306,33 @@ def test_unreadable_folders_give_one_line_and_a_non_zero_exit(
     if code == 1:
         with pytest.raises(_RawChromaError):
             main(["--traceback", "inspect", "/ro"])
+
+
+def test_inspect_as_of_a_time_or_an_evidence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import itertools
+    from datetime import datetime, timezone
+
+    folder = tmp_path / "m"
+    ticks = itertools.count(1_700_000_000)
+    with TEPAMemory.from_path(
+        folder, embeddings=HashingEmbeddings(), clock=lambda: float(next(ticks))
+    ) as mem:
+        mem.observe("user.diet", "vegan", namespace="users.u1")
+        first = mem.history("user.diet", namespace="users.u1")[-1]
+        for _ in range(3):
+            mem.observe("user.diet", "carnivore", namespace="users.u1")
+    when = datetime.fromtimestamp(first.time, tz=timezone.utc).isoformat()
+    then = inspect_memory(str(folder), as_of=when)
+    assert [(p["value"], p["state"]) for p in then["precedents"]] == [("vegan", "active")]
+    by_id = inspect_memory(str(folder), as_of=first.id, namespace="users.u1")
+    assert [p["value"] for p in by_id["precedents"]] == ["vegan"]
+    now = inspect_memory(str(folder))
+    assert {p["value"]: p["state"] for p in now["precedents"]} == {
+        "vegan": "revoked",
+        "carnivore": "active",
+    }
+    assert main(["inspect", str(folder), "--as-of", first.id]) == 2
+    assert "--namespace" in capsys.readouterr().err
+    assert main(["inspect", str(folder), "--as-of", when, "--json"]) == 0

@@ -95,3 +95,22 @@ def test_bad_ttl_on_put_stores_nothing() -> None:
     with pytest.raises(InvalidArgumentError):
         store.put(NS, "k", {"v": 1}, ttl=float("inf"))
     assert store.get(NS, "k") is None
+
+
+def test_get_and_search_as_of_a_point() -> None:
+    import asyncio
+
+    store = TEPAStore.in_memory(index={"dims": 384, "embed": HashingEmbeddings(), "fields": ["t"]})
+    store.put(NS, "pizza", {"t": "pineapple pizza"})
+    then = store.memory.history("pizza", namespace="users.u1")[-1].id
+    store.put(NS, "pizza", {"t": "mushroom pizza"})
+    store.put(NS, "tax", {"t": "tax return"})
+    assert store.get(NS, "pizza", as_of=then).value == {"t": "pineapple pizza"}
+    assert store.get(NS, "pizza").value == {"t": "mushroom pizza"}
+    assert store.get(NS, "tax", as_of=then) is None
+    past = store.search(NS, query="pizza", as_of=then)
+    assert [(i.key, i.value["t"]) for i in past] == [("pizza", "pineapple pizza")]
+    assert past[0].score is not None
+    now = asyncio.run(store.asearch(NS, query="pizza"))
+    assert [i.key for i in now] == ["pizza", "tax"]
+    assert asyncio.run(store.aget(NS, "pizza", as_of=then)).value == {"t": "pineapple pizza"}
