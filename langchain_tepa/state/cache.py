@@ -58,7 +58,7 @@ class StateCache:
         self._states: OrderedDict[str, NamespaceState] = OrderedDict()
         self._lock = threading.Lock()
         self._stripes = [threading.RLock() for _ in range(_STRIPES)]
-        self._pinned = 0
+        self._pinned: dict[str, int] = {}  # namespaces in use by a running call
 
     def __len__(self) -> int:
         return len(self._states)
@@ -99,10 +99,16 @@ class StateCache:
             self._states.clear()
 
     def _evict_locked(self) -> None:
-        if self._pinned:
-            return  # a batch is running: it may need every state it loaded
-        while len(self._states) > self.capacity:
-            self._states.popitem(last=False)
+        """Drop the least recently used states beyond the capacity, except those in use."""
+        excess = len(self._states) - self.capacity
+        if excess <= 0:
+            return
+        for name in list(self._states):
+            if excess <= 0:
+                break
+            if name not in self._pinned:
+                del self._states[name]
+                excess -= 1
 
     def _stripe(self, namespace: str) -> int:
         return zlib.crc32(namespace.encode("utf-8")) % _STRIPES
@@ -111,18 +117,25 @@ class StateCache:
     def locked(self, namespaces: Iterable[str]) -> Iterator[None]:
         """Hold the locks of ``namespaces`` (taken in a fixed order: no deadlock).
 
-        While any ``locked`` block runs, nothing is evicted, so a batch over more namespaces
+        While the block runs its namespaces are never evicted, so a batch over more namespaces
         than the capacity keeps every state it loaded until it ends.
         """
-        stripes = sorted({self._stripe(ns) for ns in namespaces})
+        names = list(dict.fromkeys(namespaces))
+        stripes = sorted({self._stripe(ns) for ns in names})
         with ExitStack() as stack:
             for i in stripes:
                 stack.enter_context(self._stripes[i])
             with self._lock:
-                self._pinned += 1
+                for ns in names:
+                    self._pinned[ns] = self._pinned.get(ns, 0) + 1
             try:
                 yield
             finally:
                 with self._lock:
-                    self._pinned -= 1
+                    for ns in names:
+                        left = self._pinned[ns] - 1
+                        if left:
+                            self._pinned[ns] = left
+                        else:
+                            del self._pinned[ns]
                     self._evict_locked()
