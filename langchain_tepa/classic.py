@@ -23,7 +23,7 @@ from langchain_core.documents import Document
 
 from langchain_tepa.core.errors import InvalidArgumentError, TEPAError
 from langchain_tepa.core.types import Lifecycle
-from langchain_tepa.core.values import canonical_json, validate_namespace, value_identity
+from langchain_tepa.core.values import canonical_json, validate_namespace
 from langchain_tepa.memory import TEPAMemory
 from langchain_tepa.validation import validate_k
 
@@ -141,51 +141,29 @@ class TEPAConversationMemory(BaseMemory):
             key = next(iter(outputs))
         return str(outputs[key]) if key in outputs else None
 
-    def _best_per_key(self, docs: list[Document]) -> list[Document]:
-        """One document per single-valued key: its best Active value (as ``memory.get``)."""
-        if not self.best_value_only:
-            return docs
-        ns = self.namespace
-        normalize = self.memory.policy.normalize_values
-        out: list[Document] = []
-        seen: set[str] = set()
-        for doc in docs:
-            key = str(doc.metadata["key"])
-            if self.memory.policy.is_multi_valued(key):
-                out.append(doc)
-                continue
-            if key in seen:
-                continue
-            seen.add(key)
-            best = self.memory.get(key, namespace=ns)
-            if best is None:
-                continue
-            wanted = value_identity(best, normalize=normalize)
-            if value_identity(doc.metadata["value"], normalize=normalize) == wanted:
-                out.append(doc)
-                continue
-            for other in self.memory.active_documents(namespace=ns, key_prefix=key):
-                if other.metadata["key"] == key and (
-                    value_identity(other.metadata["value"], normalize=normalize) == wanted
-                ):
-                    out.append(other)
-                    break
-        return out
-
     def _variables(self, docs: list[Document]) -> dict[str, Any]:
-        docs = self._best_per_key(docs)
         if self.return_docs:
             return {self.memory_key: docs}
         return {self.memory_key: "\n".join(_line(d) for d in docs)}
 
     def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """The Active facts most relevant to the input, under ``memory_key``."""
-        docs = self.memory.retrieve(self._input(inputs), self.k, namespace=self.namespace)
+        docs = self.memory.retrieve(
+            self._input(inputs),
+            self.k,
+            namespace=self.namespace,
+            all_values=not self.best_value_only,
+        )
         return self._variables(docs)
 
     async def aload_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """Async twin of :meth:`load_memory_variables`."""
-        docs = await self.memory.aretrieve(self._input(inputs), self.k, namespace=self.namespace)
+        docs = await self.memory.aretrieve(
+            self._input(inputs),
+            self.k,
+            namespace=self.namespace,
+            all_values=not self.best_value_only,
+        )
         return self._variables(docs)
 
     def _turn(self, inputs: dict[str, Any], outputs: dict[str, str]) -> list[str]:

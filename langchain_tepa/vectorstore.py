@@ -98,9 +98,8 @@ class TEPAVectorStore(VectorStore):
     ``key_prefix`` (``"doc"``: documents only); facts written through the memory or its tools are
     found too.
 
-    Deliberate differences from what LangChain's ``VectorStoreIntegrationTests`` expect. Only
-    difference 2 fails a standard test (the overwrite test, in ``update="evidence"`` mode); our
-    test subclass runs it as a strict xfail next to a test of what happens instead:
+    Deliberate differences from what LangChain's ``VectorStoreIntegrationTests`` expect (every
+    standard test passes; these are where TEPA goes further):
 
     1. **Delete keeps an audit record.** ``delete(ids)`` revokes every live content of each id
        (reason ``"deleted through the vector store"``): gone from searches and ``get_by_ids``,
@@ -108,10 +107,12 @@ class TEPAVectorStore(VectorStore):
        ids is refused (it would revoke the whole namespace).
     2. **Contents of one id conflict** (``update="evidence"``, the default). New content under
        an existing id is evidence against the old content, not an overwrite: under the default
-       policy both are Active (both found, both with that id; ``get_by_ids`` returns both, best
-       first) until the new content is added again, which revokes the old. ``update="replace"``
-       revokes the old content at once (reason ``"replaced: added again under the same id"``)
-       as other vector stores overwrite; the old content stays in the audit.
+       policy both stay Active until the new content is added again, which revokes the old.
+       Searches answer with the better supported content of the id (the new one, after one
+       update), its metadata marking the id ``contested``; ``get_by_ids`` returns both, best
+       first. ``update="replace"`` revokes the old content at once (reason ``"replaced: added
+       again under the same id"``) as other vector stores overwrite; the old content stays in
+       the audit.
     3. **Adding the same document again is support**, not a no-op: searches are unchanged, but
        its support and the evidence log grow.
     4. **The lifecycle policy decides what is searchable.** Under the default ``tepa-rev`` a new

@@ -111,10 +111,17 @@ class AsyncMemoryMixin:
         namespace: _Namespace | None = None,
         key_prefix: str | None = None,
         as_of: _AsOf | None = None,
+        all_values: bool = False,
     ) -> list[Document]:
         """Async twin of :meth:`TEPAMemory.retrieve`."""
         return await self._run(
-            "retrieve", query, k, namespace=namespace, key_prefix=key_prefix, as_of=as_of
+            "retrieve",
+            query,
+            k,
+            namespace=namespace,
+            key_prefix=key_prefix,
+            as_of=as_of,
+            all_values=all_values,
         )
 
     async def aretrieve_by_vector(
@@ -125,10 +132,17 @@ class AsyncMemoryMixin:
         namespace: _Namespace | None = None,
         key_prefix: str | None = None,
         as_of: _AsOf | None = None,
+        all_values: bool = False,
     ) -> list[Document]:
         """Async twin of :meth:`TEPAMemory.retrieve_by_vector`."""
         return await self._run(
-            "retrieve_by_vector", vector, k, namespace=namespace, key_prefix=key_prefix, as_of=as_of
+            "retrieve_by_vector",
+            vector,
+            k,
+            namespace=namespace,
+            key_prefix=key_prefix,
+            as_of=as_of,
+            all_values=all_values,
         )
 
     async def avectors(

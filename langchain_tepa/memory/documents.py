@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.documents import Document
@@ -51,13 +52,17 @@ def detached_evidence(ev: Evidence) -> Evidence:
 
 
 def precedent_document(
-    p: Precedent, policy: LifecyclePolicy, score: float | None = None
+    p: Precedent,
+    policy: LifecyclePolicy,
+    score: float | None = None,
+    rivals: Sequence[Precedent] = (),
 ) -> Document:
     """``p`` as a Document: its text, and its lifecycle in metadata.
 
     Metadata: key, value, state, support, conflict, validity (posterior mean), lower_95,
-    namespace, precedent_id, evidence_ids (the last 20), created_at, updated_at and, when
-    ranked, score (cosine similarity).
+    namespace, precedent_id, evidence_ids (the last 20), created_at, updated_at, contested
+    (other values of the key are Active too: ``rivals``) with their ``alternatives``
+    (``[{"value", "validity"}]``) and, when ranked, score (cosine similarity).
     """
     refresh_posterior(p, policy)
     meta: dict[str, Any] = {
@@ -74,6 +79,13 @@ def precedent_document(
         "created_at": p.created_at,
         "updated_at": p.updated_at,
     }
+    meta["contested"] = bool(rivals)
+    if rivals:
+        for r in rivals:
+            refresh_posterior(r, policy)
+        meta["alternatives"] = [
+            {"value": copy_value(r.value), "validity": round(r.validity, 4)} for r in rivals
+        ]
     if score is not None:
         meta["score"] = round(float(score), 6)
     return Document(page_content=p.page_content, metadata=meta, id=p.id)

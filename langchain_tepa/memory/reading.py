@@ -25,6 +25,7 @@ from langchain_tepa.core.values import validate_key, validate_namespace
 from langchain_tepa.memory.core import AsOfPoint, MemoryCore, Namespace
 from langchain_tepa.memory.documents import copy_value, detached, precedent_document
 from langchain_tepa.results import KeyAudit
+from langchain_tepa.state import answers_of
 from langchain_tepa.validation import validate_k as _validate_k
 from langchain_tepa.validation import validate_text as _validate_text
 
@@ -48,8 +49,13 @@ class ReadingMixin(MemoryCore):
         namespace: Namespace | None = None,
         key_prefix: str | None = None,
         as_of: AsOfPoint | None = None,
+        all_values: bool = False,
     ) -> list[Document]:
-        """The ``k`` Active precedents most similar to ``query``, as Documents.
+        """The ``k`` answers most similar to ``query``, as Documents.
+
+        A single-valued key gives one answer, its best Active value (the one :meth:`get`
+        returns); when other values are Active too, the Document says so (``contested``,
+        ``alternatives``). Each Active value of a multi-valued key is an answer.
 
         Args:
             query: Natural-language query.
@@ -58,10 +64,12 @@ class ReadingMixin(MemoryCore):
             key_prefix: Only keys equal to it or below it (``"user"`` matches ``"user.diet"``).
             as_of: Retrieve what was Active at that point (a datetime, seconds, or an evidence
                 id) instead of now.
+            all_values: Every Active value, not one per key.
 
         Returns:
             Documents whose metadata holds key, value, state, support, conflict, validity,
-            lower_95, namespace, precedent_id, evidence_ids, created_at, updated_at and score.
+            lower_95, namespace, precedent_id, evidence_ids, created_at, updated_at, score,
+            contested and (when contested) alternatives: ``[{"value", "validity"}]``.
         """
         if not isinstance(query, str):
             raise InvalidArgumentError(f"query must be a string, got {type(query).__name__}")
@@ -73,7 +81,9 @@ class ReadingMixin(MemoryCore):
         if not self.policy.retrieval_enabled:
             return []
         point = self._point(ns, as_of) if as_of is not None else None
-        return self._ranked(self.embeddings.embed_query(query), k, ns, prefix, point)
+        return self._ranked(
+            self.embeddings.embed_query(query), k, ns, prefix, point, bool(all_values)
+        )
 
     def retrieve_by_vector(
         self,
@@ -83,6 +93,7 @@ class ReadingMixin(MemoryCore):
         namespace: Namespace | None = None,
         key_prefix: str | None = None,
         as_of: AsOfPoint | None = None,
+        all_values: bool = False,
     ) -> list[Document]:
         """Like :meth:`retrieve`, for a query already embedded with the memory's embeddings.
 
@@ -98,22 +109,41 @@ class ReadingMixin(MemoryCore):
         if not self.policy.retrieval_enabled:
             return []
         point = self._point(ns, as_of) if as_of is not None else None
-        return self._ranked(vec, k, ns, prefix, point)
+        return self._ranked(vec, k, ns, prefix, point, bool(all_values))
 
     def _ranked(
-        self, vector: Sequence[float], k: int, ns: str, prefix: str | None, point: Any
+        self,
+        vector: Sequence[float],
+        k: int,
+        ns: str,
+        prefix: str | None,
+        point: Any,
+        all_values: bool = False,
     ) -> list[Document]:
         with self._engine.reading([ns]) as states:
             st = states[ns]
             if point is None:
-                live = st.active()
+                chosen = st.answers(self.policy)
+                if all_values:
+                    chosen = [(p, []) for p in st.active()]
             else:
-                past = self._engine.as_of(ns, point)
-                live = [p for ks in past.values() for p in ks.active()]
+                past = self._engine.as_of(ns, point).values()
+                chosen = (
+                    [(p, []) for ks in past for p in ks.active()]
+                    if all_values
+                    else answers_of(past, self.policy)
+                )
             if prefix is not None:
-                live = [p for p in live if p.key == prefix or p.key.startswith(prefix + ".")]
-            ranked = self._engine.rank(st, live, vector, k, key_prefix=prefix)
-            return [precedent_document(p, self.policy, score) for p, score in ranked]
+                chosen = [
+                    (p, rivals)
+                    for p, rivals in chosen
+                    if p.key == prefix or p.key.startswith(prefix + ".")
+                ]
+            rivals_of = {p.id: rivals for p, rivals in chosen}
+            ranked = self._engine.rank(st, [p for p, _ in chosen], vector, k, key_prefix=prefix)
+            return [
+                precedent_document(p, self.policy, score, rivals_of[p.id]) for p, score in ranked
+            ]
 
     def vectors(
         self, ids: Sequence[str], *, namespace: Namespace | None = None

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from langchain_tepa.state.asof import AsOf, fold_as_of
 from langchain_tepa.state.cache import DEFAULT_CACHE_SIZE, StateCache
-from langchain_tepa.state.namespace import Absorbed, NamespaceState
+from langchain_tepa.state.namespace import Absorbed, NamespaceState, answers_of
 from langchain_tepa.state.vectors import ItemTable, VectorTable, unit_rows
 from langchain_tepa.state.views import Pending, ViewBuffer
 
@@ -32,6 +32,7 @@ __all__ = [
     "StateCache",
     "VectorTable",
     "ViewBuffer",
+    "answers_of",
     "fold_as_of",
     "unit_rows",
 ]

@@ -28,7 +28,23 @@ from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Evidence, KeyState, Lifecycle, Precedent
 from langchain_tepa.state.vectors import ItemTable, VectorTable
 
-__all__ = ["Absorbed", "NamespaceState"]
+__all__ = ["Absorbed", "NamespaceState", "answers_of"]
+
+
+def answers_of(
+    states: Iterable[KeyState], policy: LifecyclePolicy
+) -> list[tuple[Precedent, list[Precedent]]]:
+    """What reads answer for ``states``: see :meth:`NamespaceState.answers`."""
+    out: list[tuple[Precedent, list[Precedent]]] = []
+    for ks in states:
+        act = ks.active()
+        if not act:
+            continue
+        if policy.is_multi_valued(ks.key):
+            out.extend((p, []) for p in act)
+        else:
+            out.append((act[0], act[1:]))
+    return out
 
 
 @dataclass
@@ -91,6 +107,7 @@ class NamespaceState:
         self.checked_at = -math.inf
         self._by_id: dict[str, Precedent] = {}
         self._active: list[Precedent] | None = None
+        self._answers: list[tuple[Precedent, list[Precedent]]] | None = None
 
     # ------------------------------------------------------------------ reading
     @property
@@ -122,6 +139,16 @@ class NamespaceState:
             ]
         return self._active
 
+    def answers(self, policy: LifecyclePolicy) -> list[tuple[Precedent, list[Precedent]]]:
+        """Per key, what a read answers: ``(precedent, the other Active values)``.
+
+        A single-valued key answers with its best Active value (its rivals listed); each Active
+        value of a multi-valued key is an answer of its own. Cached until the state changes.
+        """
+        if self._answers is None:
+            self._answers = answers_of(self.keys.values(), policy)
+        return self._answers
+
     def summary(self) -> NamespaceSummary:
         """The summary a writer stores in the head after a write."""
         return NamespaceSummary(self.digest, len(self.active()), len(self.keys))
@@ -133,6 +160,7 @@ class NamespaceState:
         for p in state.precedents.values():
             self._by_id[p.id] = p
         self._active = None
+        self._answers = None
 
     def advance(self, stream: str, seq: int, records: int) -> None:
         """Record that this memory's own page ``seq`` of ``stream`` is folded."""

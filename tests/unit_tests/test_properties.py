@@ -63,11 +63,22 @@ def test_revoked_never_retrieved_and_nothing_lost(sequence: list, policy: str) -
     memory = TEPAMemory.in_memory(embeddings=EMB, policy=policy, clock=clock())
     accepted = run(memory, sequence)
     assert memory.evidence_count() == accepted
-    docs = memory.retrieve("user diet tone tool format a b c", k=50)
+    docs = memory.retrieve("user diet tone tool format a b c", k=50, all_values=True)
     active_ids = {p.id for p in memory.precedents() if p.state.value == "active"}
     assert {d.metadata["precedent_id"] for d in docs} == active_ids
     for d in docs:
         assert d.metadata["state"] == "active"
+    # By default one answer per key: the one get() gives, its rivals listed.
+    answers = memory.retrieve("user diet tone tool format a b c", k=50)
+    for d in answers:
+        key = d.metadata["key"]
+        if not memory.policy.is_multi_valued(key):
+            assert d.metadata["value"] == memory.get(key)
+            rivals = [p for p in memory.audit(key).active if p.id != d.id]
+            assert d.metadata["contested"] == bool(rivals)
+    assert {d.metadata["key"] for d in answers} == {
+        p.key for p in memory.precedents() if p.state.value == "active"
+    }
 
 
 @settings(max_examples=60, deadline=None)

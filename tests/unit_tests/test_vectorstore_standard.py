@@ -1,12 +1,11 @@
 """LangChain's standard ``VectorStoreIntegrationTests`` on ``TEPAVectorStore``.
 
 Run on an in-process memory (both update modes) and on an embedded persistent Chroma memory
-(``TEPAMemory.from_path``). Every standard test runs unchanged except the overwrite test (and
-its async twin), which fails by design in ``update="evidence"`` mode (difference 2 in the
-``TEPAVectorStore`` docstring: new content under an existing id is evidence against the old
-content, not an overwrite). There it runs as a strict xfail limited to ``AssertionError`` (the
-form langchain-tests requires for an overridden standard test), next to a test of what we do
-instead. With ``update="replace"`` it runs unchanged and passes.
+(``TEPAMemory.from_path``). Every standard test runs unchanged and passes in both modes. In
+``update="evidence"`` mode new content under an existing id is evidence against the old content
+(difference 2 in the ``TEPAVectorStore`` docstring): searches answer with the better supported
+content, so the standard overwrite test passes, and two tests of ours check the rest (both
+contents kept, the old one revoked when the new one is added again).
 """
 
 from __future__ import annotations
@@ -34,14 +33,9 @@ def _with_id(doc: Document, doc_id: str) -> Document:
 def check_update_is_evidence_then_revokes(store: TEPAVectorStore) -> None:
     """What we do instead of the standard overwrite (sync and async share the checks)."""
     # After one update both contents of id "1" are Active: the new one (validity 0.67) and the
-    # old one (one support, one conflict: 0.50), both found under id "1".
+    # old one (one support, one conflict: 0.50). Searches answer with the new one; both are kept.
     found = store.similarity_search("new foo", k=3)
-    assert found[0] == _with_id(NEW_FOO, "1")
-    assert sorted(found, key=lambda d: d.page_content) == [
-        _with_id(BAR, "2"),
-        _with_id(FOO, "1"),
-        _with_id(NEW_FOO, "1"),
-    ]
+    assert found == [_with_id(NEW_FOO, "1"), _with_id(BAR, "2")]
     assert store.get_by_ids(["1"]) == [_with_id(NEW_FOO, "1"), _with_id(FOO, "1")]  # best first
     states = {p.text: p.state.value for p in store.memory.audit("doc.1").precedents}
     assert states == {"foo": "active", "new foo": "active"}
@@ -72,28 +66,8 @@ class _TEPASuite(VectorStoreIntegrationTests):
             memory.close()
 
 
-_OVERWRITE = (
-    "deliberate difference 2 (TEPAVectorStore docstring): with update='evidence' new content "
-    "under an existing id is evidence against the old content, not an overwrite, so both are "
-    "found until the new content is asserted again; test_update_under_an_existing_id_is_evidence "
-    "checks what happens instead, and TestInProcessMemoryReplace runs this test unchanged"
-)
-
-
 class _EvidenceOverrides(_TEPASuite):
-    # The standard overwrite test cannot pass by design in update="evidence" mode (difference 2).
-    # langchain-tests accepts an overridden standard test only with an xfail mark; it is strict
-    # and limited to AssertionError, so the standard body still runs and must fail on its
-    # expectation (an overwrite would turn this run red), and the two tests after it check what
-    # TEPA does instead.
-    @pytest.mark.xfail(strict=True, raises=AssertionError, reason=_OVERWRITE)
-    def test_add_documents_by_id_with_mutation(self, vectorstore: VectorStore) -> None:
-        super().test_add_documents_by_id_with_mutation(vectorstore)
-
-    @pytest.mark.xfail(strict=True, raises=AssertionError, reason=_OVERWRITE)
-    async def test_add_documents_by_id_with_mutation_async(self, vectorstore: VectorStore) -> None:
-        await super().test_add_documents_by_id_with_mutation_async(vectorstore)
-
+    # In update="evidence" mode the standard tests pass; these check what else happens.
     def test_update_under_an_existing_id_is_evidence(self, vectorstore: VectorStore) -> None:
         assert isinstance(vectorstore, TEPAVectorStore)
         vectorstore.add_documents([FOO, BAR], ids=["1", "2"])
