@@ -29,7 +29,9 @@ from langchain_tepa.core.policy import POLICY_NAMES
 __all__ = ["FULL_SEEDS", "QUICK_SEEDS", "resolve_methods", "run_drift_scenario"]
 
 FULL_SEEDS = 20
-QUICK_SEEDS = 3
+QUICK_SEEDS = 6
+"""Seeds of ``--quick`` runs and ``make demo``: full-length phases, fewer seeds (6 is the
+fewest for which a paired sign-flip test can reach p < 0.05)."""
 RETRIEVE_K = 4
 
 AGENT_RULE = (
@@ -69,7 +71,7 @@ def run_drift_scenario(name: str, options: RunOptions) -> dict[str, Any]:
     seeds = options.seeds or (QUICK_SEEDS if options.quick else FULL_SEEDS)
     if seeds < 1:
         raise InvalidArgumentError(f"--seeds must be >= 1, got {seeds}")
-    storage = options.storage or ("chroma" if options.quick else "memory")
+    storage = options.storage or "memory"
     if storage not in ("memory", "chroma"):
         raise InvalidArgumentError(f"--storage must be 'memory' or 'chroma', got {storage!r}")
     config = scenario_config(name, quick=options.quick, **options.overrides)
@@ -99,6 +101,12 @@ def run_drift_scenario(name: str, options: RunOptions) -> dict[str, Any]:
         "quick": options.quick,
         "methods": methods,
         "seed_list": list(range(seeds)),
+        "interactions": (
+            "each task has acquisition + reversal interactions with the world; TEPA-Full's "
+            "trials are interactions too (charged: they use the budget and count in the score)"
+        ),
+        "oracle": "oracle-reset and oracle-rev are told each change (a boundary record); no "
+        "other method gets one",
         "storage": storage,
         "storage_note": (
             "embedded persistent Chroma (TEPAMemory.from_path) in a temporary folder per run"
@@ -112,8 +120,12 @@ def run_drift_scenario(name: str, options: RunOptions) -> dict[str, Any]:
         "boundary": config.acquisition,
         "episodes_per_task": config.acquisition + config.reversal,
         "transition_cost_definition": (
-            "median over (seed, task) of the reversal episodes before the first run of three "
-            "consecutive successes; a task that never gets one counts as the reversal length"
+            "median over (seed, task) of the steps after the change before the first run of "
+            "three consecutive correct actions (the scorer knows the working action); a task "
+            "that never gets one counts as the reversal length"
+        ),
+        "false_revocations_definition": (
+            "Active values revoked while they were the working action, per seed (all tasks)"
         ),
         "paired_test": "two-sided sign-flip permutation test over seeds (exact up to 20 seeds)",
         "ci": "95% percentile bootstrap over seeds (10,000 resamples)",

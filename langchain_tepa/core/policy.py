@@ -45,14 +45,19 @@ _SWITCHES = (
 POLICY_NAMES: tuple[str, ...] = (
     "no-memory",
     "append-only",
+    "append-conflict",
     "lww",
+    "lww-outcome",
     "temporal",
     "reactive",
     "oracle-reset",
+    "oracle-rev",
     "tepa-norev",
     "tepa-rev",
+    "tepa-cd",
     "tepa-full",
 )
+"""Every preset: the paper's methods, the stronger baselines of the benchmarks, and ``tepa-cd``."""
 
 
 @dataclass(frozen=True)
@@ -302,11 +307,21 @@ class LifecyclePolicy:
 
     @classmethod
     def preset(cls, name: str, /, **overrides: Any) -> LifecyclePolicy:
-        """One of the paper's methods by name (see :data:`POLICY_NAMES`).
+        """A method by name (see :data:`POLICY_NAMES`).
+
+        The paper's methods: ``no-memory``, ``append-only`` (accumulates support, never shows a
+        failure), ``lww`` (a newly asserted value supersedes the others), ``temporal`` (a value
+        expires ``temporal_window`` records after its last support), ``reactive`` (revoke on the
+        first failure or contradiction), ``oracle-reset`` (append-only told each change: the
+        failure-blind oracle), ``tepa-norev``, ``tepa-rev`` (the library default) and
+        ``tepa-full`` (promotion by trials). Stronger baselines: ``append-conflict`` (append-only
+        that counts conflicts, so failures show in the validity the agent reads),
+        ``lww-outcome`` (last-write-wins that also supersedes a value on a failed outcome) and
+        ``oracle-rev`` (TEPA-Rev told each change). And ``tepa-cd``: TEPA-Rev with the
+        change-point rule in place of the recent-window rule (``revoke_change``).
 
         Args:
-            name: ``no-memory``, ``append-only``, ``lww``, ``temporal``, ``reactive``,
-                ``oracle-reset``, ``tepa-norev``, ``tepa-rev`` or ``tepa-full``.
+            name: The preset.
             **overrides: Fields to change on top of the preset.
 
         Raises:
@@ -322,7 +337,9 @@ class LifecyclePolicy:
         presets: dict[str, dict[str, Any]] = {
             "no-memory": {"retrieval_enabled": False, **accumulate},
             "append-only": dict(accumulate),
+            "append-conflict": {**accumulate, "track_conflict": True},
             "lww": {**accumulate, "supersede": True},
+            "lww-outcome": {**accumulate, "supersede": True, "supersede_on_failure": True},
             "temporal": {**accumulate, "temporal_window": 10},
             "reactive": {
                 "promotion": "immediate",
@@ -331,8 +348,10 @@ class LifecyclePolicy:
                 **off,
             },
             "oracle-reset": {**accumulate, "honour_boundary": True},
+            "oracle-rev": {"honour_boundary": True},
             "tepa-norev": dict(off),
             "tepa-rev": {},
+            "tepa-cd": {"revoke_recent": False, "revoke_change": True, "window": 24},
             "tepa-full": {"promotion": "trials"},
         }
         if not isinstance(name, str) or name not in presets:

@@ -38,6 +38,10 @@ _PRESETS = (
     "tepa-norev",
     "tepa-rev",
     "tepa-full",
+    "append-conflict",
+    "lww-outcome",
+    "oracle-rev",
+    "tepa-cd",
 )
 POLICIES: dict[str, LifecyclePolicy] = {
     **{name: LifecyclePolicy.preset(name) for name in _PRESETS},
@@ -49,6 +53,8 @@ POLICIES: dict[str, LifecyclePolicy] = {
     "tepa-rev/multi": LifecyclePolicy(multi_valued_prefixes=("m",)),
     "temporal/3": LifecyclePolicy.preset("temporal", temporal_window=3),
     "reactive/multi": LifecyclePolicy.preset("reactive", multi_valued=True),
+    "reactive/3": LifecyclePolicy.preset("reactive", reactive_failures=3),
+    "tepa-cd/raw-fresh": LifecyclePolicy.preset("tepa-cd", revive_fresh=False, change_hazard=0.2),
 }
 """Every preset, and variants that switch each remaining option."""
 
