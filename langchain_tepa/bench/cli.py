@@ -122,6 +122,12 @@ def _add_run_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None:
         default=None,
         help="memory storage (default: in-process memory; chroma: embedded persistent Chroma)",
     )
+    p.add_argument(
+        "--tuned",
+        default=None,
+        metavar="GRID_JSON",
+        help="also run each tuned method with the setting tepa-bench grid chose (its grid.json)",
+    )
     p.add_argument("--model", default=os.environ.get("TEPA_BENCH_MODEL", "gpt-4o-mini"))
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for --agent openai")
     p.add_argument(

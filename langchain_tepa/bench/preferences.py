@@ -377,8 +377,14 @@ def run_preference_seed(
     *,
     storage: str = "memory",
     reader: Callable[[str], str] | None = None,
+    overrides: dict[str, Any] | None = None,
+    label: str | None = None,
 ) -> dict[str, Any]:
-    """Play one seed's stream with one method; return per-session records and counters."""
+    """Play one seed's stream with one method; return per-session records and counters.
+
+    ``overrides`` are policy fields set on top of the preset (a tuned variant, reported as
+    ``label``).
+    """
     import itertools
     import shutil
     import tempfile
@@ -392,7 +398,7 @@ def run_preference_seed(
     stream = generate_stream(config, seed)
     tick = itertools.count(1)
     folder = tempfile.mkdtemp(prefix="tepa-pref-") if storage == "chroma" else None
-    policy = LifecyclePolicy.preset(method)
+    policy = LifecyclePolicy.preset(method, **(overrides or {}))
     kwargs: dict[str, Any] = {
         "embeddings": HashingEmbeddings(),
         "policy": policy,
@@ -468,7 +474,7 @@ def run_preference_seed(
             shutil.rmtree(folder, ignore_errors=True)
     flips, glitches = glitch_flips(records, config.window)
     return {
-        "method": method,
+        "method": label or method,
         "seed": seed,
         "records": records,
         "trials": sum(len(r.trials) for r in records),
@@ -559,13 +565,20 @@ def event_curve(
     return [round(sums[i] / counts[i], 4) if counts[i] else None for i in range(before + after)]
 
 
-def _run_job(job: tuple[str, int, dict[str, Any], str]) -> dict[str, Any]:
-    method, seed, cfg, storage = job
-    return run_preference_seed(method, seed, PreferenceConfig(**cfg), storage=storage)
+def _run_job(job: tuple[Any, ...]) -> dict[str, Any]:
+    method, seed, cfg, storage, overrides, label = job
+    return run_preference_seed(
+        method, seed, PreferenceConfig(**cfg), storage=storage, overrides=overrides, label=label
+    )
 
 
 def _phase_rate(run: dict[str, Any], phase: str, *, answers_only: bool = False) -> float:
     rows = [r for r in run["records"] if phase in r.phases]
+    if not rows:
+        raise InvalidArgumentError(
+            f"no session of seed {run['seed']} falls in phase {phase!r}: the stream is too short "
+            "for its events; use more sessions (or glitches/changes)"
+        )
     if answers_only:
         return float(np.mean([r.success for r in rows]))
     return sum(r.successes for r in rows) / sum(r.interactions for r in rows)
@@ -645,14 +658,28 @@ def run_preferences(
     storage: str = "memory",
     workers: int = 1,
     progress: bool = True,
+    tuned: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Run every method on every seed and summarise (see :func:`summarise`)."""
+    """Run every method on every seed and summarise (see :func:`summarise`).
+
+    ``tuned``: settings per method (from ``tepa-bench grid``); each such method is also run with
+    its setting, reported as ``method*``.
+    """
     import time
     from concurrent.futures import ProcessPoolExecutor
 
     from tqdm import tqdm
 
-    jobs = [(m, seed, config.to_dict(), storage) for seed in range(seeds) for m in methods]
+    from langchain_tepa.bench.scenarios import tuned_label
+
+    variants = [(m, None, None) for m in methods] + [
+        (m, o, tuned_label(m)) for m, o in (tuned or {}).items() if m in methods
+    ]
+    jobs = [
+        (m, seed, config.to_dict(), storage, o, label)
+        for seed in range(seeds)
+        for m, o, label in variants
+    ]
     start = time.perf_counter()
     bar = tqdm(total=len(jobs), desc="preferences", disable=not progress, unit="run")
     runs: list[dict[str, Any]] = []
@@ -683,6 +710,7 @@ def run_preferences(
         ),
         "paper_overall": PAPER_PREFERENCES,
         "paper_difference": PAPER_DIFFERENCE,
+        "tuned": {label: o for m, o, label in variants if label},
         "trials": (
             "TEPA-Full's trials serve values to the user in the session (supportive, "
             "counterfactual, polluted): each is an interaction, charged in the score"
@@ -719,6 +747,10 @@ def format_preferences_table(result: dict[str, Any]) -> str:
         "  that served the glitch value; adopt: median sessions from a real change until get() "
         "returns the new value; inter.: interactions per seed (trials).",
     ]
+    if cfg.get("tuned"):
+        from langchain_tepa.bench.scenarios import tuned_note
+
+        lines.append(tuned_note(cfg["tuned"]))
     if not show_p:
         lines.append(
             f"  no p-values: with {result['seeds']} seeds the smallest possible paired p is "
@@ -825,6 +857,8 @@ def _scenario(options: Any) -> dict[str, Any]:
         raise InvalidArgumentError(f"--storage must be 'memory' or 'chroma', got {storage!r}")
     if options.agent != "offline":
         raise InvalidArgumentError("the preferences scenario runs with --agent offline only")
+    from langchain_tepa.bench.scenarios import tuned_settings
+
     return run_preferences(
         methods,
         seeds,
@@ -832,6 +866,7 @@ def _scenario(options: Any) -> dict[str, Any]:
         storage=storage,
         workers=max(1, options.workers),
         progress=options.progress,
+        tuned=tuned_settings(getattr(options.args, "tuned", None)),
     )
 
 

@@ -289,6 +289,10 @@ def format_table(result: dict[str, Any], *, paper: bool = True) -> str:
         f"(acquisition + reversal), storage {cfg.get('storage')}, agent {cfg.get('agent')}"
     )
     lines = [head, *(f"  {c}" for c in COLUMNS)]
+    if cfg.get("tuned"):
+        from langchain_tepa.bench.scenarios import tuned_note
+
+        lines.append(tuned_note(cfg["tuned"]))
     if paper_fig:
         lines.append("  paper: the paper's reversal success (same protocol, its own agent)")
     if ref is not None and not show_p:

@@ -108,6 +108,28 @@ def test_a_small_grid_end_to_end(tmp_path: Path) -> None:
     assert false_revocation_ratios(result, "tepa-rev")["method"] == "tepa-rev"
     written = plot_grid(result, tmp_path)
     assert [p.name for p in written] == ["grid_heatmap.png", "grid_tradeoff.png"]
+    # the tuned settings feed the drift and preference runs (--tuned grid.json)
+    (tmp_path / "grid.json").write_text(json.dumps(result))
+    args = [
+        "--tuned",
+        str(tmp_path / "grid.json"),
+        "--seeds",
+        "2",
+        "--no-progress",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
+    small = ["--set", "tasks=1", "--set", "acquisition=3", "--set", "reversal=4"]
+    assert cli.main(["run", "drift", "--methods", "reactive,tepa-rev", *small, *args]) == 0
+    drift = json.loads((tmp_path / "drift.json").read_text())
+    assert list(drift["methods"]) == ["reactive", "tepa-rev", "reactive*", "tepa-rev*"]
+    assert drift["config"]["tuned"]["reactive*"] == result["tuning"]["reactive"]["chosen"]
+    pref = ["--set", "users=1", "--set", "sessions=40"]
+    assert cli.main(["run", "preferences", "--methods", "reactive", *pref, *args]) == 0
+    assert "reactive*" in json.loads((tmp_path / "preferences.json").read_text())["methods"]
+    assert cli.main(["run", "drift", "--tuned", str(tmp_path / "nothing.json"), *small]) == 2
 
 
 def test_grid_command_is_registered(capsys: pytest.CaptureFixture[str]) -> None:
