@@ -167,6 +167,7 @@ def _heatmap(ax: Any, cells: list[dict[str, Any]], panel: str, norm: Any, cmap: 
         i, j = rows.index(c["row"]), cols.index(c["col"])
         grid[i, j] = c["comparison"]["diff"]
         mark = _MARK[c["comparison"]["verdict"]]
+        dark = abs(c["comparison"]["diff"]) > 0.6 * norm.vmax
         ax.text(
             j,
             i,
@@ -174,6 +175,7 @@ def _heatmap(ax: Any, cells: list[dict[str, Any]], panel: str, norm: Any, cmap: 
             ha="center",
             va="center",
             fontsize=7,
+            color="white" if dark else "black",
         )
     image = ax.imshow(grid, cmap=cmap, norm=norm, aspect="auto")
     ax.set_xticks(range(len(cols)), cols, fontsize=8)
@@ -257,9 +259,9 @@ def plot_grid(result: dict[str, Any], out: Path) -> list[Path]:
                     )
         ax.set_xlabel("transition cost (mean steps from a change to 3 correct actions in a row)")
         ax.set_ylabel("false revocations per task")
+        pooled = "\n".join(data["cells"])
         ax.set_title(
-            "Each setting of the tuned methods (circled: the tuned one)\n"
-            f"pooled over: {', '.join(data['cells'])}",
+            f"Each setting of the tuned methods (circled: the tuned one), pooled over\n{pooled}",
             fontsize=8,
         )
         ax.legend(fontsize=8)
