@@ -24,7 +24,7 @@ import random
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from langchain_tepa.bench.world import PHASES, Schedule, Task, legacy_time
+from langchain_tepa.bench.world import PHASES, Schedule, Task, TaskClocks
 from langchain_tepa.core.errors import InvalidArgumentError
 
 __all__ = ["ACTION_NAMES", "BURST_CLEARANCE", "DriftConfig", "DriftWorld", "drift_schedule"]
@@ -221,11 +221,11 @@ class DriftWorld:
         names = ACTION_NAMES[: config.actions]
         self.tasks: list[Task] = [_task(i, names) for i in range(config.tasks)]
         self.__schedule, self.__draws = drift_schedule(config, seed)
-        self.__clock = [0] * config.tasks
+        self._clocks = TaskClocks(config.tasks, config.horizon, config.acquisition)
 
     def clock(self, task_index: int) -> int:
         """Interactions task ``task_index`` has had."""
-        return self.__clock[task_index]
+        return self._clocks.now(task_index)
 
     def execute(
         self,
@@ -244,13 +244,7 @@ class DriftWorld:
         Raises:
             HorizonReachedError: When the task's budget is used up.
         """
-        from langchain_tepa.bench.world import HorizonReachedError
-
-        t = self.__clock[task_index]
-        legacy_time(t, self.config.acquisition, phase, episode)
-        if t >= self.horizon:
-            raise HorizonReachedError("this task has used its whole interaction budget")
-        self.__clock[task_index] = t + 1
+        t = self._clocks.tick(task_index, phase, episode)
         return self.__outcome(task_index, action, t)
 
     def __outcome(self, task_index: int, action: str, t: int) -> bool:

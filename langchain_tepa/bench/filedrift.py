@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from langchain_tepa.bench.world import HorizonReachedError, Schedule, Task, legacy_time
+from langchain_tepa.bench.world import Schedule, Task, TaskClocks
 from langchain_tepa.core.errors import InvalidArgumentError
 
 __all__ = [
@@ -229,7 +229,7 @@ class FileDriftWorld:
                 )
             )
         self.__schedule = filedrift_schedule(config, seed)
-        self.__clock = [0] * config.tasks
+        self._clocks = TaskClocks(config.tasks, self.horizon, config.acquisition)
         self.files_written = 0
 
     def _rows(self) -> list[Row]:
@@ -244,7 +244,7 @@ class FileDriftWorld:
 
     def clock(self, task_index: int) -> int:
         """Interactions task ``task_index`` has had."""
-        return self.__clock[task_index]
+        return self._clocks.now(task_index)
 
     def correct_action(self, task_index: int, phase: str) -> str:
         """The convention the consumer accepts in a phase (for the scorer and notebooks)."""
@@ -269,11 +269,7 @@ class FileDriftWorld:
         Raises:
             HorizonReachedError: When the task's budget is used up.
         """
-        t = self.__clock[task_index]
-        legacy_time(t, self.config.acquisition, phase, episode)
-        if t >= self.horizon:
-            raise HorizonReachedError("this task has used its whole interaction budget")
-        self.__clock[task_index] = t + 1
+        t = self._clocks.tick(task_index, phase, episode)
         dataset = DATASETS[task_index]
         rows = self._rows()
         folder = self.folder / "trials" if trial else self.folder

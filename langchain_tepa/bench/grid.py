@@ -53,6 +53,7 @@ from langchain_tepa.bench.registry import CommandEntry, register_command
 from langchain_tepa.bench.runner import RunOutcome, RunSpec, run_many
 from langchain_tepa.bench.stats import bootstrap_ci, change_costs, paired_permutation_test
 from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.policy import POLICY_NAMES
 
 __all__ = [
     "BASE",
@@ -100,18 +101,12 @@ DERIVED: dict[str, str] = {"oracle-rev": "tepa-rev"}
 """Methods that take the tuned setting of another."""
 
 TEPA_PRESETS: tuple[str, ...] = ("tepa-rev", "tepa-cd", "tepa-full")
-BASELINES: tuple[str, ...] = (
-    "no-memory",
-    "append-only",
-    "append-conflict",
-    "lww",
-    "lww-outcome",
-    "temporal",
-    "reactive",
-)
-"""Deployable baselines (the heatmap compares TEPA with the best of these per cell)."""
 REFERENCES: tuple[str, ...] = ("oracle-reset", "oracle-rev")
 """Told the change points: upper references, not competitors."""
+BASELINES: tuple[str, ...] = tuple(
+    m for m in POLICY_NAMES if not m.startswith("tepa") and m not in REFERENCES
+)
+"""Deployable baselines (the heatmap compares TEPA with the best of these per cell)."""
 
 
 @dataclass(frozen=True)

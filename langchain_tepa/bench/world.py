@@ -36,9 +36,9 @@ __all__ = [
     "Interaction",
     "Schedule",
     "Task",
+    "TaskClocks",
     "World",
     "WorldChannel",
-    "legacy_time",
 ]
 
 PHASES: tuple[str, str] = ("acquisition", "reversal")
@@ -117,25 +117,55 @@ class HorizonReachedError(InvalidArgumentError):
     """A task's clock has reached the horizon: no interaction is left in its budget."""
 
 
-def legacy_time(clock: int, acquisition: int, phase: str | None, episode: int | None) -> None:
-    """Check the ``(phase, episode)`` of the old ``execute`` signature against the world's clock.
+class TaskClocks:
+    """The clocks of a world's tasks: one step per interaction, within the budget.
 
-    Worlds keep their own clock (one step per interaction); the old arguments are still accepted
-    for scripts that pass them, and must name the step the clock is at.
+    ``tick`` also accepts the ``(phase, episode)`` of the old ``execute`` signature, for scripts
+    that still pass them; they must name the step the clock is at.
 
-    Raises:
-        InvalidArgumentError: When they name another step.
+    Example:
+        >>> clocks = TaskClocks(tasks=1, horizon=3, acquisition=2)
+        >>> [clocks.tick(0), clocks.tick(0, "acquisition", 1), clocks.tick(0, "reversal", 0)]
+        [0, 1, 2]
+        >>> clocks.tick(0)
+        Traceback (most recent call last):
+        ...
+        langchain_tepa.bench.world.HorizonReachedError: this task's interaction budget is used up
     """
-    if phase is None and episode is None:
-        return
-    if phase not in PHASES or episode is None:
-        raise InvalidArgumentError(f"phase must be one of {PHASES} with an episode, got {phase!r}")
-    expected = episode + (acquisition if phase == "reversal" else 0)
-    if expected != clock:
-        raise InvalidArgumentError(
-            f"the world's clock of this task is at step {clock}, not {phase} episode {episode}: "
-            "worlds keep their own clock (one step per execute); call execute(task, action)"
-        )
+
+    def __init__(self, tasks: int, horizon: int, acquisition: int) -> None:
+        self.horizon = horizon
+        self._acquisition = acquisition
+        self._steps = [0] * tasks
+
+    def now(self, task_index: int) -> int:
+        """Interactions the task has had."""
+        return self._steps[task_index]
+
+    def tick(self, task_index: int, phase: str | None = None, episode: int | None = None) -> int:
+        """The step of the next interaction of a task (and advance its clock).
+
+        Raises:
+            HorizonReachedError: When the task's budget is used up.
+            InvalidArgumentError: When ``phase``/``episode`` name another step than the clock's.
+        """
+        t = self._steps[task_index]
+        if phase is not None or episode is not None:
+            if phase not in PHASES or episode is None:
+                raise InvalidArgumentError(
+                    f"phase must be one of {PHASES} with an episode, got {phase!r}"
+                )
+            expected = episode + (self._acquisition if phase == "reversal" else 0)
+            if expected != t:
+                raise InvalidArgumentError(
+                    f"the world's clock of this task is at step {t}, not {phase} episode "
+                    f"{episode}: worlds keep their own clock (one step per execute); call "
+                    "execute(task, action)"
+                )
+        if t >= self.horizon:
+            raise HorizonReachedError("this task's interaction budget is used up")
+        self._steps[task_index] = t + 1
+        return t
 
 
 @runtime_checkable
@@ -227,7 +257,7 @@ class WorldChannel:
             HorizonReachedError: When the task has no interaction left.
         """
         if self.remaining(task_index) <= 0:
-            raise HorizonReachedError("this task has used its whole interaction budget")
+            raise HorizonReachedError("this task's interaction budget is used up")
         step = self._world.clock(task_index)
         ok = self._world.execute(task_index, action, trial=True)
         self._on_execute(Interaction(task_index, step, action, ok, True))
