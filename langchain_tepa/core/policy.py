@@ -249,12 +249,14 @@ class LifecyclePolicy:
     def failures_to_revoke(self) -> int | None:
         """The most consecutive failed outcomes an Active value can survive, plus one.
 
-        Whatever its earlier outcomes, a value is revoked by the recent-window rule after at most
-        this many consecutive failures (the worst case is a window full of successes or an empty
-        one). ``None`` when no rule of the policy revokes on failures.
+        Whatever its earlier outcomes, a value is revoked by the recent-window rule (or by
+        reactive forgetting) after at most this many consecutive failures (the worst case is a
+        window full of successes or an empty one). ``None`` when no such bound holds whatever the
+        history: no rule revokes on failures, or only the change rule does, whose answer depends
+        on the value's own history (one or two failures for a precise value, more for a noisy one).
         """
         if self.revoke_on_first_failure:
-            return 1
+            return self.reactive_failures
         if not self.revoke_recent or self.theta_rec <= 0.0:
             return None
         worst = 0
