@@ -119,6 +119,10 @@ class Cell:
         row: Heatmap row label (noise level, mix or burst shape).
         col: Heatmap column label (change frequency).
         config: :class:`~langchain_tepa.bench.drift.DriftConfig` fields (on top of :data:`BASE`).
+
+    Example:
+        >>> evaluation_cells()[-1].config["burst_length"]
+        4
     """
 
     name: str
@@ -215,6 +219,11 @@ class GridOptions:
 
     Raises:
         InvalidArgumentError: If the two seed sets overlap.
+
+    Example:
+        >>> options = GridOptions(evaluation_seeds=(1000, 1001), tuning_seeds=(0,))
+        >>> len(options.cells), len(options.tuning)
+        (34, 12)
     """
 
     evaluation_seeds: tuple[int, ...] = EVALUATION_SEEDS

@@ -23,16 +23,23 @@ gets an outcome, and a dissatisfied user states the value they wanted (a correct
 otherwise the :class:`~langchain_tepa.bench.agent.OfflineAgent` rule over the retrieved memory
 (highest shown validity at or above 0.50); with neither, it guesses uniformly.
 
-**TEPA-Full.** Before the agent answers, the Hypotheses of the session's slot go through
-trial-by-execution: the executor runs the session's request with the candidate value against the
-simulated user as they are now (a sandboxed execution of the same task), supportive,
-counterfactual and polluted trials are judged by :func:`langchain_tepa.graph.run_trials`, and a
-candidate is promoted only with at least 60% positive trials and a supportive success.
+**TEPA-Full.** When the agent is about to rely on memory (the user states no value), the
+Hypotheses of the session's slot first go through trial-by-execution: supportive,
+counterfactual and polluted trials judged by :func:`langchain_tepa.graph.run_trials`, a
+candidate promoted only with at least 60% positive trials and a supportive success. The trial
+executor holds a :class:`UserChannel` and nothing of the session: each trial serves a value to
+the user and observes whether they are satisfied. That is an interaction with the user, so it
+is **charged**: it counts in the method's interactions and its outcome in the score.
 
 **Phases.** ``overall`` (every session), ``after_change`` (the first ``window`` sessions of a slot
 after a real change, the change session itself included) and ``after_glitch`` (the first
 ``window`` sessions of a slot after a glitch, the glitch session excluded: they test whether the
-glitch flipped the memory).
+glitch flipped the memory). A phase's success is over every interaction in its sessions (the
+answers and the trials). A **flip** (:func:`glitch_flips`) is counted at the first later session
+of the slot where the agent serves the glitch value, however late the memory flipped.
+
+**A different experiment from the paper's** (:data:`PAPER_DIFFERENCE`): here users state the
+value in ``p_cue`` = 75% of sessions.
 
 Example:
     >>> stream = generate_stream(PreferenceConfig(users=1, sessions=20), seed=0)
@@ -55,14 +62,22 @@ from langchain_tepa.bench.world import Task
 from langchain_tepa.core.errors import InvalidArgumentError
 
 __all__ = [
+    "PAPER_DIFFERENCE",
     "PHASES",
     "SLOTS",
     "PreferenceAgent",
     "PreferenceConfig",
     "PreferenceStream",
     "Session",
+    "SessionRecord",
+    "SimulatedUser",
+    "UserChannel",
     "generate_stream",
+    "glitch_flips",
     "render_session_prompt",
+    "run_preference_seed",
+    "run_preferences",
+    "summarise",
 ]
 
 PHASES: tuple[str, ...] = ("overall", "after_change", "after_glitch")
@@ -270,6 +285,11 @@ RETRIEVE_K = 4
 class SessionRecord:
     """What happened in one session of one run (for phases, curves and flips).
 
+    Example:
+        >>> r = SessionRecord(True, ("overall",), 0, None, trials=[False, True])
+        >>> r.interactions, r.successes
+        (3, 2)
+
     Attributes:
         success: The agent's answer satisfied the user.
         phases: The phases the session counts in.
@@ -314,6 +334,12 @@ class SimulatedUser:
 
     What they want in the current session is private; the runner moves the user to the next
     session (:meth:`begin`). A trial executor holds a :class:`UserChannel`, never this object.
+
+    Example:
+        >>> user = SimulatedUser()
+        >>> user.begin(Session(0, "tone", 3, 1, "formal", "casual", None, "glitch", ("overall",)))
+        >>> user.serve("casual"), user.serve("formal")
+        (False, True)
     """
 
     def __init__(self) -> None:

@@ -201,6 +201,12 @@ class RunOutcome:
             :func:`~langchain_tepa.bench.scoring.transition_costs`).
         revocations: Active values revoked during the run.
         false_revocations: Among them, the working action of their time.
+
+    Example:
+        >>> out = run_one(RunSpec("drift", {"tasks": 1, "acquisition": 3, "reversal": 4},
+        ...                       "tepa-rev", 0))
+        >>> out.interactions, out.false_revocations <= out.revocations
+        (7, True)
     """
 
     method: str

@@ -110,7 +110,13 @@ def transition_costs(
 
 @dataclass(frozen=True)
 class RevocationEvent:
-    """An Active value revoked at a task's step (from the memory's audit)."""
+    """An Active value revoked at a task's step (from the memory's audit).
+
+    Example:
+        >>> s = Schedule(horizon=4, right=(((0, "a"), (2, "b")),))
+        >>> count_false_revocations([RevocationEvent(0, 1, "a"), RevocationEvent(0, 3, "a")], s)
+        1
+    """
 
     task: int
     step: int

@@ -207,6 +207,10 @@ class Interaction:
         action: The action executed.
         success: The observed outcome.
         trial: Whether it was a TEPA-Full trial (a charged extra execution).
+
+    Example:
+        >>> Interaction(task=0, step=4, action="csv", success=True, trial=False).step
+        4
     """
 
     task: int

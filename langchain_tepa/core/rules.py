@@ -69,6 +69,11 @@ LIVE = (Lifecycle.HYPOTHESIS, Lifecycle.ACTIVE)
 class Step:
     """One evidence record being folded into one key's state: what every rule sees.
 
+    Example:
+        >>> step = Step(KeyState("default", "k"), Evidence.observation("k", "v", time=1, id="e1"))
+        >>> step.supports, step.transitions
+        (False, [])
+
     Attributes:
         state: The key's state (mutated in place).
         ev: The record.
@@ -182,6 +187,10 @@ class BetaCounts:
     A supporting record adds support to its value and, for a single-valued key, conflict to the
     other live values; a failed outcome adds conflict to its value (both only when conflicts are
     tracked). An outcome goes into its value's recent window (at most ``window`` long).
+
+    Example:
+        >>> BetaCounts(track_conflict=False).window
+        3
     """
 
     track_conflict: bool = True
@@ -212,7 +221,13 @@ class BetaCounts:
 # ---------------------------------------------------------------------- boundary
 @dataclass(frozen=True)
 class BoundaryReset:
-    """Oracle reset: a phase-boundary record revokes every live value of the key."""
+    """Oracle reset: a phase-boundary record revokes every live value of the key.
+
+    Example:
+        >>> from langchain_tepa.core.policy import LifecyclePolicy
+        >>> rules_for(LifecyclePolicy.preset("oracle-rev")).boundary
+        (BoundaryReset(),)
+    """
 
     def on_boundary(self, step: Step) -> None:
         """Revoke every live precedent."""
@@ -231,6 +246,10 @@ class Reactive:
     of a single-valued key as soon as another value is supported.
 
     With ``failures=1`` (the paper's baseline) a single failure revokes.
+
+    Example:
+        >>> Reactive(3).failures
+        3
     """
 
     failures: int = 1
@@ -262,6 +281,10 @@ class Supersede:
 
     With ``on_failure`` a failed outcome also revokes its value (superseded by the outcome that
     contradicts it).
+
+    Example:
+        >>> Supersede(on_failure=True).on_failure
+        True
     """
 
     on_failure: bool = False
@@ -281,7 +304,12 @@ class Supersede:
 
 @dataclass(frozen=True)
 class TemporalExpiry:
-    """Sliding window: a value expires ``window`` records of its key after its last support."""
+    """Sliding window: a value expires ``window`` records of its key after its last support.
+
+    Example:
+        >>> TemporalExpiry(3).window
+        3
+    """
 
     window: int = 10
 
@@ -305,6 +333,12 @@ class PosteriorRevocation:
     """TEPA-Rev: revoke when the validity is under ``theta_rev`` after ``n_min`` observations.
 
     Observations are support plus conflict in the current epoch.
+
+    Example:
+        >>> from langchain_tepa.core.types import Precedent
+        >>> p = Precedent("default", "k", "v", "v", "p1", support=1, conflict=2, validity=0.4)
+        >>> PosteriorRevocation().reason(p, None)  # type: ignore[arg-type]
+        'revoked: validity 0.40 < 0.45 after 3 observations'
     """
 
     n_min: int = 3
@@ -322,7 +356,14 @@ class PosteriorRevocation:
 
 @dataclass(frozen=True)
 class RecentWindowRevocation:
-    """TEPA-Rev: revoke when at least ``w_min`` recent outcomes succeed under ``theta_rec``."""
+    """TEPA-Rev: revoke when at least ``w_min`` recent outcomes succeed under ``theta_rec``.
+
+    Example:
+        >>> from langchain_tepa.core.types import Precedent
+        >>> p = Precedent("default", "k", "v", "v", "p1", recent=[True, False, False])
+        >>> RecentWindowRevocation().reason(p, None)  # type: ignore[arg-type]
+        'revoked: recent success 1/3 < 0.34'
+    """
 
     w_min: int = 3
     theta_rec: float = 0.34
@@ -418,6 +459,12 @@ class ChangeRevocation:
     The precedent's recent window (``policy.window`` outcomes) is the history; the value is
     revoked when the posterior odds of a drop in its success rate within the last ``max_run``
     outcomes reach ``odds`` (1: a change is more likely than not).
+
+    Example:
+        >>> from langchain_tepa.core.types import Precedent
+        >>> p = Precedent("default", "k", "v", "v", "p1", recent=[True] * 20 + [False] * 2)
+        >>> ChangeRevocation().reason(p, None)  # type: ignore[arg-type]
+        'revoked: change detected, 0/2 recent successes after 20/20 before (odds 2.7 >= 1)'
     """
 
     hazard: float = 0.02
@@ -442,7 +489,12 @@ class ChangeRevocation:
 # ---------------------------------------------------------------------- promotion rules
 @dataclass(frozen=True)
 class ImmediatePromotion:
-    """Baselines: every supported value is Active at once."""
+    """Baselines: every supported value is Active at once.
+
+    Example:
+        >>> ImmediatePromotion("lww").label
+        'lww'
+    """
 
     label: str = ""
 
@@ -458,6 +510,10 @@ class PosteriorPromotion:
     """TEPA-Rev: promote when the validity exceeds ``theta_pro`` (and every Active rival's).
 
     The Hypothesis needs ``n_pro`` support; the rivals count for a single-valued key only.
+
+    Example:
+        >>> PosteriorPromotion().theta_pro
+        0.6
     """
 
     theta_pro: float = 0.6
@@ -490,6 +546,11 @@ class OutcomeVeto:
 
     It blocks while the value's recent window holds at least ``w_min`` outcomes with success
     rate under ``theta_rec``.
+
+    Example:
+        >>> from langchain_tepa.core.types import Precedent
+        >>> OutcomeVeto().blocks(Precedent("default", "k", "v", "v", "p1", recent=[False] * 3))
+        True
     """
 
     w_min: int = 3
@@ -509,6 +570,12 @@ class ChangeVeto:
 
     It blocks while the value's last outcome failed and its own history shows a drop (the test
     of :class:`ChangeRevocation`).
+
+    Example:
+        >>> from langchain_tepa.core.types import Precedent
+        >>> p = Precedent("default", "k", "v", "v", "p1", recent=[True] * 20 + [False] * 2)
+        >>> ChangeVeto(ChangeRevocation()).blocks(p)
+        True
     """
 
     test: ChangeRevocation
