@@ -1,6 +1,8 @@
 """Benchmarks of revocable memory: drift scenarios, the agent, the runner, statistics, reports.
 
-The ``tepa-bench`` console script (:mod:`langchain_tepa.bench.cli`) runs them. Scenarios
+Worlds hide their schedule (which action works when) from every method, agent and trial
+executor; the scorer (:mod:`langchain_tepa.bench.scoring`) rebuilds it from the config and the
+seed. The ``tepa-bench`` console script (:mod:`langchain_tepa.bench.cli`) runs them. Scenarios
 register in :mod:`langchain_tepa.bench.registry`.
 
 Example:
@@ -21,11 +23,12 @@ from langchain_tepa.bench.agent import (
     parse_reply,
     render_prompt,
 )
-from langchain_tepa.bench.drift import DriftConfig, DriftWorld
+from langchain_tepa.bench.drift import DriftConfig, DriftWorld, drift_schedule
 from langchain_tepa.bench.filedrift import (
     FileDriftConfig,
     FileDriftWorld,
     check_export,
+    filedrift_schedule,
     write_export,
 )
 from langchain_tepa.bench.registry import (
@@ -35,7 +38,8 @@ from langchain_tepa.bench.registry import (
     register_scenario,
 )
 from langchain_tepa.bench.runner import RunOutcome, RunSpec, available_methods, run_many, run_one
-from langchain_tepa.bench.world import PHASES, Task, World
+from langchain_tepa.bench.scoring import Oracle, schedule_of, transition_costs
+from langchain_tepa.bench.world import PHASES, Interaction, Schedule, Task, World, WorldChannel
 
 __all__ = [
     "PHASES",
@@ -44,15 +48,21 @@ __all__ = [
     "DriftWorld",
     "FileDriftConfig",
     "FileDriftWorld",
+    "Interaction",
     "OfflineAgent",
+    "Oracle",
     "RunOptions",
     "RunOutcome",
     "RunSpec",
     "ScenarioEntry",
+    "Schedule",
     "Task",
     "World",
+    "WorldChannel",
     "available_methods",
     "check_export",
+    "drift_schedule",
+    "filedrift_schedule",
     "openai_agent",
     "parse_prompt",
     "parse_reply",
@@ -61,5 +71,7 @@ __all__ = [
     "render_prompt",
     "run_many",
     "run_one",
+    "schedule_of",
+    "transition_costs",
     "write_export",
 ]

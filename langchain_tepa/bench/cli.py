@@ -4,8 +4,8 @@ Subcommands:
 
 - ``tepa-bench run SCENARIO [--methods a,b] [--seeds N] [--quick] [--out DIR]
   [--agent offline|openai] [--storage memory|chroma] [--workers N] [--set name=value]``
-- ``tepa-bench demo [--out DIR]``: every demo scenario in quick mode on embedded Chroma
-  (what ``make demo`` runs).
+- ``tepa-bench demo [--out DIR] [--seeds N]``: one reversal step by step on embedded Chroma,
+  then every demo scenario with full-length phases and fewer seeds (what ``make demo`` runs).
 - ``tepa-bench list``: scenarios and methods.
 - Subcommands registered by plugins (:data:`~langchain_tepa.bench.registry.PLUGIN_MODULES`),
   for example ``tepa-bench perf``.
@@ -104,19 +104,29 @@ def _add_run_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None:
         p.add_argument(
             "--storage",
             choices=("memory", "chroma"),
-            default="chroma",
-            help="storage of the demo (default: embedded Chroma, the library default)",
+            default="memory",
+            help="storage of the demo benchmarks (default: in-process; the step-by-step "
+            "reversal always runs on embedded Chroma)",
         )
+        p.add_argument("--seeds", type=int, default=None, help="seeds per method (default 6)")
         return
     p.add_argument("--methods", default=None, help="comma-separated methods (default: all)")
-    p.add_argument("--seeds", type=int, default=None, help="number of seeds (default 20; quick 3)")
-    p.add_argument("--quick", action="store_true", help="small sizes and 3 seeds (the demo)")
+    p.add_argument("--seeds", type=int, default=None, help="number of seeds (default 20; quick 6)")
+    p.add_argument(
+        "--quick", action="store_true", help="fewer seeds (6), full-length phases (the demo)"
+    )
     p.add_argument("--agent", choices=("offline", "openai"), default="offline")
     p.add_argument(
         "--storage",
         choices=("memory", "chroma"),
         default=None,
-        help="memory storage (default: chroma with --quick, in-process memory otherwise)",
+        help="memory storage (default: in-process memory; chroma: embedded persistent Chroma)",
+    )
+    p.add_argument(
+        "--tuned",
+        default=None,
+        metavar="GRID_JSON",
+        help="also run each tuned method with the setting tepa-bench grid chose (its grid.json)",
     )
     p.add_argument("--model", default=os.environ.get("TEPA_BENCH_MODEL", "gpt-4o-mini"))
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for --agent openai")
@@ -145,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_run_options(p)
         if entry.configure is not None:
             entry.configure(p)
-    demo = sub.add_parser("demo", help="every demo scenario, quick mode, embedded Chroma")
+    demo = sub.add_parser("demo", help="one reversal step by step, then the demo scenarios")
     _add_run_options(demo, demo=True)
     sub.add_parser("list", help="list scenarios and methods")
     for name in command_names():
@@ -217,6 +227,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     options = _options(args, quick=True)
     names = [n for n in scenario_names() if get_scenario(n).demo]
     from langchain_tepa.bench.reversal import show_reversal
+    from langchain_tepa.bench.scenarios import QUICK_SEEDS
 
     print("== one reversal, step by step (embedded Chroma) ==")
     print(show_reversal())
@@ -234,7 +245,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                 continue
             for key, value in vars(defaults).items():
                 setattr(scenario_args, key, value)
-        print(f"== {name} (quick, storage {options.storage}) ==")
+        print(
+            f"== {name} (full-length phases, {options.seeds or QUICK_SEEDS} seeds, storage "
+            f"{options.storage}) =="
+        )
         run_scenario(entry, dataclasses.replace(options, args=scenario_args))
         print()
     print(f"demo finished in {time.perf_counter() - start:.0f} s; results in {options.out}/")

@@ -8,12 +8,11 @@ outcome is what the file system holds: no simulated success. At the reversal eve
 upgraded to another convention (drawn per seed), so the export that used to work stops working.
 
 Example:
-    >>> world = FileDriftWorld(FileDriftConfig(tasks=1, acquisition=2, reversal=3), seed=0)
-    >>> right = world.correct_action(0, "acquisition")
-    >>> world.execute(0, right, "acquisition", 0)
-    True
-    >>> world.execute(0, right, "reversal", 0)
-    False
+    >>> config = FileDriftConfig(tasks=1, acquisition=2, reversal=3)
+    >>> world = FileDriftWorld(config, seed=0)
+    >>> right = filedrift_schedule(config, seed=0).right_action(0, 0)   # the scorer's view
+    >>> [world.execute(0, right) for _ in range(5)]     # the consumer is upgraded at step 2
+    [True, True, False, False, False]
     >>> world.close()
 """
 
@@ -29,7 +28,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from langchain_tepa.bench.world import Task
+from langchain_tepa.bench.world import Schedule, Task, TaskClocks
 from langchain_tepa.core.errors import InvalidArgumentError
 
 __all__ = [
@@ -38,6 +37,7 @@ __all__ = [
     "FileDriftConfig",
     "FileDriftWorld",
     "check_export",
+    "filedrift_schedule",
     "write_export",
 ]
 
@@ -167,13 +167,32 @@ class FileDriftConfig:
             raise InvalidArgumentError("rows must be >= 1")
 
     @property
+    def horizon(self) -> int:
+        """Interactions per dataset."""
+        return self.acquisition + self.reversal
+
+    @property
     def episodes_per_seed(self) -> int:
-        """Episodes of one run (all datasets, both phases)."""
-        return self.tasks * (self.acquisition + self.reversal)
+        """Interactions of one run (all datasets, both phases)."""
+        return self.tasks * self.horizon
 
     def to_dict(self) -> dict[str, Any]:
         """The config as a dict."""
         return asdict(self)
+
+
+def filedrift_schedule(config: FileDriftConfig, seed: int) -> Schedule:
+    """The hidden state of one seed: each consumer's convention before and after its upgrade.
+
+    The scorer's view (the world builds the same from the seed; agents never see it).
+    """
+    rng = random.Random(f"file-drift-world-{seed}")
+    right = []
+    for _ in range(config.tasks):
+        first = rng.choice(FORMATS)
+        second = rng.choice([f for f in FORMATS if f != first])
+        right.append(((0, first), (config.acquisition, second)))
+    return Schedule(config.acquisition + config.reversal, tuple(right))
 
 
 class FileDriftWorld:
@@ -193,10 +212,10 @@ class FileDriftWorld:
 
     def __init__(self, config: FileDriftConfig, seed: int, root: str | None = None) -> None:
         self.config = config
-        self._rng = random.Random(f"file-drift-world-{seed}")
+        self.horizon = config.acquisition + config.reversal
+        self._rng = random.Random(f"file-drift-rows-{seed}")
         self.folder = Path(tempfile.mkdtemp(prefix="tepa-filedrift-", dir=root))
         self.tasks: list[Task] = []
-        self._convention: dict[tuple[int, str], str] = {}
         for i in range(config.tasks):
             dataset = DATASETS[i]
             self.tasks.append(
@@ -209,9 +228,8 @@ class FileDriftWorld:
                     actions=FORMATS,
                 )
             )
-            first = self._rng.choice(FORMATS)
-            self._convention[(i, "acquisition")] = first
-            self._convention[(i, "reversal")] = self._rng.choice([f for f in FORMATS if f != first])
+        self.__schedule = filedrift_schedule(config, seed)
+        self._clocks = TaskClocks(config.tasks, self.horizon, config.acquisition)
         self.files_written = 0
 
     def _rows(self) -> list[Row]:
@@ -224,26 +242,43 @@ class FileDriftWorld:
             for _ in range(self.config.rows)
         ]
 
+    def clock(self, task_index: int) -> int:
+        """Interactions task ``task_index`` has had."""
+        return self._clocks.now(task_index)
+
     def correct_action(self, task_index: int, phase: str) -> str:
-        """The convention the consumer of a dataset accepts in a phase."""
-        return self._convention[(task_index, phase)]
+        """The convention the consumer accepts in a phase (for the scorer and notebooks)."""
+        t = 0 if phase == "acquisition" else self.config.acquisition
+        return self.__schedule.right_action(task_index, t)
 
-    def execute(self, task_index: int, action: str, phase: str, episode: int) -> bool:
-        """Export with convention ``action``, then let the consumer read the outbox back."""
+    def execute(
+        self,
+        task_index: int,
+        action: str,
+        phase: str | None = None,
+        episode: int | None = None,
+        *,
+        trial: bool = False,
+    ) -> bool:
+        """Export with convention ``action``, then let the consumer read the outbox back.
+
+        A trial exports into a separate sandbox folder, checked the same way; it is an
+        interaction like any other (it advances the clock). ``phase``/``episode`` (the old
+        signature) are checked against the clock.
+
+        Raises:
+            HorizonReachedError: When the task's budget is used up.
+        """
+        t = self._clocks.tick(task_index, phase, episode)
         dataset = DATASETS[task_index]
         rows = self._rows()
-        write_export(self.folder, dataset, rows, action)
+        folder = self.folder / "trials" if trial else self.folder
+        write_export(folder, dataset, rows, action)
         self.files_written += 1
-        return check_export(self.folder, dataset, rows, self._convention[(task_index, phase)])
+        return check_export(folder, dataset, rows, self.__consumer(task_index, t))
 
-    def trial(self, task_index: int, action: str, phase: str) -> bool:
-        """A TEPA-Full trial: a real export into a separate sandbox, checked the same way."""
-        dataset = DATASETS[task_index]
-        rows = self._rows()
-        sandbox = self.folder / "trials"
-        write_export(sandbox, dataset, rows, action)
-        self.files_written += 1
-        return check_export(sandbox, dataset, rows, self._convention[(task_index, phase)])
+    def __consumer(self, task_index: int, t: int) -> str:
+        return self.__schedule.right_action(task_index, t)
 
     def close(self) -> None:
         """Remove the temporary folder."""

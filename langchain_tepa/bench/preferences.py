@@ -23,16 +23,23 @@ gets an outcome, and a dissatisfied user states the value they wanted (a correct
 otherwise the :class:`~langchain_tepa.bench.agent.OfflineAgent` rule over the retrieved memory
 (highest shown validity at or above 0.50); with neither, it guesses uniformly.
 
-**TEPA-Full.** Before the agent answers, the Hypotheses of the session's slot go through
-trial-by-execution: the executor runs the session's request with the candidate value against the
-simulated user as they are now (a sandboxed execution of the same task), supportive,
-counterfactual and polluted trials are judged by :func:`langchain_tepa.graph.run_trials`, and a
-candidate is promoted only with at least 60% positive trials and a supportive success.
+**TEPA-Full.** When the agent is about to rely on memory (the user states no value), the
+Hypotheses of the session's slot first go through trial-by-execution: supportive,
+counterfactual and polluted trials judged by :func:`langchain_tepa.graph.run_trials`, a
+candidate promoted only with at least 60% positive trials and a supportive success. The trial
+executor holds a :class:`UserChannel` and nothing of the session: each trial serves a value to
+the user and observes whether they are satisfied. That is an interaction with the user, so it
+is **charged**: it counts in the method's interactions and its outcome in the score.
 
 **Phases.** ``overall`` (every session), ``after_change`` (the first ``window`` sessions of a slot
 after a real change, the change session itself included) and ``after_glitch`` (the first
 ``window`` sessions of a slot after a glitch, the glitch session excluded: they test whether the
-glitch flipped the memory).
+glitch flipped the memory). A phase's success is over every interaction in its sessions (the
+answers and the trials). A **flip** (:func:`glitch_flips`) is counted at the first later session
+of the slot where the agent serves the glitch value, however late the memory flipped.
+
+**A different experiment from the paper's** (:data:`PAPER_DIFFERENCE`): here users state the
+value in ``p_cue`` = 75% of sessions.
 
 Example:
     >>> stream = generate_stream(PreferenceConfig(users=1, sessions=20), seed=0)
@@ -47,6 +54,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
 from langchain_core.documents import Document
 
 from langchain_tepa.bench.agent import OfflineAgent, render_prompt
@@ -54,14 +62,22 @@ from langchain_tepa.bench.world import Task
 from langchain_tepa.core.errors import InvalidArgumentError
 
 __all__ = [
+    "PAPER_DIFFERENCE",
     "PHASES",
     "SLOTS",
     "PreferenceAgent",
     "PreferenceConfig",
     "PreferenceStream",
     "Session",
+    "SessionRecord",
+    "SimulatedUser",
+    "UserChannel",
     "generate_stream",
+    "glitch_flips",
     "render_session_prompt",
+    "run_preference_seed",
+    "run_preferences",
+    "summarise",
 ]
 
 PHASES: tuple[str, ...] = ("overall", "after_change", "after_glitch")
@@ -253,14 +269,41 @@ class PreferenceAgent:
 
 # ---------------------------------------------------------------------- running
 PAPER_PREFERENCES = {"append-only": 0.138, "no-memory": 0.837, "tepa-full": 0.910}
-"""The paper's overall success rates on its preference stream."""
+"""The paper's overall success rates on its preference stream (a different stream: see
+:data:`PAPER_DIFFERENCE`)."""
+
+PAPER_DIFFERENCE = (
+    "a different experiment from the paper's: here users state the value they want in "
+    "p_cue = 75% of sessions and the agent follows their words, so stale memory only hurts in "
+    "the other quarter (the paper's append-only collapses to 0.138; ours cannot)"
+)
 
 RETRIEVE_K = 4
 
 
 @dataclass
 class SessionRecord:
-    """What happened in one session of one run (for phases and curves)."""
+    """What happened in one session of one run (for phases, curves and flips).
+
+    Example:
+        >>> r = SessionRecord(True, ("overall",), 0, None, trials=[False, True])
+        >>> r.interactions, r.successes
+        (3, 2)
+
+    Attributes:
+        success: The agent's answer satisfied the user.
+        phases: The phases the session counts in.
+        slot_index: Position among the user's sessions of this slot.
+        event: ``"change"``, ``"glitch"`` or ``None``.
+        user: User index.
+        slot: The slot.
+        served: The value the agent answered with.
+        cued: The user stated the value in this request.
+        wanted: The value that satisfied the user (for glitch sessions: the glitch value).
+        held: For glitch sessions: the memory held the user's lasting value just before.
+        trials: Outcomes of the TEPA-Full trials run in this session (charged interactions).
+        trial_values: The values those trials served.
+    """
 
     success: bool
     phases: tuple[str, ...]
@@ -268,20 +311,87 @@ class SessionRecord:
     event: str | None
     user: int = 0
     slot: str = ""
+    served: str = ""
+    cued: bool = False
+    wanted: str = ""
+    held: bool = False
+    trials: list[bool] = field(default_factory=list)
+    trial_values: list[str] = field(default_factory=list)
+
+    @property
+    def interactions(self) -> int:
+        """The answer plus the trials."""
+        return 1 + len(self.trials)
+
+    @property
+    def successes(self) -> int:
+        """Satisfied interactions (the answer and the trials)."""
+        return int(self.success) + sum(self.trials)
 
 
-def _executor(session_ref: dict[str, Session], rng: random.Random) -> Callable[[Any], bool]:
-    """The trial executor: the session's request run against the simulated user as they are now.
+class SimulatedUser:
+    """The user of one session at a time: it only says whether a served value satisfies them.
 
-    A trial whose view gives the key a value answers with it; with no value the agent guesses
-    uniformly, as it does without evidence.
+    What they want in the current session is private; the runner moves the user to the next
+    session (:meth:`begin`). A trial executor holds a :class:`UserChannel`, never this object.
+
+    Example:
+        >>> user = SimulatedUser()
+        >>> user.begin(Session(0, "tone", 3, 1, "formal", "casual", None, "glitch", ("overall",)))
+        >>> user.serve("casual"), user.serve("formal")
+        (False, True)
+    """
+
+    def __init__(self) -> None:
+        self.__wanted: str | None = None
+
+    def begin(self, session: Session) -> None:
+        """The next session starts (called by the runner only)."""
+        self.__wanted = session.wanted
+
+    def serve(self, value: str) -> bool:
+        """Serve ``value``; whether it satisfies the user in this session."""
+        return value == self.__wanted
+
+
+class UserChannel:
+    """What TEPA-Full's trial executor may do: serve a value to the user and see the reaction.
+
+    Every serve is an interaction with the user, charged to the method: it is logged and its
+    outcome counts in the score.
+
+    Example:
+        >>> user = SimulatedUser()
+        >>> user.begin(Session(0, "diet", 0, 0, "vegan", "vegan", None, None, ("overall",)))
+        >>> channel = UserChannel(user)
+        >>> channel.serve("vegan"), channel.served
+        (True, [('vegan', True)])
+    """
+
+    __slots__ = ("_user", "served")
+
+    def __init__(self, user: SimulatedUser) -> None:
+        self._user = user
+        self.served: list[tuple[str, bool]] = []
+
+    def serve(self, value: str) -> bool:
+        """Serve ``value`` now (one charged interaction)."""
+        ok = self._user.serve(value)
+        self.served.append((value, ok))
+        return ok
+
+
+def _executor(channel: UserChannel, rng: random.Random) -> Callable[[Any], bool]:
+    """The trial executor: serve the value the trial's view gives the slot, and observe.
+
+    With no value in the view the agent guesses uniformly, as it does without evidence. The
+    slot comes from the trial's key; nothing of the session is read.
     """
 
     def execute(trial: Any) -> bool:
-        session = session_ref["now"]
-        values = SLOTS[session.slot][1]
+        values = SLOTS[trial.key][1]
         value = trial.value if trial.value in values else rng.choice(values)
-        return bool(value == session.current)
+        return channel.serve(value)
 
     return execute
 
@@ -293,8 +403,14 @@ def run_preference_seed(
     *,
     storage: str = "memory",
     reader: Callable[[str], str] | None = None,
+    overrides: dict[str, Any] | None = None,
+    label: str | None = None,
 ) -> dict[str, Any]:
-    """Play one seed's stream with one method; return per-session records and counters."""
+    """Play one seed's stream with one method; return per-session records and counters.
+
+    ``overrides`` are policy fields set on top of the preset (a tuned variant, reported as
+    ``label``).
+    """
     import itertools
     import shutil
     import tempfile
@@ -308,80 +424,147 @@ def run_preference_seed(
     stream = generate_stream(config, seed)
     tick = itertools.count(1)
     folder = tempfile.mkdtemp(prefix="tepa-pref-") if storage == "chroma" else None
+    policy = LifecyclePolicy.preset(method, **(overrides or {}))
     kwargs: dict[str, Any] = {
         "embeddings": HashingEmbeddings(),
-        "policy": LifecyclePolicy.preset(method),
+        "policy": policy,
         "clock": lambda: float(next(tick)),
     }
     memory = TEPAMemory.from_path(folder, **kwargs) if folder else TEPAMemory.in_memory(**kwargs)
     agent = PreferenceAgent(seed=seed, reader=reader)
-    session_ref: dict[str, Session] = {}
-    trials_run = 0
+    user = SimulatedUser()
+    channel = UserChannel(user)
     runner = None
-    if method == "tepa-full":
+    if policy.uses_trials:
         from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
 
         runner = TrialRunner(
             memory,
-            _executor(session_ref, random.Random(f"pref-trials-{seed}")),
+            _executor(channel, random.Random(f"pref-trials-{seed}")),
             trial_builder=DefaultTrialBuilder(context_k=0),
             max_concurrency=1,
         )
     records: list[SessionRecord] = []
-    glitch_flips = held = 0
     adoption: list[int] = []
     pending: dict[tuple[int, str], int] = {}
     start = time.perf_counter()
     try:
         for s in stream.sessions:
             ns = f"users.u{s.user}"
-            session_ref["now"] = s
-            if runner is not None:
+            user.begin(s)
+            channel.served.clear()
+            if runner is not None and s.cue is None:  # the agent is about to rely on memory
                 audit = memory.audit(s.slot, namespace=ns)
                 if any(p.state is Lifecycle.HYPOTHESIS for p in audit.precedents):
-                    decisions = runner.run(key=s.slot, namespace=ns)
-                    trials_run += sum(len(d.results) for d in decisions)
-            before = memory.get(s.slot, namespace=ns) if s.event == "glitch" else None
-            if s.event == "change" and method == "oracle-reset":
+                    runner.run(key=s.slot, namespace=ns)
+            # scorer side: did the memory hold the user's lasting value when a glitch came?
+            held = s.event == "glitch" and memory.get(s.slot, namespace=ns) == s.current
+            if s.event == "change" and policy.honour_boundary:
                 memory.mark_boundary(namespace=ns, key=s.slot)  # the oracle is told
             docs = memory.retrieve(SLOTS[s.slot][0], k=RETRIEVE_K, namespace=ns, key_prefix=s.slot)
             choice = agent.choose(render_session_prompt(s, docs))
-            success = choice == s.wanted
+            success = user.serve(choice)
             if s.cue:
                 memory.observe(s.slot, s.cue, namespace=ns, source="user")
             memory.record_outcome(s.slot, choice, success, namespace=ns)
             if not success:
                 memory.observe(s.slot, s.wanted, namespace=ns, source="user-correction")
-            records.append(SessionRecord(success, s.phases, s.slot_index, s.event, s.user, s.slot))
-            believed = memory.get(s.slot, namespace=ns)
-            if s.event == "glitch" and before == s.current:
-                held += 1
-                glitch_flips += believed != s.current
+            records.append(
+                SessionRecord(
+                    success,
+                    s.phases,
+                    s.slot_index,
+                    s.event,
+                    s.user,
+                    s.slot,
+                    served=choice,
+                    cued=s.cue is not None,
+                    wanted=s.wanted,
+                    held=held,
+                    trials=[ok for _, ok in channel.served],
+                    trial_values=[v for v, _ in channel.served],
+                )
+            )
             slot_id = (s.user, s.slot)
             if s.event == "change":
                 pending[slot_id] = s.slot_index
-            if slot_id in pending and believed == s.current:
+            if slot_id in pending and memory.get(s.slot, namespace=ns) == s.current:
                 adoption.append(s.slot_index - pending.pop(slot_id))
-        for (user, slot), since in pending.items():  # never adopted: censored at stream end
-            last = max(x.slot_index for x in stream.sessions if x.user == user and x.slot == slot)
+        for (u, slot), since in pending.items():  # never adopted: censored at stream end
+            last = max(x.slot_index for x in stream.sessions if x.user == u and x.slot == slot)
             adoption.append(last - since + 1)
         evidence = memory.evidence_count()
     finally:
         memory.close()
         if folder:
             shutil.rmtree(folder, ignore_errors=True)
-    glitches = held  # glitches that met the memory holding the user's lasting value
+    flips, glitches = glitch_flips(records, config.window)
     return {
-        "method": method,
+        "method": label or method,
         "seed": seed,
         "records": records,
-        "trials": trials_run,
+        "trials": sum(len(r.trials) for r in records),
+        "interactions": sum(r.interactions for r in records),
         "evidence": evidence,
         "glitches": glitches,
-        "glitch_flips": glitch_flips,
+        "glitch_flips": flips,
+        "glitch_trials": sum(
+            1
+            for i, r in enumerate(records)
+            for j in _after_glitch(records, i, config.window)
+            if r.event == "glitch"
+            for v in records[j].trial_values
+            if v == r.wanted
+        ),
         "adoption": adoption,
         "seconds": time.perf_counter() - start,
     }
+
+
+def _after_glitch(records: Sequence[SessionRecord], g: int, window: int) -> list[int]:
+    """Indices of the sessions of a glitch's slot after it (before the next event, <= window)."""
+    glitch = records[g]
+    out: list[int] = []
+    for j in range(g + 1, len(records)):
+        r = records[j]
+        if r.user != glitch.user or r.slot != glitch.slot:
+            continue
+        if r.event is not None or len(out) == window:
+            break
+        out.append(j)
+    return out
+
+
+def glitch_flips(records: Sequence[SessionRecord], window: int = 5) -> tuple[int, int]:
+    """``(flips, glitches)``: how often the agent served the glitch value after the glitch.
+
+    A glitch counts when the memory held the user's lasting value just before it and at least
+    one session of the slot without a stated value follows it within ``window`` sessions and
+    before the slot's next event (a flipped memory can only show where the user says nothing).
+    It is a flip when, in one of those sessions, the agent answered with the glitch value: the
+    flip is counted at the first session where the glitch value is served, however late the
+    memory flipped (for TEPA-Full: at the trials of a later session).
+
+    Example:
+        >>> def rec(i, event=None, served="a", cued=False, wanted="a", held=False):
+        ...     return SessionRecord(served == wanted, ("overall",), i, event, 0, "diet",
+        ...                          served=served, cued=cued, wanted=wanted, held=held)
+        >>> stream = [rec(0), rec(1, "glitch", "b", True, "b", True), rec(2, cued=True),
+        ...           rec(3, served="b")]
+        >>> glitch_flips(stream)
+        (1, 1)
+    """
+    flips = glitches = 0
+    for g, r in enumerate(records):
+        if r.event != "glitch" or not r.held:
+            continue
+        after = _after_glitch(records, g, window)
+        if not any(not records[j].cued for j in after):
+            continue
+        glitches += 1
+        if any(records[j].served == r.wanted for j in after):
+            flips += 1
+    return flips, glitches
 
 
 def event_curve(
@@ -408,9 +591,23 @@ def event_curve(
     return [round(sums[i] / counts[i], 4) if counts[i] else None for i in range(before + after)]
 
 
-def _run_job(job: tuple[str, int, dict[str, Any], str]) -> dict[str, Any]:
-    method, seed, cfg, storage = job
-    return run_preference_seed(method, seed, PreferenceConfig(**cfg), storage=storage)
+def _run_job(job: tuple[Any, ...]) -> dict[str, Any]:
+    method, seed, cfg, storage, overrides, label = job
+    return run_preference_seed(
+        method, seed, PreferenceConfig(**cfg), storage=storage, overrides=overrides, label=label
+    )
+
+
+def _phase_rate(run: dict[str, Any], phase: str, *, answers_only: bool = False) -> float:
+    rows = [r for r in run["records"] if phase in r.phases]
+    if not rows:
+        raise InvalidArgumentError(
+            f"no session of seed {run['seed']} falls in phase {phase!r}: the stream is too short "
+            "for its events; use more sessions (or glitches/changes)"
+        )
+    if answers_only:
+        return float(np.mean([r.success for r in rows]))
+    return sum(r.successes for r in rows) / sum(r.interactions for r in rows)
 
 
 def summarise(
@@ -418,14 +615,15 @@ def summarise(
 ) -> dict[str, Any]:
     """The result JSON (the drift contract, with the phases of this scenario).
 
-    ``mpi`` is computed in ``after_change`` (where stale memory can hurt), ``transition_cost``
-    is the median number of a slot's sessions from a real change until the memory's ``get``
-    returns the new value, and ``curve`` is the success around a real change (offsets -5..9).
-    ``glitch_flip_rate`` is the share of glitches, among those that met a memory whose ``get``
-    returned the user's lasting value, after which ``get`` returned another value.
+    A phase's ``success`` is over every interaction with the user in its sessions: the agent's
+    answers and TEPA-Full's trials (each trial serves a value to the user and is charged);
+    ``answers`` is the success of the answers alone. ``mpi`` is computed in ``after_change``
+    (where stale memory can hurt), ``transition_cost`` is the median number of a slot's sessions
+    from a real change until the memory's ``get`` returns the new value, and ``curve`` is the
+    answer success around a real change (offsets -5..9). ``glitch_flip_rate`` is
+    :func:`glitch_flips` pooled over seeds; ``glitch_trials_per_seed`` counts trials that served
+    the glitch value after a glitch (charged in the score, not counted as flips).
     """
-    import numpy as np
-
     from langchain_tepa.bench.report import fill_mpi, paired_comparisons, phase_summary
 
     by_method: dict[str, list[dict[str, Any]]] = {}
@@ -439,12 +637,15 @@ def summarise(
         per_seed[name] = {}
         phases = {}
         for ph in PHASES:
-            values = np.array(
-                [np.mean([r.success for r in run["records"] if ph in r.phases]) for run in group]
-            )
+            values = np.array([_phase_rate(run, ph) for run in group])
             per_seed[name][ph] = values
-            episodes = sum(sum(ph in r.phases for r in run["records"]) for run in group)
+            episodes = sum(
+                sum(r.interactions for r in run["records"] if ph in r.phases) for run in group
+            ) // len(group)
             phases[ph] = phase_summary(values, episodes, bootstrap_seed=bootstrap_seed)
+            phases[ph]["answers"] = round(
+                float(np.mean([_phase_rate(run, ph, answers_only=True) for run in group])), 4
+            )
         adoption = [a for run in group for a in run["adoption"]]
         all_records = [r for run in group for r in run["records"]]
         glitches = sum(run["glitches"] for run in group)
@@ -456,7 +657,10 @@ def summarise(
             "curve": event_curve(all_records, "change"),
             "glitch_curve": event_curve(all_records, "glitch"),
             "glitch_flip_rate": round(flips / glitches, 4) if glitches else None,
+            "glitches_counted": glitches,
+            "glitch_trials_per_seed": round(float(np.mean([r["glitch_trials"] for r in group])), 1),
             "trials_per_seed": round(float(np.mean([run["trials"] for run in group])), 1),
+            "interactions_per_seed": round(float(np.mean([r["interactions"] for r in group])), 1),
         }
     fill_mpi(methods, per_seed, "after_change")
     comparisons = paired_comparisons(
@@ -480,14 +684,28 @@ def run_preferences(
     storage: str = "memory",
     workers: int = 1,
     progress: bool = True,
+    tuned: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Run every method on every seed and summarise (see :func:`summarise`)."""
+    """Run every method on every seed and summarise (see :func:`summarise`).
+
+    ``tuned``: settings per method (from ``tepa-bench grid``); each such method is also run with
+    its setting, reported as ``method*``.
+    """
     import time
     from concurrent.futures import ProcessPoolExecutor
 
     from tqdm import tqdm
 
-    jobs = [(m, seed, config.to_dict(), storage) for seed in range(seeds) for m in methods]
+    from langchain_tepa.bench.scenarios import tuned_label
+
+    variants = [(m, None, None) for m in methods] + [
+        (m, o, tuned_label(m)) for m, o in (tuned or {}).items() if m in methods
+    ]
+    jobs = [
+        (m, seed, config.to_dict(), storage, o, label)
+        for seed in range(seeds)
+        for m, o, label in variants
+    ]
     start = time.perf_counter()
     bar = tqdm(total=len(jobs), desc="preferences", disable=not progress, unit="run")
     runs: list[dict[str, Any]] = []
@@ -517,29 +735,59 @@ def run_preferences(
             "returns the new value (censored at the end of the stream)"
         ),
         "paper_overall": PAPER_PREFERENCES,
+        "paper_difference": PAPER_DIFFERENCE,
+        "tuned": {label: o for m, o, label in variants if label},
+        "trials": (
+            "TEPA-Full's trials serve values to the user in the session (supportive, "
+            "counterfactual, polluted): each is an interaction, charged in the score"
+        ),
         "seconds": round(time.perf_counter() - start, 1),
     }
     return summarise(runs, cfg)
 
 
 def format_preferences_table(result: dict[str, Any]) -> str:
-    """A plain-text table: success per phase with CIs, glitch flips, adoption lag, p-values."""
+    """A plain-text table of a preference run, its columns explained.
+
+    Success per phase over every interaction (with CIs), answers alone, flips, trials, adoption
+    lag, and p-values where the seeds allow.
+    """
+    from langchain_tepa.bench.report import format_p, p_values_supported
+
     ref = "tepa-full" if "tepa-full" in result["methods"] else "tepa-rev"
+    show_p = p_values_supported(result["seeds"])
     pvals = {
         c["b"]: c["p_value"]
         for c in result["comparisons"]
         if c["a"] == ref and c["phase"] == "overall"
     }
     cfg = result["config"]
-    head = (
+    lines = [
         f"preferences: {result['seeds']} seeds, {cfg['users']} users x {cfg['sessions']} "
-        f"sessions, p_cue {cfg['p_cue']}, storage {cfg['storage']}"
-    )
+        f"sessions, p_cue {cfg['p_cue']}, storage {cfg['storage']}",
+        f"  ({cfg.get('paper_difference', PAPER_DIFFERENCE)})",
+        "  overall/after_change/after_glitch: success over every interaction with the user in "
+        "those sessions (answers and charged trials), 95% CI over seeds;",
+        "  answers: the agent's answers alone; flips: share of glitches after which the agent "
+        "served the glitch value (first session it did); gl.tr: trials per seed",
+        "  that served the glitch value; adopt: median sessions from a real change until get() "
+        "returns the new value; inter.: interactions per seed (trials).",
+    ]
+    if cfg.get("tuned"):
+        from langchain_tepa.bench.scenarios import tuned_note
+
+        lines.append(tuned_note(cfg["tuned"]))
+    if not show_p:
+        lines.append(
+            f"  no p-values: with {result['seeds']} seeds the smallest possible paired p is "
+            f"{2 / 2 ** result['seeds']:.2f}"
+        )
     cols = (
-        f"{'method':<13} {'overall [95% CI]':<24} {'after_change':<24} {'after_glitch':<24} "
-        f"{'flips':>6} {'adopt':>6} {'paper':>6} {'p vs ' + ref:>14}"
+        f"{'method':<15} {'overall [95% CI]':<24} {'answers':>7} {'after_change':<24} "
+        f"{'after_glitch':<24} {'flips':>6} {'gl.tr':>6} {'adopt':>6} {'inter. (trials)':>16}"
+        f" {'paper*':>6}" + (f" {'p vs ' + ref:>14}" if show_p else "")
     )
-    lines = [head, cols, "-" * len(cols)]
+    lines += [cols, "-" * len(cols)]
     for name, m in result["methods"].items():
         ph = m["phases"]
 
@@ -549,12 +797,15 @@ def format_preferences_table(result: dict[str, Any]) -> str:
         flips = "" if m["glitch_flip_rate"] is None else f"{m['glitch_flip_rate']:.2f}"
         adopt = "" if m["transition_cost"] is None else f"{m['transition_cost']:g}"
         paper = f"{PAPER_PREFERENCES[name]:.3f}" if name in PAPER_PREFERENCES else ""
+        inter = f"{m['interactions_per_seed']:g} ({m['trials_per_seed']:g})"
         p = pvals.get(name)
-        ps = "" if p is None else (f"{p:.1e}" if p < 0.001 else f"{p:.3f}")
+        ps = (f" {'' if p is None else format_p(p):>14}") if show_p else ""
         lines.append(
-            f"{name:<13} {fmt(ph['overall']):<24} {fmt(ph['after_change']):<24} "
-            f"{fmt(ph['after_glitch']):<24} {flips:>6} {adopt:>6} {paper:>6} {ps:>14}"
+            f"{name:<15} {fmt(ph['overall']):<24} {ph['overall']['answers']:>7.3f} "
+            f"{fmt(ph['after_change']):<24} {fmt(ph['after_glitch']):<24} {flips:>6} "
+            f"{m['glitch_trials_per_seed']:>6g} {adopt:>6} {inter:>16} {paper:>6}{ps}"
         )
+    lines.append("* paper: the paper's overall success on its own stream (a different experiment)")
     return "\n".join(lines)
 
 
@@ -565,23 +816,32 @@ def plot_preferences(result: dict[str, Any], path: Any) -> Any:
     """
     from pathlib import Path
 
-    from langchain_tepa.bench.report import pyplot_or_warn
+    from langchain_tepa.bench.report import line_style, pyplot_or_warn
 
     plt = pyplot_or_warn()
     if plt is None:
         return None
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), gridspec_kw={"width_ratios": [2, 2, 2]})
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.8), gridspec_kw={"width_ratios": [2, 2, 2]})
     offsets = list(range(-5, 10))
-    cmap = plt.get_cmap("tab10")
+    cmap = plt.get_cmap("tab20")
     for i, (name, m) in enumerate(result["methods"].items()):
-        style = "-" if name.startswith("tepa") else "--"
+        marker, style = line_style(i, name)
         for ax, curve in ((axes[0], m["curve"]), (axes[1], m["glitch_curve"])):
             xs = [o for o, v in zip(offsets, curve, strict=False) if v is not None]
             ys = [v for v in curve if v is not None]
-            ax.plot(xs, ys, style, color=cmap(i % 10), label=name, lw=1.6)
+            ax.plot(
+                xs,
+                ys,
+                linestyle=style,
+                marker=marker,
+                markersize=4,
+                color=cmap(i % 20),
+                label=name,
+                lw=1.6,
+            )
     for ax, title in ((axes[0], "around a real change"), (axes[1], "around a glitch")):
         ax.axvline(0, color="grey", lw=1, ls=":")
-        ax.set_title(f"Success {title}")
+        ax.set_title(f"Answer success {title} (no smoothing)")
         ax.set_xlabel("sessions of the slot (0 = event)")
         ax.set_ylim(0, 1.02)
     axes[0].set_ylabel("success")
@@ -593,7 +853,7 @@ def plot_preferences(result: dict[str, Any], path: Any) -> Any:
         axes[2].bar([k + (j - 1) * width for k in range(len(names))], vals, width, label=ph)
     axes[2].set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
     axes[2].set_ylim(0, 1.05)
-    axes[2].set_title("Success per phase")
+    axes[2].set_title("Success per phase (every interaction, trials included)")
     axes[2].legend(fontsize=7)
     fig.tight_layout()
     out = Path(path)
@@ -623,6 +883,8 @@ def _scenario(options: Any) -> dict[str, Any]:
         raise InvalidArgumentError(f"--storage must be 'memory' or 'chroma', got {storage!r}")
     if options.agent != "offline":
         raise InvalidArgumentError("the preferences scenario runs with --agent offline only")
+    from langchain_tepa.bench.scenarios import tuned_settings
+
     return run_preferences(
         methods,
         seeds,
@@ -630,6 +892,7 @@ def _scenario(options: Any) -> dict[str, Any]:
         storage=storage,
         workers=max(1, options.workers),
         progress=options.progress,
+        tuned=tuned_settings(getattr(options.args, "tuned", None)),
     )
 
 

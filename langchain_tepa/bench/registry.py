@@ -48,6 +48,7 @@ PLUGIN_MODULES: tuple[str, ...] = (
     "langchain_tepa.bench.factcon",
     "langchain_tepa.bench.perf",
     "langchain_tepa.bench.preferences",
+    "langchain_tepa.bench.grid",
 )
 """Modules imported by the CLI (when installed) so that they register themselves."""
 

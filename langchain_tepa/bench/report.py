@@ -36,6 +36,7 @@ from langchain_tepa.bench.runner import RunOutcome
 from langchain_tepa.bench.stats import (
     adaptation_curve,
     bootstrap_ci,
+    change_costs,
     memory_pollution_index,
     paired_permutation_test,
     transition_cost,
@@ -44,14 +45,19 @@ from langchain_tepa.bench.world import PHASES
 from langchain_tepa.core.errors import InvalidArgumentError
 
 __all__ = [
+    "COLUMNS",
     "PAPER_REVERSAL",
     "TEPA_METHODS",
     "build_result",
     "fill_mpi",
+    "format_p",
     "format_table",
+    "line_style",
+    "p_values_supported",
     "paired_comparisons",
     "phase_summary",
     "plot_result",
+    "trailing_mean",
     "write_result",
 ]
 
@@ -63,8 +69,6 @@ PAPER_REVERSAL: dict[str, dict[str, float]] = {
     "filedrift": {"no-memory": 0.298, "append-only": 0.203, "tepa-rev": 0.950},
 }
 """The paper's reversal-phase success rates (controlled / executable drift)."""
-
-TRANSITION_RUN = 3
 
 
 def _group(outcomes: Sequence[RunOutcome]) -> dict[str, list[RunOutcome]]:
@@ -164,7 +168,7 @@ def build_result(
     methods: dict[str, Any] = {}
     censored: dict[str, float] = {}
     for name, runs in groups.items():
-        stack = np.stack([o.successes for o in runs])  # seeds, tasks, episodes
+        stack = np.stack([o.successes for o in runs])  # seeds, tasks, steps
         parts = {"acquisition": stack[:, :, :boundary], "reversal": stack[:, :, boundary:]}
         per_seed[name] = {ph: parts[ph].mean(axis=(1, 2)) for ph in PHASES}
         phases = {
@@ -175,12 +179,21 @@ def build_result(
             )
             for ph in PHASES
         }
-        cost, share = transition_cost(parts["reversal"], TRANSITION_RUN)
+        if all(o.correct is not None for o in runs):  # scored runs: per-change costs
+            cost, share = change_costs([c for o in runs for c in o.costs])
+        else:  # outcomes built by hand: three successes in a row after the boundary
+            cost, share = transition_cost(parts["reversal"], 3)
         censored[name] = round(share, 4)
         methods[name] = {
             "phases": phases,
             "mpi": None,
             "transition_cost": cost,
+            "false_revocations": round(float(np.mean([o.false_revocations for o in runs])), 2),
+            "revocations": round(float(np.mean([o.revocations for o in runs])), 2),
+            "interactions": round(float(np.mean([o.interactions for o in runs])), 1),
+            "trials": round(
+                float(np.mean([0 if o.trials is None else int(o.trials.sum()) for o in runs])), 1
+            ),
             "curve": adaptation_curve(stack),
         }
     fill_mpi(methods, per_seed, "reversal")
@@ -218,50 +231,98 @@ def _fmt_ci(phase: dict[str, Any]) -> str:
     return f"{phase['success']:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def _fmt_p(p: float) -> str:
+def format_p(p: float) -> str:
+    """A p-value for a table (scientific below 0.001).
+
+    Example:
+        >>> format_p(0.0123), format_p(1.9e-6)
+        ('0.012', '1.9e-06')
+    """
     return f"{p:.1e}" if p < 0.001 else f"{p:.3f}"
 
 
-def format_table(result: dict[str, Any]) -> str:
-    """A plain-text table of a result (one row per method).
+def p_values_supported(seeds: int, alpha: float = 0.05) -> bool:
+    """Whether a paired sign-flip test over ``seeds`` can reach ``alpha`` at all.
 
-    Columns: success with 95% CI per phase, MPI, transition cost (median episodes per task
-    before three successes in a row after the reversal; ``>=L`` when censored), the paper's
-    reversal figure where there is one, and the paired p-value of the reversal-phase
-    difference against ``tepa-rev``.
+    With ``n`` seeds the smallest possible two-sided p-value is ``2 / 2**n`` (0.25 for 3 seeds,
+    0.0625 for 5, 0.03 for 6): below that count a p-value says nothing, so tables leave it out.
+
+    Example:
+        >>> p_values_supported(3), p_values_supported(6)
+        (False, True)
+    """
+    return 2.0 / 2.0**seeds <= alpha
+
+
+COLUMNS = (
+    "acquisition / reversal: success before / after the change over every interaction (trials "
+    "of tepa-full included), mean over seeds [95% bootstrap CI]",
+    "MPI: 1 - reversal success / no-memory's (above 0: the memory makes the agent worse)",
+    "cost: median steps from the change until 3 correct actions in a row (>=L: most never)",
+    "FR: false revocations per seed (an Active value revoked while it was the working action)",
+    "inter.: interactions per seed (of which trials); every method has the same budget",
+)
+"""What the columns of :func:`format_table` mean (printed under its header)."""
+
+
+def format_table(result: dict[str, Any], *, paper: bool = True) -> str:
+    """A plain-text table of a result (one row per method), its columns explained.
+
+    Columns: success with 95% CI per phase, MPI, transition cost, false revocations,
+    interactions (trials), the paper's reversal figure where there is one (``paper=False``
+    leaves it out: a run of other lengths is another experiment), and the paired p-value of
+    the reversal-phase difference against ``tepa-rev`` when the seeds can support one.
     """
     cfg = result["config"]
-    paper = PAPER_REVERSAL.get(result["scenario"], {})
+    paper_fig = PAPER_REVERSAL.get(result["scenario"], {}) if paper else {}
     ref = "tepa-rev" if "tepa-rev" in result["methods"] else None
+    show_p = ref is not None and p_values_supported(result["seeds"])
     pvals = {
         c["b"] if c["a"] == ref else c["a"]: c["p_value"]
         for c in result["comparisons"]
         if ref in (c["a"], c["b"]) and c["phase"] == "reversal"
     }
-    rev_len = next(iter(result["methods"].values()))["phases"]["reversal"]["episodes"]
-    tasks = cfg.get("tasks") or 1
-    per_task = rev_len // tasks if tasks else rev_len
+    per_task = int(cfg.get("reversal") or 0)
     head = (
         f"{result['scenario']}: {result['seeds']} seeds, {cfg.get('tasks')} tasks, "
-        f"{cfg.get('acquisition')} + {cfg.get('reversal')} episodes per task "
+        f"{cfg.get('acquisition')} + {cfg.get('reversal')} interactions per task "
         f"(acquisition + reversal), storage {cfg.get('storage')}, agent {cfg.get('agent')}"
     )
+    lines = [head, *(f"  {c}" for c in COLUMNS)]
+    if cfg.get("tuned"):
+        from langchain_tepa.bench.scenarios import tuned_note
+
+        lines.append(tuned_note(cfg["tuned"]))
+    if paper_fig:
+        lines.append("  paper: the paper's reversal success (same protocol, its own agent)")
+    if ref is not None and not show_p:
+        lines.append(
+            f"  no p-values: with {result['seeds']} seeds the smallest possible paired p is "
+            f"{2 / 2 ** result['seeds']:.2f}"
+        )
     cols = (
-        f"{'method':<13} {'acquisition [95% CI]':<24} {'reversal [95% CI]':<24} "
-        f"{'MPI':>7} {'trans.':>6} {'paper':>6} {'p vs tepa-rev':>13}"
+        f"{'method':<15} {'acquisition [95% CI]':<24} {'reversal [95% CI]':<24} "
+        f"{'MPI':>7} {'cost':>6} {'FR':>6} {'inter. (trials)':>16}"
+        + (f" {'paper':>6}" if paper_fig else "")
+        + (f" {'p vs tepa-rev':>13}" if show_p else "")
     )
-    lines = [head, cols, "-" * len(cols)]
+    lines += [cols, "-" * len(cols)]
     for name, m in result["methods"].items():
         mpi = "" if m["mpi"] is None else f"{m['mpi']:+.3f}"
         cens = cfg.get("transition_cost_censored_share", {}).get(name, 0.0)
         cost = m["transition_cost"]
-        cost_s = f">={per_task}" if cens >= 0.5 else f"{cost:g}"
-        pap = f"{paper[name]:.3f}" if name in paper else ""
-        p = _fmt_p(pvals[name]) if name in pvals else ""
-        lines.append(
-            f"{name:<13} {_fmt_ci(m['phases']['acquisition']):<24} "
-            f"{_fmt_ci(m['phases']['reversal']):<24} {mpi:>7} {cost_s:>6} {pap:>6} {p:>13}"
+        cost_s = f">={per_task}" if cens >= 0.5 else ("" if cost is None else f"{cost:g}")
+        inter = f"{m.get('interactions', 0):g} ({m.get('trials', 0):g})"
+        row = (
+            f"{name:<15} {_fmt_ci(m['phases']['acquisition']):<24} "
+            f"{_fmt_ci(m['phases']['reversal']):<24} {mpi:>7} {cost_s:>6} "
+            f"{m.get('false_revocations', 0):>6g} {inter:>16}"
         )
+        if paper_fig:
+            row += f" {(f'{paper_fig[name]:.3f}' if name in paper_fig else ''):>6}"
+        if show_p:
+            row += f" {(format_p(pvals[name]) if name in pvals else ''):>13}"
+        lines.append(row)
     return "\n".join(lines)
 
 
@@ -273,15 +334,38 @@ def write_result(result: dict[str, Any], out: Path) -> Path:
     return path
 
 
-def _smooth(values: Sequence[float], width: int) -> np.ndarray:
+def trailing_mean(values: Sequence[float], width: int) -> np.ndarray:
+    """Trailing moving average: point ``i`` is the mean of points ``i - width + 1 .. i``.
+
+    It never looks ahead, so a drop after a change is not smeared before it (the first points
+    average what there is so far).
+
+    Example:
+        >>> trailing_mean([0, 0, 1, 1], 2).tolist()
+        [0.0, 0.0, 0.5, 1.0]
+    """
     arr = np.asarray(values, dtype=float)
-    if width <= 1 or arr.size < width:
+    if width <= 1 or arr.size == 0:
         return arr
-    kernel = np.ones(width) / width
-    padded = np.concatenate(
-        [np.full(width // 2, arr[0]), arr, np.full(width - 1 - width // 2, arr[-1])]
-    )
-    return np.convolve(padded, kernel, mode="valid")
+    sums = np.cumsum(np.insert(arr, 0, 0.0))
+    idx = np.arange(1, arr.size + 1)
+    lo = np.maximum(0, idx - width)
+    return np.asarray((sums[idx] - sums[lo]) / (idx - lo))
+
+
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*", "h", "p", "d")
+_STYLES = ("-", "--", "-.", ":")
+
+
+def line_style(index: int, name: str) -> tuple[str, str]:
+    """``(marker, linestyle)`` of the ``index``-th method of a plot: every line distinct.
+
+    Example:
+        >>> line_style(0, "tepa-rev")
+        ('o', '-')
+    """
+    style = "-" if name.startswith("tepa") else _STYLES[1 + index % 3]
+    return _MARKERS[index % len(_MARKERS)], style
 
 
 def pyplot_or_warn() -> Any:
@@ -304,28 +388,46 @@ def pyplot_or_warn() -> Any:
 def plot_result(result: dict[str, Any], path: Path, *, smooth: int = 5) -> Path | None:
     """Adaptation curves and per-phase bars as a PNG; ``None`` (with a warning) without matplotlib.
 
+    Every method has its own marker and line style, so overlapping lines stay visible.
+
     Args:
         result: A result from :func:`build_result`.
         path: Where to write the PNG.
-        smooth: Width of the centred moving average of the curves (1: raw).
+        smooth: Width of the trailing moving average of the curves (1: raw).
     """
     plt = pyplot_or_warn()
     if plt is None:
         return None
     methods = result["methods"]
     boundary = result["config"].get("boundary", 0)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [3, 2]})
-    cmap = plt.get_cmap("tab10")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(15, 5.4), gridspec_kw={"width_ratios": [3, 2]})
+    cmap = plt.get_cmap("tab20")
     for i, (name, m) in enumerate(methods.items()):
-        width = 2.4 if name in TEPA_METHODS else 1.3
-        ax1.plot(_smooth(m["curve"], smooth), label=name, color=cmap(i % 10), linewidth=width)
+        width = 2.2 if name in TEPA_METHODS else 1.3
+        marker, style = line_style(i, name)
+        curve = trailing_mean(m["curve"], smooth)
+        step = max(1, len(curve) // 10)
+        ax1.plot(
+            curve,
+            label=name,
+            color=cmap(i % 20),
+            linewidth=width,
+            linestyle=style,
+            marker=marker,
+            markersize=5,
+            markevery=(i * max(1, step // len(methods)) % step, step),
+        )
     ax1.axvline(boundary - 0.5, color="black", linestyle="--", linewidth=1)
-    ax1.text(boundary, 1.02, " reversal", va="bottom", fontsize=9)
+    ax1.text(boundary, 1.02, " change", va="bottom", fontsize=9)
     ax1.set_ylim(-0.02, 1.08)
-    ax1.set_xlabel("episode (per task)")
-    ax1.set_ylabel(f"success (mean over seeds and tasks, moving average {smooth})")
-    ax1.set_title(f"{result['scenario']}: adaptation curves ({result['seeds']} seeds)")
-    ax1.legend(fontsize=8, loc="lower left", ncol=2)
+    ax1.set_xlabel("step (interactions per task, trials included)")
+    ax1.set_ylabel(f"success (mean over seeds and tasks, trailing mean of {smooth})")
+    ax1.set_title(
+        f"{result['scenario']}: adaptation curves ({result['seeds']} seeds); identical runs "
+        "overlap, their markers are staggered",
+        fontsize=9,
+    )
+    ax1.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     names = list(methods)
     x = np.arange(len(names))
     for j, ph in enumerate(("acquisition", "reversal")):

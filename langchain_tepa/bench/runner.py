@@ -1,19 +1,27 @@
 """Run the drift protocol: one memory per method and seed, the same agent, the same worlds.
 
-Each episode:
+Each task has a budget of ``horizon`` interactions with the world (its clock). Each episode:
 
 1. the runner gives the agent a task;
 2. ``memory.retrieve(task.text, k, key_prefix=task.key)`` (retrieval scoped to the task's
    mechanism, as an application scopes retrieval to the tool at hand);
 3. :func:`~langchain_tepa.bench.agent.render_prompt` renders the prompt text;
 4. the agent reads the text and chooses an action;
-5. the world executes the action and says whether it succeeded;
+5. the world executes the action and says whether it succeeded (one interaction);
 6. ``memory.record_outcome(task.key, action, success)``.
 
-Episodes run in rounds: every task once per round, in an order shuffled per round from the
-seed. At the reversal the runner calls ``memory.mark_boundary()`` for every method (only the
-oracle-reset policy acts on it). The worlds, the round orders and the outcome draws depend on
-the seed only, so methods are compared on identical worlds (paired by seed).
+Episodes run in rounds: every task whose budget is not used up once per round, in an order
+shuffled per round from the seed. **TEPA-Full** then runs trials on the task's Hypotheses: each
+trial is an execution in the world through a :class:`~langchain_tepa.bench.world.WorldChannel`,
+so it is *charged*: it uses one interaction of the task's budget and its outcome counts in the
+score like an episode's. Every method therefore has exactly ``tasks * horizon`` interactions per
+seed. **Oracle-reset** baselines are told each change (``memory.mark_boundary(key=...)``) by the
+scorer's :class:`~langchain_tepa.bench.scoring.Oracle`; no other method gets a boundary record.
+
+The worlds, the change points, the round orders and the outcome draws depend on the seed only,
+so methods are compared on identical worlds (paired by seed). Nothing the method, the agent or
+the trial executor holds can read the world's hidden state; the scorer rebuilds it from the
+config and the seed to compute correct actions, transition costs and false revocations.
 
 Example:
     >>> spec = RunSpec(scenario="drift", config={"tasks": 2, "acquisition": 3, "reversal": 4},
@@ -24,31 +32,41 @@ Example:
 
 from __future__ import annotations
 
-import itertools
 import os
 import random
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any, Literal
 
 import numpy as np
+from langchain_core.embeddings import Embeddings
 
 from langchain_tepa.bench.agent import Agent, OfflineAgent, openai_agent, render_prompt
 from langchain_tepa.bench.drift import DriftConfig, DriftWorld
 from langchain_tepa.bench.filedrift import FileDriftConfig, FileDriftWorld
-from langchain_tepa.bench.world import PHASES, World
+from langchain_tepa.bench.scoring import (
+    Oracle,
+    RevocationEvent,
+    correct_mask,
+    count_false_revocations,
+    schedule_of,
+    transition_costs,
+)
+from langchain_tepa.bench.world import Interaction, World, WorldChannel
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.policy import POLICY_NAMES, LifecyclePolicy
+from langchain_tepa.core.types import Lifecycle
 from langchain_tepa.embeddings import HashingEmbeddings
 from langchain_tepa.memory import TEPAMemory
 
 __all__ = [
     "DRIFT_SCENARIOS",
+    "CachedEmbeddings",
     "RunOutcome",
     "RunSpec",
     "StorageKind",
@@ -70,8 +88,8 @@ DRIFT_SCENARIOS: dict[str, tuple[type, type]] = {
 }
 """The drift scenarios of this module: name -> (config class, world class)."""
 
-QUICK_SIZES: dict[str, int] = {"tasks": 3, "acquisition": 10, "reversal": 20}
-"""Sizes of ``--quick`` runs (the demo on embedded Chroma)."""
+QUICK_SIZES: dict[str, int] = {}
+"""Sizes of ``--quick`` runs: none, the demo runs full-length phases (with fewer seeds)."""
 
 
 def scenario_config(name: str, *, quick: bool = False, **overrides: Any) -> Any:
@@ -129,10 +147,14 @@ class RunSpec:
         model: Chat model name for ``openai``.
         base_url: OpenAI-compatible endpoint for ``openai``.
         k: Precedents retrieved per episode.
+        overrides: Policy fields set on top of the preset (tuned parameters).
+        label: The name in reports (default: ``method``).
 
     Example:
         >>> RunSpec("drift", {}, "lww", 3).storage
         'memory'
+        >>> RunSpec("drift", {}, "reactive", 0, overrides={"reactive_failures": 2}).name
+        'reactive'
     """
 
     scenario: str
@@ -144,6 +166,17 @@ class RunSpec:
     model: str = "gpt-4o-mini"
     base_url: str | None = None
     k: int = 4
+    overrides: dict[str, Any] = field(default_factory=dict)
+    label: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The method's name in reports."""
+        return self.label or self.method
+
+    def policy(self) -> LifecyclePolicy:
+        """The policy of the run: the preset with the overrides."""
+        return LifecyclePolicy.preset(self.method, **self.overrides)
 
 
 @dataclass
@@ -151,16 +184,29 @@ class RunOutcome:
     """The record of one run.
 
     Attributes:
-        method: The method.
+        method: The method's name (its label).
         seed: The seed.
-        successes: Boolean array ``(tasks, acquisition + reversal)``: success of each task's
-            n-th episode.
-        boundary: Index of the first reversal episode on the last axis.
+        successes: Boolean array ``(tasks, horizon)``: outcome of each task's interactions in
+            clock order (episodes and charged trials alike).
+        boundary: Step of the first change (the reversal starts there).
         seconds: Wall time of the run.
         explorations: Episodes in which the agent found no usable evidence (offline agent) or
             gave no valid answer (chat agent).
         evidence: Evidence records the memory holds at the end.
         extras: Method-specific counters (trials of TEPA-Full).
+        correct: Boolean array ``(tasks, horizon)``: whether each action was the working one
+            (computed by the scorer).
+        trials: Boolean array ``(tasks, horizon)``: which interactions were TEPA-Full trials.
+        costs: ``(cost, censored)`` of every change (see
+            :func:`~langchain_tepa.bench.scoring.transition_costs`).
+        revocations: Active values revoked during the run.
+        false_revocations: Among them, the working action of their time.
+
+    Example:
+        >>> out = run_one(RunSpec("drift", {"tasks": 1, "acquisition": 3, "reversal": 4},
+        ...                       "tepa-rev", 0))
+        >>> out.interactions, out.false_revocations <= out.revocations
+        (7, True)
     """
 
     method: str
@@ -171,14 +217,68 @@ class RunOutcome:
     explorations: int = 0
     evidence: int = 0
     extras: dict[str, Any] = field(default_factory=dict)
+    correct: np.ndarray | None = None
+    trials: np.ndarray | None = None
+    costs: list[tuple[int, bool]] = field(default_factory=list)
+    revocations: int = 0
+    false_revocations: int = 0
+
+    @property
+    def interactions(self) -> int:
+        """Interactions with the world (episodes and trials)."""
+        return int(self.successes.size)
 
 
-def _memory(spec: RunSpec, folder: str | None) -> TEPAMemory:
-    counter = itertools.count(1)
+class CachedEmbeddings(Embeddings):
+    """Offline :class:`~langchain_tepa.HashingEmbeddings` that remember their vectors.
+
+    A benchmark asks the same few task texts thousands of times; the vectors are the same,
+    computing them once saves a third of an episode's time.
+
+    Example:
+        >>> emb = CachedEmbeddings()
+        >>> emb.embed_query("open the valve") == HashingEmbeddings().embed_query("open the valve")
+        True
+    """
+
+    def __init__(self) -> None:
+        self._inner = HashingEmbeddings()
+        self._cache: dict[str, list[float]] = {}
+
+    def _one(self, text: str) -> list[float]:
+        vec = self._cache.get(text)
+        if vec is None:
+            vec = self._cache[text] = self._inner.embed_query(text)
+        return list(vec)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed several texts."""
+        return [self._one(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query."""
+        return self._one(text)
+
+
+class _Clock:
+    """The memory's clock: one tick per record, remembering which task step each tick was."""
+
+    def __init__(self) -> None:
+        self.tick = 0
+        self.where: dict[float, tuple[int, int]] = {}
+        self.context = (0, 0)
+
+    def __call__(self) -> float:
+        self.tick += 1
+        self.where[float(self.tick)] = self.context
+        return float(self.tick)
+
+
+def _memory(spec: RunSpec, folder: str | None, clock: _Clock) -> TEPAMemory:
     kwargs: dict[str, Any] = {
-        "embeddings": HashingEmbeddings(),
-        "policy": LifecyclePolicy.preset(spec.method),
-        "clock": lambda: float(next(counter)),
+        "embeddings": CachedEmbeddings(),
+        "policy": spec.policy(),
+        "clock": clock,
         "namespace": f"bench.{spec.scenario}",
         "writer": f"bench-{spec.method}-{spec.seed}",
     }
@@ -198,13 +298,16 @@ def _agent(spec: RunSpec) -> Agent:
     raise InvalidArgumentError(f"agent must be 'offline' or 'openai', got {spec.agent!r}")
 
 
-def _trial_hook(spec: RunSpec, memory: TEPAMemory, world: World) -> Callable[..., int] | None:
-    """For ``tepa-full``: promote candidates by trial-by-execution; else ``None``."""
-    if spec.method != "tepa-full":
-        return None
-    from langchain_tepa.bench.trials import make_trial_hook
-
-    return make_trial_hook(memory, world, seed=spec.seed)
+def _revocation_events(memory: TEPAMemory, world: World, clock: _Clock) -> list[RevocationEvent]:
+    events = []
+    for task in world.tasks:
+        for p in memory.audit(task.key).precedents:
+            for tr in p.transitions:
+                if tr.to_state is Lifecycle.REVOKED and tr.from_state is Lifecycle.ACTIVE:
+                    where = clock.where.get(tr.time)
+                    if where is not None:
+                        events.append(RevocationEvent(where[0], where[1], str(p.value)))
+    return events
 
 
 def run_one(spec: RunSpec) -> RunOutcome:
@@ -212,40 +315,60 @@ def run_one(spec: RunSpec) -> RunOutcome:
     if spec.method not in POLICY_NAMES:
         raise InvalidArgumentError(f"unknown method {spec.method!r}; use {', '.join(POLICY_NAMES)}")
     start = time.perf_counter()
+    cfg = scenario_config(spec.scenario, **spec.config)
     world = make_world(spec.scenario, spec.config, spec.seed)
+    schedule = schedule_of(spec.scenario, cfg, spec.seed)  # the scorer's copy
     folder = tempfile.mkdtemp(prefix="tepa-bench-chroma-") if spec.storage == "chroma" else None
-    memory = _memory(spec, folder)
+    clock = _Clock()
+    memory = _memory(spec, folder, clock)
+    horizon = world.horizon
+    n_tasks = len(world.tasks)
+    successes = np.zeros((n_tasks, horizon), dtype=bool)
+    trial_mask = np.zeros((n_tasks, horizon), dtype=bool)
+    actions = [[""] * horizon for _ in range(n_tasks)]
+
+    def log(it: Interaction) -> None:
+        successes[it.task, it.step] = it.success
+        trial_mask[it.task, it.step] = it.trial
+        actions[it.task][it.step] = it.action
+        clock.context = (it.task, it.step)
+
     try:
         agent = _agent(spec)
-        hook = _trial_hook(spec, memory, world)
-        cfg = scenario_config(spec.scenario, **spec.config)
-        lengths = {"acquisition": cfg.acquisition, "reversal": cfg.reversal}
-        n_tasks = len(world.tasks)
-        successes = np.zeros((n_tasks, cfg.acquisition + cfg.reversal), dtype=bool)
+        oracle = Oracle(schedule) if memory.policy.honour_boundary else None
+        hook = None
+        if memory.policy.uses_trials:
+            from langchain_tepa.bench.trials import make_trial_hook
+
+            hook = make_trial_hook(memory, WorldChannel(world, log), seed=spec.seed)
         order_rng = random.Random(f"bench-order-{spec.seed}")
-        offset = 0
         trials = 0
-        for phase in PHASES:
-            if phase == "reversal":
-                memory.mark_boundary()
-            for episode in range(lengths[phase]):
-                order = list(range(n_tasks))
-                order_rng.shuffle(order)
-                for i in order:
-                    task = world.tasks[i]
-                    docs = memory.retrieve(task.text, k=spec.k, key_prefix=task.key)
-                    action = agent.choose(render_prompt(task, docs))
-                    ok = world.execute(i, action, phase, episode)
-                    memory.record_outcome(task.key, action, ok)
-                    successes[i, offset + episode] = ok
-                    if hook is not None:
-                        trials += hook(i, phase)
-            offset += lengths[phase]
+        while True:
+            order = list(range(n_tasks))
+            order_rng.shuffle(order)
+            if all(world.clock(i) >= horizon for i in order):
+                break
+            for i in order:
+                t = world.clock(i)
+                if t >= horizon:
+                    continue
+                task = world.tasks[i]
+                clock.context = (i, t)
+                if oracle is not None and oracle.changes_at(i, t):
+                    memory.mark_boundary(key=task.key)
+                docs = memory.retrieve(task.text, k=spec.k, key_prefix=task.key)
+                action = agent.choose(render_prompt(task, docs))
+                ok = world.execute(i, action)
+                log(Interaction(i, t, action, ok, False))
+                memory.record_outcome(task.key, action, ok)
+                if hook is not None:
+                    trials += hook(i)
         explorations = int(
             getattr(agent, "explorations", 0) or getattr(agent, "invalid_replies", 0)
         )
         memory.flush()
         evidence = memory.evidence_count()
+        events = _revocation_events(memory, world, clock)
     finally:
         memory.close()
         world.close()
@@ -253,7 +376,7 @@ def run_one(spec: RunSpec) -> RunOutcome:
             shutil.rmtree(folder, ignore_errors=True)
     extras = {"trials": trials} if spec.method == "tepa-full" else {}
     return RunOutcome(
-        method=spec.method,
+        method=spec.name,
         seed=spec.seed,
         successes=successes,
         boundary=cfg.acquisition,
@@ -261,6 +384,11 @@ def run_one(spec: RunSpec) -> RunOutcome:
         explorations=explorations,
         evidence=evidence,
         extras=extras,
+        correct=np.array(correct_mask(actions, schedule), dtype=bool),
+        trials=trial_mask,
+        costs=transition_costs(actions, schedule),
+        revocations=len(events),
+        false_revocations=count_false_revocations(events, schedule),
     )
 
 

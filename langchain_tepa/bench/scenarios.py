@@ -10,12 +10,15 @@ Example:
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 from typing import Any
 
 from langchain_tepa.bench.registry import RunOptions, ScenarioEntry, register_scenario
 from langchain_tepa.bench.report import build_result
 from langchain_tepa.bench.runner import (
+    RunSpec,
     available_methods,
     make_world,
     run_many,
@@ -26,10 +29,20 @@ from langchain_tepa.bench.runner import (
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.policy import POLICY_NAMES
 
-__all__ = ["FULL_SEEDS", "QUICK_SEEDS", "resolve_methods", "run_drift_scenario"]
+__all__ = [
+    "FULL_SEEDS",
+    "QUICK_SEEDS",
+    "resolve_methods",
+    "run_drift_scenario",
+    "tuned_label",
+    "tuned_note",
+    "tuned_settings",
+]
 
 FULL_SEEDS = 20
-QUICK_SEEDS = 3
+QUICK_SEEDS = 6
+"""Seeds of ``--quick`` runs and ``make demo``: full-length phases, fewer seeds (6 is the
+fewest for which a paired sign-flip test can reach p < 0.05)."""
 RETRIEVE_K = 4
 
 AGENT_RULE = (
@@ -37,6 +50,46 @@ AGENT_RULE = (
     "action and has validity >= 0.50, taking the highest validity (ties: more support, then the "
     "first listed); with none, explore uniformly among the task's actions."
 )
+
+
+def tuned_settings(path: str | Path | None) -> dict[str, dict[str, Any]]:
+    """The settings ``tepa-bench grid`` chose per tuned method, read from its ``grid.json``.
+
+    ``oracle-rev`` takes ``tepa-rev``'s. ``None``: no tuned variants.
+
+    Raises:
+        InvalidArgumentError: If the file is missing or is not a grid result.
+    """
+    if path is None:
+        return {}
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        tuning = {m: dict(t["chosen"]) for m, t in data["tuning"].items()}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InvalidArgumentError(
+            f"--tuned needs the grid.json written by tepa-bench grid; could not read {path}: {exc}"
+        ) from exc
+    if "tepa-rev" in tuning:
+        tuning["oracle-rev"] = tuning["tepa-rev"]
+    return tuning
+
+
+def tuned_label(method: str) -> str:
+    """The report name of a tuned variant (its setting is in the result's ``config.tuned``).
+
+    Example:
+        >>> tuned_label("temporal")
+        'temporal*'
+    """
+    return f"{method}*"
+
+
+def tuned_note(tuned: dict[str, dict[str, Any]]) -> str:
+    """One line naming the tuned variants of a table and their settings."""
+    shown = "; ".join(
+        f"{label} {', '.join(f'{k}={v}' for k, v in o.items())}" for label, o in tuned.items()
+    )
+    return f"  *: tuned by tepa-bench grid (tuning seeds and configurations): {shown}"
 
 
 def resolve_methods(methods: list[str] | None) -> list[str]:
@@ -69,7 +122,7 @@ def run_drift_scenario(name: str, options: RunOptions) -> dict[str, Any]:
     seeds = options.seeds or (QUICK_SEEDS if options.quick else FULL_SEEDS)
     if seeds < 1:
         raise InvalidArgumentError(f"--seeds must be >= 1, got {seeds}")
-    storage = options.storage or ("chroma" if options.quick else "memory")
+    storage = options.storage or "memory"
     if storage not in ("memory", "chroma"):
         raise InvalidArgumentError(f"--storage must be 'memory' or 'chroma', got {storage!r}")
     config = scenario_config(name, quick=options.quick, **options.overrides)
@@ -80,17 +133,29 @@ def run_drift_scenario(name: str, options: RunOptions) -> dict[str, Any]:
     finally:
         world.close()
     workers = 1 if options.agent == "openai" else options.workers
-    specs = specs_for(
-        name,
-        config_dict,
-        methods,
-        range(seeds),
-        storage=storage,
-        agent=options.agent,
-        model=options.model,
-        base_url=options.base_url,
-        k=RETRIEVE_K,
-    )
+    common: dict[str, Any] = {
+        "storage": storage,
+        "agent": options.agent,
+        "model": options.model,
+        "base_url": options.base_url,
+        "k": RETRIEVE_K,
+    }
+    specs = specs_for(name, config_dict, methods, range(seeds), **common)
+    tuned = tuned_settings(getattr(options.args, "tuned", None))
+    for method, overrides in tuned.items():
+        if method in methods:
+            specs += [
+                RunSpec(
+                    name,
+                    dict(config_dict),
+                    method,
+                    s,
+                    overrides=overrides,
+                    label=tuned_label(method),
+                    **common,
+                )
+                for s in range(seeds)
+            ]
     start = time.perf_counter()
     outcomes = run_many(specs, workers=workers, progress=options.progress, description=name)
     elapsed = time.perf_counter() - start
@@ -99,6 +164,12 @@ def run_drift_scenario(name: str, options: RunOptions) -> dict[str, Any]:
         "quick": options.quick,
         "methods": methods,
         "seed_list": list(range(seeds)),
+        "interactions": (
+            "each task has acquisition + reversal interactions with the world; TEPA-Full's "
+            "trials are interactions too (charged: they use the budget and count in the score)"
+        ),
+        "oracle": "oracle-reset and oracle-rev are told each change (a boundary record); no "
+        "other method gets one",
         "storage": storage,
         "storage_note": (
             "embedded persistent Chroma (TEPAMemory.from_path) in a temporary folder per run"
@@ -112,11 +183,16 @@ def run_drift_scenario(name: str, options: RunOptions) -> dict[str, Any]:
         "boundary": config.acquisition,
         "episodes_per_task": config.acquisition + config.reversal,
         "transition_cost_definition": (
-            "median over (seed, task) of the reversal episodes before the first run of three "
-            "consecutive successes; a task that never gets one counts as the reversal length"
+            "median over (seed, task) of the steps after the change before the first run of "
+            "three consecutive correct actions (the scorer knows the working action); a task "
+            "that never gets one counts as the reversal length"
+        ),
+        "false_revocations_definition": (
+            "Active values revoked while they were the working action, per seed (all tasks)"
         ),
         "paired_test": "two-sided sign-flip permutation test over seeds (exact up to 20 seeds)",
         "ci": "95% percentile bootstrap over seeds (10,000 resamples)",
+        "tuned": {tuned_label(m): o for m, o in tuned.items() if m in methods},
         "tepa_full": "run"
         if "tepa-full" in methods
         else ("available but not selected" if tepa_full_available() else "not available"),

@@ -28,6 +28,7 @@ __all__ = [
     "EXACT_MAX_PAIRS",
     "adaptation_curve",
     "bootstrap_ci",
+    "change_costs",
     "memory_pollution_index",
     "paired_permutation_test",
     "streak_start",
@@ -208,6 +209,19 @@ def transition_cost(reversal_successes: np.ndarray, run: int = 3) -> tuple[float
         else:
             costs.append(start)
     return float(np.median(costs)), censored / len(costs)
+
+
+def change_costs(costs: Sequence[tuple[int, bool]]) -> tuple[float | None, float]:
+    """Median of per-change transition costs and the censored share (``(None, 0.0)``: none).
+
+    Example:
+        >>> change_costs([(2, False), (4, False), (150, True)])
+        (4.0, 0.3333333333333333)
+    """
+    if not costs:
+        return None, 0.0
+    values = [c for c, _ in costs]
+    return float(np.median(values)), sum(1 for _, cens in costs if cens) / len(costs)
 
 
 def adaptation_curve(successes: np.ndarray) -> list[float]:

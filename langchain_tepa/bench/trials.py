@@ -3,21 +3,24 @@
 After each episode of the ``tepa-full`` method, when the task's key holds a Hypothesis, the
 runner calls the trial machinery of :mod:`langchain_tepa.graph` (``TrialRunner``: supportive,
 counterfactual and polluted trials, the judge, promotion or rejection). The trial executor is
-the benchmark agent acting on the value the trial's view gives the key: it runs that action in
-the world (a real export into a sandbox folder for ``filedrift``; a separate stream of noisy
-draws for ``drift``); with no value in the view (a counterfactual against "no memory") it
-explores uniformly, as the agent does without evidence. Trials are extra executions outside
-the scored episodes; the runner reports how many were run.
+the benchmark agent acting on the value the trial's view gives the key; with no value in the
+view (a counterfactual against "no memory") it explores uniformly, as the agent does without
+evidence. It holds only a :class:`~langchain_tepa.bench.world.WorldChannel`: it can execute an
+action in the world and observe the outcome, nothing else (no phase, no schedule, no working
+action). Every trial execution is **charged**: it uses one interaction of the task's budget
+and its outcome counts in the method's score. Trials run only when the task's budget still
+holds every execution they may need (two per counterfactual, one otherwise).
 
 Example:
     >>> from langchain_tepa import TEPAMemory
     >>> from langchain_tepa.bench.drift import DriftConfig, DriftWorld
+    >>> from langchain_tepa.bench.world import WorldChannel
     >>> world = DriftWorld(DriftConfig(tasks=1, p_right=1.0, p_wrong=0.0), seed=0)
     >>> memory = TEPAMemory.in_memory(policy="tepa-full")
-    >>> right = world.correct_action(0, "acquisition")
-    >>> _ = memory.record_outcome(world.tasks[0].key, right, True)
-    >>> hook = make_trial_hook(memory, world)
-    >>> hook(0, "acquisition") > 0
+    >>> _ = memory.record_outcome(world.tasks[0].key, "beta", True)
+    >>> log = []
+    >>> hook = make_trial_hook(memory, WorldChannel(world, log.append))
+    >>> hook(0) == len(log) == world.clock(0) > 0     # every trial is an interaction
     True
 """
 
@@ -26,48 +29,58 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from langchain_tepa.bench.world import World
+from langchain_tepa.bench.world import WorldChannel
 from langchain_tepa.core.types import Lifecycle
 from langchain_tepa.memory import TEPAMemory
 
-__all__ = ["make_trial_hook"]
+__all__ = ["make_trial_hook", "max_executions"]
+
+
+def max_executions(trials: list[object]) -> int:
+    """The most world executions a list of trials may need (a counterfactual may need two)."""
+    return sum(2 if getattr(t, "kind", None) == "counterfactual" else 1 for t in trials)
 
 
 def make_trial_hook(
-    memory: TEPAMemory, world: World, *, seed: int = 0
-) -> Callable[[int, str], int]:
-    """A hook ``(task_index, phase) -> trials run`` for the runner (``tepa-full`` only)."""
+    memory: TEPAMemory, channel: WorldChannel, *, seed: int = 0
+) -> Callable[[int], int]:
+    """A hook ``task_index -> trial executions`` for the runner (``tepa-full`` only)."""
     from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
 
     rng = random.Random(f"tepa-full-explore-{seed}")
-    index = {task.key: i for i, task in enumerate(world.tasks)}
-    current = {"phase": "acquisition"}
+    tasks = channel.tasks
+    index = {task.key: i for i, task in enumerate(tasks)}
     count = {"n": 0}
 
     def executor(trial: object) -> bool:
         i = index[trial.key]  # type: ignore[attr-defined]
         value = trial.value  # type: ignore[attr-defined]
-        actions = world.tasks[i].actions
+        actions = tasks[i].actions
         action = value if value in actions else rng.choice(actions)
         count["n"] += 1
-        return world.trial(i, action, current["phase"])
+        return channel.execute(i, action)
 
-    builders = {
-        task.key: DefaultTrialBuilder(tasks=[task.text], context_k=0) for task in world.tasks
-    }
     runners = {
-        key: TrialRunner(memory, executor, trial_builder=b, max_concurrency=1)
-        for key, b in builders.items()
+        task.key: TrialRunner(
+            memory,
+            executor,
+            trial_builder=DefaultTrialBuilder(tasks=[task.text], context_k=0),
+            max_concurrency=1,
+        )
+        for task in tasks
     }
 
-    def hook(task_index: int, phase: str) -> int:
-        key = world.tasks[task_index].key
+    def hook(task_index: int) -> int:
+        key = tasks[task_index].key
         audit = memory.audit(key)
         if not any(p.state is Lifecycle.HYPOTHESIS for p in audit.precedents):
             return 0
-        current["phase"] = phase
+        runner = runners[key]
+        planned = runner.build(runner.select(key=key))
+        if not planned or max_executions(list(planned)) > channel.remaining(task_index):
+            return 0
         before = count["n"]
-        runners[key].run(key=key)
+        runner.run(key=key)
         return count["n"] - before
 
     return hook

@@ -23,6 +23,7 @@ from langchain_tepa.core.errors import (
 )
 from langchain_tepa.core.fold import apply_evidence, fold, fold_all, refresh_posterior
 from langchain_tepa.core.policy import POLICY_NAMES, LifecyclePolicy, PromotionMode
+from langchain_tepa.core.rules import RuleSet, Step, change_odds, rules_for
 from langchain_tepa.core.stats import beta_lower_bound, posterior_mean
 from langchain_tepa.core.types import (
     Evidence,
@@ -61,6 +62,8 @@ __all__ = [
     "Precedent",
     "PromotionMode",
     "ReadOnlyError",
+    "RuleSet",
+    "Step",
     "StorageError",
     "TEPAError",
     "Transition",
@@ -68,11 +71,13 @@ __all__ = [
     "apply_evidence",
     "beta_lower_bound",
     "canonical_json",
+    "change_odds",
     "fold",
     "fold_all",
     "posterior_mean",
     "precedent_id",
     "refresh_posterior",
+    "rules_for",
     "validate_key",
     "validate_namespace",
     "validate_value",

@@ -1,8 +1,11 @@
 """The fold: evidence of a key, in time order, to its precedents, states and transitions.
 
-The fold is pure and deterministic: the same evidence in the same ``(time, id)`` order always
-gives the same precedents, counts, states and reasons. The stored precedents are a
-materialised view of it, and ``reconcile`` recomputes them from the evidence.
+Each record is folded in stages: the counts (support, conflict, recent outcomes), then the
+policy's rules (:mod:`langchain_tepa.core.rules`: the baselines' record rules, the revocation
+rules, the promotion rule and its vetoes). The fold is pure and deterministic: the same
+evidence in the same ``(time, id)`` order always gives the same precedents, counts, states and
+reasons. The stored precedents are a materialised view of it, and ``reconcile`` recomputes them
+from the evidence.
 
 Example:
     >>> from langchain_tepa.core.types import Evidence
@@ -19,6 +22,7 @@ import functools
 from collections.abc import Iterable
 
 from langchain_tepa.core.policy import LifecyclePolicy
+from langchain_tepa.core.rules import LIVE, RuleSet, Step
 from langchain_tepa.core.stats import beta_lower_bound, posterior_mean
 from langchain_tepa.core.types import (
     Evidence,
@@ -33,7 +37,7 @@ from langchain_tepa.core.values import value_identity
 
 __all__ = ["apply_evidence", "fold", "fold_all", "refresh_posterior"]
 
-_LIVE = (Lifecycle.HYPOTHESIS, Lifecycle.ACTIVE)
+_DECISIONS = (EvidenceKind.TRIAL, EvidenceKind.PROMOTE, EvidenceKind.REVOKE)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -47,36 +51,74 @@ def refresh_posterior(p: Precedent, policy: LifecyclePolicy) -> None:
     p.lower_bound = _lower(p.support + policy.a0, p.conflict + policy.b0)
 
 
-class _Mover:
-    def __init__(self, ev: Evidence) -> None:
-        self.ev = ev
-        self.transitions: list[Transition] = []
-
-    def move(self, p: Precedent, to: Lifecycle, reason: str) -> None:
-        tr = Transition(self.ev.time, self.ev.id, p.state, to, reason)
-        p.state = to
-        p.transitions.append(tr)
-        self.transitions.append(tr)
-        if to is Lifecycle.ACTIVE:
-            p.ever_active = True
-
-
-def _touch(p: Precedent, ev: Evidence) -> None:
-    if not p.evidence_ids or p.evidence_ids[-1] != ev.id:
-        p.evidence_ids.append(ev.id)
-    p.updated_at = max(p.updated_at, ev.time)
+def _decide(step: Step, policy: LifecyclePolicy) -> None:
+    """A trial (audit only), or a promotion or revocation decided by hand or by the judge."""
+    ev = step.ev
+    target = step.state.precedents.get(value_identity(ev.value, normalize=policy.normalize_values))
+    if target is None:
+        return
+    step.touch(target)
+    if ev.kind is EvidenceKind.PROMOTE and target.state is not Lifecycle.ACTIVE:
+        if target.state is Lifecycle.REVOKED and policy.revive_fresh:
+            target.support = target.conflict = 0
+            target.recent.clear()
+        step.move(target, Lifecycle.ACTIVE, ev.reason or "promoted by hand")
+    elif ev.kind is EvidenceKind.REVOKE and target.state is not Lifecycle.REVOKED:
+        step.move(target, Lifecycle.REVOKED, ev.reason or "revoked by hand")
+    refresh_posterior(target, policy)
 
 
-def _vetoed(p: Precedent, policy: LifecyclePolicy) -> bool:
-    """``policy.outcome_veto``: the value's own recent outcomes say it fails."""
-    if not policy.outcome_veto or len(p.recent) < policy.w_min:
-        return False
-    return sum(p.recent) / len(p.recent) < policy.theta_rec
+def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet) -> Precedent:
+    """The precedent of the record's value: created as a Hypothesis, or revived, when needed."""
+    state, ev = step.state, step.ev
+    vid = value_identity(ev.value, normalize=policy.normalize_values)
+    target = state.precedents.get(vid)
+    if target is None:
+        target = Precedent(
+            namespace=state.namespace,
+            key=state.key,
+            value=ev.value,
+            value_id=vid,
+            id=precedent_id(state.namespace, state.key, vid),
+            created_at=ev.time,
+            updated_at=ev.time,
+            text=ev.text,
+            source=ev.source,
+        )
+        state.precedents[vid] = target
+        what = "first observation" if not step.is_outcome else "first outcome"
+        tr = Transition(ev.time, ev.id, None, Lifecycle.HYPOTHESIS, f"new candidate: {what}")
+        target.transitions.append(tr)
+        step.transitions.append(tr)
+        step.created = True
+    elif (
+        target.state is Lifecycle.REVOKED
+        and step.supports
+        and (step.is_outcome or not rules.vetoed(target))
+    ):
+        if policy.revive_fresh:
+            target.support = target.conflict = 0
+            if step.is_outcome:  # a success starts a new window; an assertion does not erase it
+                target.recent.clear()
+        step.move(target, Lifecycle.HYPOTHESIS, "revived: new support after revocation")
+    step.touch(target)
+    if target.text is None and ev.text:
+        target.text = ev.text
+    return target
 
 
-def _add_conflict(p: Precedent) -> None:
-    p.conflict += 1
-    p.lifetime_conflict += 1
+def _scope(step: Step, target: Precedent) -> list[Precedent]:
+    """The precedents the record can change; the others keep their counts and states.
+
+    They are the target and, for a single-valued key, the live rivals it counted against (their
+    conflict moved, and promotion depends on the rivals).
+    """
+    if step.single and step.created:  # a new target is the last precedent of the key
+        return [*step.others, target]
+    if step.single:
+        rival_ids = {id(q) for q in step.others}
+        return [q for q in step.state.precedents.values() if q is target or id(q) in rival_ids]
+    return [target]
 
 
 def apply_evidence(
@@ -86,7 +128,10 @@ def apply_evidence(
     *,
     single: bool | None = None,
 ) -> list[Transition]:
-    """Fold one evidence record into ``state`` in place.
+    """Fold one evidence record into ``state`` in place: the counts, then the policy's rules.
+
+    The stages and the rules are in :mod:`langchain_tepa.core.rules`
+    (:func:`~langchain_tepa.core.rules.rules_for` gives a policy's rules).
 
     Args:
         state: The key's current state (mutated).
@@ -101,176 +146,47 @@ def apply_evidence(
     """
     state.seq += 1
     state.last_sort_key = max(state.last_sort_key, ev.sort_key)
-    mover = _Mover(ev)
-    if ev.kind is EvidenceKind.BOUNDARY:
-        if policy.honour_boundary:
-            for p in state.precedents.values():
-                if p.state in _LIVE:
-                    _touch(p, ev)
-                    mover.move(
-                        p, Lifecycle.REVOKED, "revoked: reset at the phase boundary (oracle)"
-                    )
-        return mover.transitions
+    step = Step(state, ev)
+    rules = policy.rules
+    kind = ev.kind
+    if kind is EvidenceKind.BOUNDARY:
+        for rule in rules.boundary:
+            rule.on_boundary(step)
+        return step.transitions
+    if kind in _DECISIONS:
+        _decide(step, policy)
+        return step.transitions
 
-    vid = value_identity(ev.value, normalize=policy.normalize_values)
-    target = state.precedents.get(vid)
+    step.supports = kind is EvidenceKind.OBSERVATION or ev.outcome is True
+    step.is_outcome = kind is EvidenceKind.OUTCOME
+    step.single = not policy.is_multi_valued(state.key) if single is None else single
+    target = step.target = _find_or_create(step, policy, rules)
+    step.others = [p for p in state.precedents.values() if p is not target and p.state in LIVE]
+    rules.counts.count(step)
+    for record_rule in rules.record:
+        record_rule.apply(step)
 
-    if ev.kind in (EvidenceKind.TRIAL, EvidenceKind.PROMOTE, EvidenceKind.REVOKE):
-        if target is None:
-            return mover.transitions
-        _touch(target, ev)
-        if ev.kind is EvidenceKind.PROMOTE and target.state is not Lifecycle.ACTIVE:
-            if target.state is Lifecycle.REVOKED and policy.revive_fresh:
-                target.support = target.conflict = 0
-                target.recent.clear()
-            mover.move(target, Lifecycle.ACTIVE, ev.reason or "promoted by hand")
-        elif ev.kind is EvidenceKind.REVOKE and target.state is not Lifecycle.REVOKED:
-            mover.move(target, Lifecycle.REVOKED, ev.reason or "revoked by hand")
-        refresh_posterior(target, policy)
-        return mover.transitions
-
-    supports = ev.kind is EvidenceKind.OBSERVATION or ev.outcome is True
-    is_outcome = ev.kind is EvidenceKind.OUTCOME
-    if single is None:
-        single = not policy.is_multi_valued(state.key)
-
-    created = target is None
-    if target is None:
-        target = Precedent(
-            namespace=state.namespace,
-            key=state.key,
-            value=ev.value,
-            value_id=vid,
-            id=precedent_id(state.namespace, state.key, vid),
-            created_at=ev.time,
-            updated_at=ev.time,
-            text=ev.text,
-            source=ev.source,
-        )
-        state.precedents[vid] = target
-        what = "first observation" if not is_outcome else "first outcome"
-        tr = Transition(ev.time, ev.id, None, Lifecycle.HYPOTHESIS, f"new candidate: {what}")
-        target.transitions.append(tr)
-        mover.transitions.append(tr)
-    elif (
-        target.state is Lifecycle.REVOKED
-        and supports
-        and (is_outcome or not _vetoed(target, policy))
-    ):
-        if policy.revive_fresh:
-            target.support = target.conflict = 0
-            if is_outcome:  # a success starts a new window; an assertion does not erase outcomes
-                target.recent.clear()
-        mover.move(target, Lifecycle.HYPOTHESIS, "revived: new support after revocation")
-    _touch(target, ev)
-    if target.text is None and ev.text:
-        target.text = ev.text
-
-    others = [p for p in state.precedents.values() if p is not target and p.state in _LIVE]
-    if supports:
-        target.support += 1
-        target.lifetime_support += 1
-        target.last_support_at = ev.time
-        target.last_support_seq = state.seq
-        if single and policy.track_conflict:
-            for q in others:
-                _touch(q, ev)
-                _add_conflict(q)
-    elif policy.track_conflict:
-        _add_conflict(target)
-    if is_outcome:
-        target.recent.append(bool(ev.outcome))
-        del target.recent[: max(0, len(target.recent) - policy.window)]
-
-    # Baseline rules that act on a single record.
-    if policy.revoke_on_first_failure:
-        if not supports and target.state in _LIVE:
-            mover.move(target, Lifecycle.REVOKED, "revoked: failed once (reactive forgetting)")
-        if supports and single:
-            for q in others:
-                if q.state in _LIVE:
-                    mover.move(q, Lifecycle.REVOKED, "revoked: contradicted once (reactive)")
-    if policy.supersede and supports and single:
-        for q in others:
-            if q.state in _LIVE:
-                _touch(q, ev)
-                mover.move(q, Lifecycle.REVOKED, "revoked: superseded by a newer value (LWW)")
-    if policy.temporal_window is not None:
-        for q in state.precedents.values():
-            age = state.seq - q.last_support_seq
-            if q.state in _LIVE and q.support > 0 and age >= policy.temporal_window:
-                _touch(q, ev)
-                mover.move(
-                    q,
-                    Lifecycle.REVOKED,
-                    f"revoked: expired, last support {age} records ago >= window "
-                    f"{policy.temporal_window}",
-                )
-
-    # TEPA rules: revocation first, then promotion. Only precedents this record can change are
-    # checked: the target, and for a single-valued key the other live values (their conflict
-    # moved, and promotion there depends on the rivals). Others keep their counts and states.
-    if single and created:  # a new target is the last precedent of the key
-        scope = [*others, target]
-    elif single:
-        rival_ids = {id(q) for q in others}
-        scope = [q for q in state.precedents.values() if q is target or id(q) in rival_ids]
-    else:
-        scope = [target]
+    scope = _scope(step, target)
     for q in scope:
         refresh_posterior(q, policy)
-    for q in scope:
-        if q.state not in _LIVE:
-            continue
-        n = q.observations
-        if policy.revoke_posterior and n >= policy.n_min and q.validity < policy.theta_rev:
-            mover.move(
-                q,
-                Lifecycle.REVOKED,
-                f"revoked: validity {q.validity:.2f} < {policy.theta_rev:.2f} after {n} "
-                "observations",
-            )
-            continue
-        if policy.revoke_recent and len(q.recent) >= policy.w_min:
-            wins = sum(q.recent)
-            rate = wins / len(q.recent)
-            if rate < policy.theta_rec:
-                mover.move(
-                    q,
-                    Lifecycle.REVOKED,
-                    f"revoked: recent success {wins}/{len(q.recent)} < {policy.theta_rec:.2f}",
-                )
-    for q in scope:
-        if q.state is not Lifecycle.HYPOTHESIS or _vetoed(q, policy):
-            continue
-        again = "re-promoted" if q.ever_active else "promoted"
-        if policy.promotion == "immediate" and q.support >= 1:
-            mover.move(q, Lifecycle.ACTIVE, f"{again}: supported (policy {policy.name})")
-        elif (
-            policy.promotion == "posterior"
-            and q.support >= policy.n_pro
-            and q.validity > policy.theta_pro
-        ):
-            rivals = [
-                r.validity
-                for r in state.precedents.values()
-                if r is not q and r.state is Lifecycle.ACTIVE
-            ]
-            best = max(rivals) if single and rivals else None
-            if best is None:
-                mover.move(
-                    q,
-                    Lifecycle.ACTIVE,
-                    f"{again}: validity {q.validity:.2f} > {policy.theta_pro:.2f}",
-                )
-            elif q.validity > best:
-                mover.move(
-                    q,
-                    Lifecycle.ACTIVE,
-                    f"{again}: validity {q.validity:.2f} > {policy.theta_pro:.2f} and > "
-                    f"incumbent {best:.2f}",
-                )
-    return mover.transitions
+    if rules.revocation:
+        for q in scope:
+            if q.state not in LIVE:
+                continue
+            for revocation in rules.revocation:
+                reason = revocation.reason(q, step)
+                if reason is not None:
+                    step.move(q, Lifecycle.REVOKED, reason)
+                    break
+    promotion = rules.promotion
+    if promotion is not None:
+        for q in scope:
+            if q.state is not Lifecycle.HYPOTHESIS or rules.vetoed(q):
+                continue
+            reason = promotion.reason(q, step)
+            if reason is not None:
+                step.move(q, Lifecycle.ACTIVE, reason)
+    return step.transitions
 
 
 def fold(

@@ -13,11 +13,13 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
 from langchain_tepa.core.errors import PolicyError
+from langchain_tepa.core.rules import RuleSet, rules_for
 
 __all__ = ["POLICY_NAMES", "LifecyclePolicy", "PromotionMode"]
 
@@ -36,19 +38,26 @@ _SWITCHES = (
     "normalize_values",
     "revive_fresh",
     "outcome_veto",
+    "supersede_on_failure",
+    "revoke_change",
 )
 
 POLICY_NAMES: tuple[str, ...] = (
     "no-memory",
     "append-only",
+    "append-conflict",
     "lww",
+    "lww-outcome",
     "temporal",
     "reactive",
     "oracle-reset",
+    "oracle-rev",
     "tepa-norev",
     "tepa-rev",
+    "tepa-cd",
     "tepa-full",
 )
+"""Every preset: the paper's methods, the stronger baselines of the benchmarks, and ``tepa-cd``."""
 
 
 @dataclass(frozen=True)
@@ -83,9 +92,14 @@ class LifecyclePolicy:
             manual ``promote`` makes a value Active).
         revoke_posterior: Apply the posterior rule.
         revoke_recent: Apply the recent-window rule.
-        revoke_on_first_failure: Reactive forgetting: revoke a value at its first failure or
-            contradiction.
+        revoke_on_first_failure: Reactive forgetting: revoke a value at its first failure (or
+            at its ``reactive_failures``-th failure in a row) and at its first contradiction.
+        reactive_failures: Consecutive failed outcomes that make reactive forgetting revoke a
+            value. 1: the paper's baseline (the first failure); larger values are the tuned
+            variants of the benchmarks. At most ``window`` (the outcomes a precedent keeps).
         supersede: Last-write-wins: a newly supported value revokes the other values of the key.
+        supersede_on_failure: With ``supersede``: a failed outcome also revokes its value (it is
+            superseded by the outcome that contradicts it; the ``lww-outcome`` baseline).
         temporal_window: Sliding window: a value whose last support is more than this many
             evidence records of its key ago expires. ``None`` disables it.
         honour_boundary: Oracle reset: a phase-boundary record revokes every value in scope.
@@ -109,7 +123,18 @@ class LifecyclePolicy:
             observations can neither revive nor promote it; only a successful outcome (or
             ``promote`` by hand) can. Without it, one source repeating a value whose actions keep
             failing re-promotes it after every revocation. Off for the baselines, which the
-            paper defines without it.
+            paper defines without it. With ``revoke_change`` the guard is the change test:
+            observations cannot revive or promote a value while its own outcomes show a drop.
+        revoke_change: The change rule (preset ``tepa-cd``): revoke a value when its own outcome
+            history shows a drop of its success rate, by Bayesian change-point detection
+            (:func:`langchain_tepa.core.rules.change_odds`). The history is the recent window, so
+            this preset keeps a longer one (``window`` 24).
+        change_hazard: Prior probability of a change at each outcome of a value. 0.05: about one
+            change in twenty actions, the most frequent drift the benchmarks run.
+        change_max_run: The longest recent run of outcomes tested as "after the change". 6: a
+            drop that old has long been acted on.
+        change_threshold: Revoke when the posterior odds of a drop reach this. 1: a change is
+            more likely than not.
     """
 
     name: str = "tepa-rev"
@@ -126,7 +151,9 @@ class LifecyclePolicy:
     revoke_posterior: bool = True
     revoke_recent: bool = True
     revoke_on_first_failure: bool = False
+    reactive_failures: int = 1
     supersede: bool = False
+    supersede_on_failure: bool = False
     temporal_window: int | None = None
     honour_boundary: bool = False
     track_conflict: bool = True
@@ -137,9 +164,22 @@ class LifecyclePolicy:
     revive_fresh: bool = True
     key_match_threshold: float = 0.9
     outcome_veto: bool = True
+    revoke_change: bool = False
+    change_hazard: float = 0.05
+    change_max_run: int = 6
+    change_threshold: float = 1.0
 
     def __post_init__(self) -> None:
-        for name in ("a0", "b0", "theta_rev", "theta_rec", "theta_pro", "key_match_threshold"):
+        for name in (
+            "a0",
+            "b0",
+            "theta_rev",
+            "theta_rec",
+            "theta_pro",
+            "key_match_threshold",
+            "change_hazard",
+            "change_threshold",
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise PolicyError(f"{name} must be a number, got {type(value).__name__}")
@@ -164,7 +204,11 @@ class LifecyclePolicy:
                 f"theta_rev ({self.theta_rev}) must not exceed theta_pro ({self.theta_pro}); "
                 "otherwise a value could be promoted and revoked by the same evidence"
             )
-        for name in ("n_min", "window", "w_min", "n_pro"):
+        if not 0.0 < self.change_hazard < 1.0:
+            raise PolicyError(f"change_hazard must be within (0, 1), got {self.change_hazard}")
+        if not self.change_threshold > 0.0:
+            raise PolicyError(f"change_threshold must be > 0, got {self.change_threshold}")
+        for name in ("n_min", "window", "w_min", "n_pro", "reactive_failures", "change_max_run"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise PolicyError(f"{name} must be an integer, got {type(value).__name__}")
@@ -172,6 +216,11 @@ class LifecyclePolicy:
                 raise PolicyError(f"{name} must be >= 1, got {value}")
         if self.w_min > self.window:
             raise PolicyError(f"w_min ({self.w_min}) must not exceed window ({self.window})")
+        if self.reactive_failures > self.window:
+            raise PolicyError(
+                f"reactive_failures ({self.reactive_failures}) must not exceed window "
+                f"({self.window}): a precedent keeps only its last `window` outcomes"
+            )
         if self.temporal_window is not None and (
             isinstance(self.temporal_window, bool)
             or not isinstance(self.temporal_window, int)
@@ -200,12 +249,14 @@ class LifecyclePolicy:
     def failures_to_revoke(self) -> int | None:
         """The most consecutive failed outcomes an Active value can survive, plus one.
 
-        Whatever its earlier outcomes, a value is revoked by the recent-window rule after at most
-        this many consecutive failures (the worst case is a window full of successes or an empty
-        one). ``None`` when no rule of the policy revokes on failures.
+        Whatever its earlier outcomes, a value is revoked by the recent-window rule (or by
+        reactive forgetting) after at most this many consecutive failures (the worst case is a
+        window full of successes or an empty one). ``None`` when no such bound holds whatever the
+        history: no rule revokes on failures, or only the change rule does, whose answer depends
+        on the value's own history (one or two failures for a precise value, more for a noisy one).
         """
         if self.revoke_on_first_failure:
-            return 1
+            return self.reactive_failures
         if not self.revoke_recent or self.theta_rec <= 0.0:
             return None
         worst = 0
@@ -219,6 +270,11 @@ class LifecyclePolicy:
             else:
                 return None
         return worst
+
+    @functools.cached_property
+    def rules(self) -> RuleSet:
+        """The policy's rules, by stage (:func:`~langchain_tepa.core.rules.rules_for`)."""
+        return rules_for(self)
 
     @property
     def uses_trials(self) -> bool:
@@ -253,11 +309,21 @@ class LifecyclePolicy:
 
     @classmethod
     def preset(cls, name: str, /, **overrides: Any) -> LifecyclePolicy:
-        """One of the paper's methods by name (see :data:`POLICY_NAMES`).
+        """A method by name (see :data:`POLICY_NAMES`).
+
+        The paper's methods: ``no-memory``, ``append-only`` (accumulates support, never shows a
+        failure), ``lww`` (a newly asserted value supersedes the others), ``temporal`` (a value
+        expires ``temporal_window`` records after its last support), ``reactive`` (revoke on the
+        first failure or contradiction), ``oracle-reset`` (append-only told each change: the
+        failure-blind oracle), ``tepa-norev``, ``tepa-rev`` (the library default) and
+        ``tepa-full`` (promotion by trials). Stronger baselines: ``append-conflict`` (append-only
+        that counts conflicts, so failures show in the validity the agent reads),
+        ``lww-outcome`` (last-write-wins that also supersedes a value on a failed outcome) and
+        ``oracle-rev`` (TEPA-Rev told each change). And ``tepa-cd``: TEPA-Rev with the
+        change-point rule in place of the recent-window rule (``revoke_change``).
 
         Args:
-            name: ``no-memory``, ``append-only``, ``lww``, ``temporal``, ``reactive``,
-                ``oracle-reset``, ``tepa-norev``, ``tepa-rev`` or ``tepa-full``.
+            name: The preset.
             **overrides: Fields to change on top of the preset.
 
         Raises:
@@ -273,7 +339,9 @@ class LifecyclePolicy:
         presets: dict[str, dict[str, Any]] = {
             "no-memory": {"retrieval_enabled": False, **accumulate},
             "append-only": dict(accumulate),
+            "append-conflict": {**accumulate, "track_conflict": True},
             "lww": {**accumulate, "supersede": True},
+            "lww-outcome": {**accumulate, "supersede": True, "supersede_on_failure": True},
             "temporal": {**accumulate, "temporal_window": 10},
             "reactive": {
                 "promotion": "immediate",
@@ -282,8 +350,10 @@ class LifecyclePolicy:
                 **off,
             },
             "oracle-reset": {**accumulate, "honour_boundary": True},
+            "oracle-rev": {"honour_boundary": True},
             "tepa-norev": dict(off),
             "tepa-rev": {},
+            "tepa-cd": {"revoke_recent": False, "revoke_change": True, "window": 24},
             "tepa-full": {"promotion": "trials"},
         }
         if not isinstance(name, str) or name not in presets:

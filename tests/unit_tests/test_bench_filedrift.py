@@ -12,6 +12,7 @@ from langchain_tepa.bench.filedrift import (
     FileDriftConfig,
     FileDriftWorld,
     check_export,
+    filedrift_schedule,
     write_export,
 )
 from langchain_tepa.core.errors import InvalidArgumentError
@@ -63,24 +64,42 @@ def test_unknown_format_is_rejected(tmp_path: Path) -> None:
 
 
 def test_world_outcomes_come_from_the_file_system() -> None:
-    world = FileDriftWorld(FileDriftConfig(tasks=3, acquisition=2, reversal=3), seed=4)
+    config = FileDriftConfig(tasks=3, acquisition=3, reversal=3)
+    world = FileDriftWorld(config, seed=4)
+    schedule = filedrift_schedule(config, seed=4)  # the scorer's copy of the hidden state
     try:
         for i, task in enumerate(world.tasks):
-            first = world.correct_action(i, "acquisition")
-            second = world.correct_action(i, "reversal")
+            first = schedule.right_action(i, 0)
+            second = schedule.right_action(i, 3)
             assert first != second
+            assert world.correct_action(i, "acquisition") == first
             assert task.actions == FORMATS
-            for action in FORMATS:
-                assert world.execute(i, action, "acquisition", 0) is (action == first)
-                assert world.execute(i, action, "reversal", 0) is (action == second)
-                assert world.trial(i, action, "reversal") is (action == second)
+            for action in FORMATS:  # steps 0, 1, 2: before the upgrade
+                assert world.execute(i, action) is (action == first)
+            for action in FORMATS:  # steps 3, 4, 5: a trial is an interaction like any other
+                assert world.execute(i, action, trial=action == "tsv") is (action == second)
+            assert world.clock(i) == 6
+            with pytest.raises(InvalidArgumentError):
+                world.execute(i, first)  # the budget is used up
             outbox = world.folder / "outbox" / task.key.split(".")[1]
-            assert [p.suffix for p in outbox.iterdir()] == [f".{FORMATS[-1]}"]
-        assert world.files_written == 3 * 3 * 3
+            assert [p.suffix for p in outbox.iterdir()] == [".json"]  # the last non-trial one
+        assert world.files_written == 3 * 6
         folder = world.folder
     finally:
         world.close()
     assert not folder.exists()
+
+
+def test_old_execute_arguments_are_checked_against_the_clock() -> None:
+    world = FileDriftWorld(FileDriftConfig(tasks=1, acquisition=2, reversal=3), seed=0)
+    try:
+        world.execute(0, "csv", "acquisition", 0)
+        world.execute(0, "csv", "acquisition", 1)
+        world.execute(0, "csv", "reversal", 0)
+        with pytest.raises(InvalidArgumentError, match="own clock"):
+            world.execute(0, "csv", "acquisition", 0)
+    finally:
+        world.close()
 
 
 def test_worlds_depend_on_the_seed_only() -> None:

@@ -15,7 +15,16 @@ from langchain_tepa.bench.runner import RunOutcome, RunSpec, run_one
 from langchain_tepa.core.errors import InvalidArgumentError
 
 PHASE_KEYS = {"success", "ci95", "episodes"}
-METHOD_KEYS = {"phases", "mpi", "transition_cost", "curve"}
+METHOD_KEYS = {
+    "phases",
+    "mpi",
+    "transition_cost",
+    "false_revocations",
+    "revocations",
+    "interactions",
+    "trials",
+    "curve",
+}
 COMPARISON_KEYS = {"a", "b", "phase", "diff", "p_value"}
 
 
@@ -35,6 +44,8 @@ def check_contract(result: dict[str, Any]) -> None:
             assert isinstance(ph["episodes"], int)
         assert m["mpi"] is None or isinstance(m["mpi"], float)
         assert isinstance(m["transition_cost"], float)
+        assert m["false_revocations"] <= m["revocations"]
+        assert m["trials"] <= m["interactions"]
         assert all(0.0 <= x <= 1.0 for x in m["curve"])
     for c in result["comparisons"]:
         assert set(c) == COMPARISON_KEYS
@@ -80,6 +91,9 @@ def test_build_result_on_known_outcomes() -> None:
     for name in methods:
         assert name in table
     assert "0.210" in table  # the paper's append-only figure for drift
+    assert "FR: false revocations" in table  # the columns are explained
+    assert "no p-values: with 4 seeds" in table and "p vs tepa-rev" not in table
+    assert "0.210" not in format_table(result, paper=False)
 
 
 def test_mpi_is_null_without_no_memory() -> None:
@@ -107,6 +121,22 @@ def test_real_runs_write_json_and_png(tmp_path: Path) -> None:
     png = plot_result(result, tmp_path / "drift.png")
     assert png is not None
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "p vs tepa-rev" not in format_table(result)  # 2 seeds cannot support a p-value
+
+
+def test_trailing_mean_never_looks_ahead() -> None:
+    from langchain_tepa.bench.report import trailing_mean
+
+    values = [0.0] * 5 + [1.0] * 5
+    smooth = trailing_mean(values, 3)
+    assert smooth[:5].tolist() == [0.0] * 5  # the change does not leak into earlier points
+    assert smooth[5:8].tolist() == pytest.approx([1 / 3, 2 / 3, 1.0])
+
+
+def test_p_values_only_where_seeds_support_them() -> None:
+    from langchain_tepa.bench.report import p_values_supported
+
+    assert [n for n in range(1, 9) if p_values_supported(n)] == [6, 7, 8]
 
 
 def test_plot_is_skipped_with_a_warning_without_matplotlib(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from langchain_tepa.bench.drift import DriftConfig, DriftWorld
+from langchain_tepa.bench.drift import DriftConfig, DriftWorld, drift_schedule
 from langchain_tepa.bench.runner import (
     RunSpec,
     available_methods,
@@ -20,15 +20,49 @@ CLEAN = {"tasks": 3, "acquisition": 8, "reversal": 12, "p_right": 1.0, "p_wrong"
 
 def test_drift_world_noise_and_common_draws() -> None:
     cfg = DriftConfig(tasks=2, acquisition=200, reversal=200, p_right=0.9, p_wrong=0.1)
-    world = DriftWorld(cfg, seed=1)
-    right = world.correct_action(0, "acquisition")
-    wrong = next(a for a in world.tasks[0].actions if a != right)
-    hits = [world.execute(0, right, "acquisition", e) for e in range(200)]
-    misses = [world.execute(0, wrong, "acquisition", e) for e in range(200)]
+    schedule, draws = drift_schedule(cfg, seed=1)
+    right = schedule.right_action(0, 0)
+    wrong = next(a for a in DriftWorld(cfg, 1).tasks[0].actions if a != right)
+    hits_world, misses_world = DriftWorld(cfg, seed=1), DriftWorld(cfg, seed=1)
+    hits = [hits_world.execute(0, right) for _ in range(200)]
+    misses = [misses_world.execute(0, wrong) for _ in range(200)]
     assert 0.8 < np.mean(hits) < 0.97
     assert 0.03 < np.mean(misses) < 0.2
+    # common random numbers: the draw of a step decides, whoever acts
+    assert hits == [d < 0.9 for d in draws[0][:200]]
     again = DriftWorld(cfg, seed=1)
-    assert [again.execute(0, right, "acquisition", e) for e in range(200)] == hits
+    assert [again.execute(0, right) for _ in range(200)] == hits
+
+
+def test_schedule_changes_noise_mix_and_bursts() -> None:
+    cfg = DriftConfig(
+        tasks=2,
+        acquisition=20,
+        reversal=100,
+        change_every=20,
+        noise_mix=[[1.0, 0.0], [0.7, 0.3]],
+        burst_every=10,
+        burst_length=2,
+    )
+    schedule, _ = drift_schedule(cfg, seed=3)
+    assert schedule.change_points(0) == (20, 40, 60, 80, 100)
+    for i in range(2):
+        for t in schedule.change_points(i):
+            assert schedule.right_action(i, t) != schedule.right_action(i, t - 1)
+        bursts = schedule.bursts[i]
+        assert bursts and all(b - a == 2 for a, b in bursts)
+        for a, _ in bursts:  # bursts stay clear of the change points
+            assert all(abs(a - c) >= 3 for c in schedule.change_points(i))
+    assert cfg.noise(0) == (1.0, 0.0) and cfg.noise(1) == (0.7, 0.3)
+    world = DriftWorld(cfg, seed=3)
+    a, b = schedule.bursts[0][0]
+    outcomes = []
+    for t in range(b + 1):
+        outcomes.append(world.execute(0, schedule.right_action(0, t)))
+    assert not any(outcomes[a:b])  # the working action fails inside a burst (p_right = 1.0)
+    assert outcomes[b] and all(outcomes[:a])  # and works around it
+    legacy = DriftConfig(tasks=3)  # one change: the original two-phase worlds
+    assert drift_schedule(legacy, 0)[0].change_points(0) == (50,)
 
 
 def test_run_one_records_every_episode() -> None:
@@ -92,10 +126,54 @@ def test_bad_specs_are_rejected() -> None:
         )  # type: ignore[arg-type]
 
 
-def test_tepa_full_runs_trials() -> None:
+def test_tepa_full_trials_are_charged_interactions() -> None:
     assert "tepa-full" in available_methods()
-    out = run_one(
-        RunSpec("filedrift", {"tasks": 2, "acquisition": 5, "reversal": 8}, "tepa-full", 0)
-    )
+    cfg = {"tasks": 2, "acquisition": 5, "reversal": 8}
+    out = run_one(RunSpec("filedrift", cfg, "tepa-full", 0))
     assert out.extras["trials"] > 0
-    assert out.successes[:, out.boundary :].mean() > 0.3
+    assert out.trials is not None and int(out.trials.sum()) == out.extras["trials"]
+    # the same budget as every other method: trials use it up, they do not add to it
+    assert (
+        out.interactions == 2 * 13 == run_one(RunSpec("filedrift", cfg, "tepa-rev", 0)).interactions
+    )
+
+
+def test_only_the_oracles_are_told_the_changes() -> None:
+    from langchain_tepa.bench import runner as R  # noqa: N812
+
+    calls: list[str] = []
+    real = R.TEPAMemory.mark_boundary
+
+    def spy(self: object, **kw: object) -> object:
+        calls.append(self.policy.name)  # type: ignore[attr-defined]
+        return real(self, **kw)  # type: ignore[arg-type]
+
+    cfg = {"tasks": 2, "acquisition": 3, "reversal": 9, "change_every": 3}
+    try:
+        R.TEPAMemory.mark_boundary = spy  # type: ignore[method-assign]
+        for method in ("temporal", "tepa-rev", "oracle-reset", "oracle-rev"):
+            run_one(RunSpec("drift", cfg, method, 0))
+    finally:
+        R.TEPAMemory.mark_boundary = real  # type: ignore[method-assign]
+    # 4 changes per task (steps 3, 6, 9, 12... within 12 steps: 3, 6, 9), 2 tasks, 2 oracles
+    assert sorted(set(calls)) == ["oracle-reset", "oracle-rev"]
+    assert calls.count("oracle-rev") == 2 * 3
+
+
+def test_false_revocations_are_scored_against_the_working_action() -> None:
+    """Reactive forgetting revokes the working action at its first noisy failure."""
+    noisy = {"tasks": 2, "acquisition": 60, "reversal": 3, "p_right": 0.8, "p_wrong": 0.0}
+    reactive = run_one(RunSpec("drift", noisy, "reactive", 0))
+    append = run_one(RunSpec("drift", noisy, "append-only", 0))
+    assert reactive.false_revocations > 2
+    assert reactive.false_revocations <= reactive.revocations
+    assert append.revocations == append.false_revocations == 0
+    clean = run_one(RunSpec("drift", CLEAN, "tepa-rev", 0))
+    assert clean.false_revocations == 0 and clean.revocations >= 1  # only stale values revoked
+    assert clean.correct is not None and clean.correct[:, -3:].all()
+
+
+def test_policy_overrides_and_labels() -> None:
+    spec = RunSpec("drift", CLEAN, "reactive", 0, overrides={"reactive_failures": 2}, label="r2")
+    assert spec.policy().reactive_failures == 2
+    assert run_one(spec).method == "r2"

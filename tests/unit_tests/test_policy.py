@@ -37,6 +37,11 @@ def test_defaults_are_tepa_rev() -> None:
         {"multi_valued_prefixes": ["a"]},
         {"key_match_threshold": 2.0},
         {"a0": "1"},
+        {"reactive_failures": 4},
+        {"reactive_failures": 0},
+        {"change_hazard": 0.0},
+        {"change_threshold": -1.0},
+        {"change_max_run": 0},
     ],
 )
 def test_invalid_thresholds_raise_policy_error(overrides: dict) -> None:
@@ -64,6 +69,16 @@ def test_preset_semantics() -> None:
     norev = LifecyclePolicy.preset("tepa-norev")
     assert not norev.revoke_posterior and norev.promotion == "posterior"
     assert LifecyclePolicy.preset("tepa-full").uses_trials
+    conflict = LifecyclePolicy.preset("append-conflict")
+    assert conflict.track_conflict and conflict.promotion == "immediate"
+    assert not conflict.revoke_posterior and not conflict.revoke_recent
+    lww = LifecyclePolicy.preset("lww-outcome")
+    assert lww.supersede and lww.supersede_on_failure
+    oracle = LifecyclePolicy.preset("oracle-rev")
+    assert oracle.honour_boundary and oracle.revoke_recent and oracle.promotion == "posterior"
+    cd = LifecyclePolicy.preset("tepa-cd")
+    assert cd.revoke_change and not cd.revoke_recent and cd.revoke_posterior and cd.window == 24
+    assert LifecyclePolicy() == LifecyclePolicy.preset("tepa-rev")  # the default is unchanged
 
 
 def test_unknown_preset_and_fields() -> None:

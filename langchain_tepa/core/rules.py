@@ -1,0 +1,661 @@
+"""The lifecycle rules: one small object per promotion, revocation or baseline rule.
+
+The fold (:mod:`langchain_tepa.core.fold`) applies one evidence record in fixed stages:
+
+1. **boundary** records go to the :class:`BoundaryRule` objects (only oracle-reset has one);
+2. the record's **counts** (support, conflict, the recent-outcome window) are updated by the
+   :class:`CountRule`;
+3. **record rules** act on the record itself (the baselines: reactive forgetting, last-write-wins,
+   the temporal window);
+4. **revocation rules** are asked, in order, about every live precedent the record can change;
+   the first one that gives a reason revokes it;
+5. the **promotion rule** is asked about every Hypothesis among them that no **veto** blocks.
+
+A policy is a :class:`RuleSet`, built from a :class:`~langchain_tepa.core.policy.LifecyclePolicy`
+by :func:`rules_for`. Adding a rule means writing one small class with the method of its stage
+and one line in :func:`rules_for` that adds it when its policy switch is on.
+
+Example:
+    >>> from langchain_tepa.core.policy import LifecyclePolicy
+    >>> [type(r).__name__ for r in rules_for(LifecyclePolicy()).revocation]
+    ['PosteriorRevocation', 'RecentWindowRevocation']
+    >>> rules_for(LifecyclePolicy.preset("lww")).record == (Supersede(),)
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from langchain_tepa.core.types import Evidence, KeyState, Lifecycle, Precedent, Transition
+
+if TYPE_CHECKING:
+    from langchain_tepa.core.policy import LifecyclePolicy
+
+__all__ = [
+    "LIVE",
+    "BetaCounts",
+    "BoundaryReset",
+    "BoundaryRule",
+    "ChangeRevocation",
+    "ChangeVeto",
+    "CountRule",
+    "ImmediatePromotion",
+    "OutcomeVeto",
+    "PosteriorPromotion",
+    "PosteriorRevocation",
+    "PromotionRule",
+    "Reactive",
+    "RecentWindowRevocation",
+    "RecordRule",
+    "RevocationRule",
+    "RuleSet",
+    "Step",
+    "Supersede",
+    "TemporalExpiry",
+    "Veto",
+    "change_odds",
+    "rules_for",
+]
+
+LIVE = (Lifecycle.HYPOTHESIS, Lifecycle.ACTIVE)
+"""The states in which a precedent takes part in the lifecycle (Revoked ones wait for support)."""
+
+
+class Step:
+    """One evidence record being folded into one key's state: what every rule sees.
+
+    Example:
+        >>> step = Step(KeyState("default", "k"), Evidence.observation("k", "v", time=1, id="e1"))
+        >>> step.supports, step.transitions
+        (False, [])
+
+    Attributes:
+        state: The key's state (mutated in place).
+        ev: The record.
+        target: The precedent of the record's value (``None`` before it is found or created).
+        others: The live precedents of the key other than ``target``, when counting started.
+        supports: The record supports its value (an observation, or a successful outcome).
+        is_outcome: The record is an outcome.
+        single: The key is single-valued.
+        created: The record created ``target``.
+        transitions: Transitions caused so far, in order.
+    """
+
+    __slots__ = (
+        "created",
+        "ev",
+        "is_outcome",
+        "others",
+        "single",
+        "state",
+        "supports",
+        "target",
+        "transitions",
+    )
+
+    def __init__(self, state: KeyState, ev: Evidence) -> None:
+        self.state = state
+        self.ev = ev
+        self.target: Precedent | None = None
+        self.others: list[Precedent] = []
+        self.supports = False
+        self.is_outcome = False
+        self.single = True
+        self.created = False
+        self.transitions: list[Transition] = []
+
+    def move(self, p: Precedent, to: Lifecycle, reason: str) -> None:
+        """Move ``p`` to state ``to`` for ``reason`` (recorded on ``p`` and in this step)."""
+        tr = Transition(self.ev.time, self.ev.id, p.state, to, reason)
+        p.state = to
+        p.transitions.append(tr)
+        self.transitions.append(tr)
+        if to is Lifecycle.ACTIVE:
+            p.ever_active = True
+
+    def touch(self, p: Precedent) -> None:
+        """Note that this record concerns ``p`` (its evidence ids and last update time)."""
+        ev = self.ev
+        if not p.evidence_ids or p.evidence_ids[-1] != ev.id:
+            p.evidence_ids.append(ev.id)
+        p.updated_at = max(p.updated_at, ev.time)
+
+
+# ---------------------------------------------------------------------- protocols
+class BoundaryRule(Protocol):
+    """Acts on a phase-boundary record."""
+
+    def on_boundary(self, step: Step) -> None:
+        """Apply the rule to the boundary record of ``step``."""
+        ...
+
+
+class CountRule(Protocol):
+    """Updates support, conflict and the recent-outcome window for one record."""
+
+    def count(self, step: Step) -> None:
+        """Count the record of ``step`` (its target is set and touched)."""
+        ...
+
+
+class RecordRule(Protocol):
+    """A rule that acts on the record itself, after counting (the baselines' rules)."""
+
+    def apply(self, step: Step) -> None:
+        """Apply the rule to ``step``."""
+        ...
+
+
+class RevocationRule(Protocol):
+    """Says why a live precedent must be revoked now, or ``None``."""
+
+    def reason(self, p: Precedent, step: Step) -> str | None:
+        """The revocation reason for ``p`` after ``step``, or ``None`` to keep it."""
+        ...
+
+
+class PromotionRule(Protocol):
+    """Says why a Hypothesis must be promoted now, or ``None``."""
+
+    def reason(self, p: Precedent, step: Step) -> str | None:
+        """The promotion reason for ``p`` after ``step``, or ``None`` to keep it waiting."""
+        ...
+
+
+class Veto(Protocol):
+    """Blocks promotion, and revival by an observation, of a precedent."""
+
+    def blocks(self, p: Precedent) -> bool:
+        """Whether ``p`` may not be promoted (or revived by an observation) now."""
+        ...
+
+
+def _again(p: Precedent) -> str:
+    return "re-promoted" if p.ever_active else "promoted"
+
+
+# ---------------------------------------------------------------------- counting
+@dataclass(frozen=True)
+class BetaCounts:
+    """The counts of the Beta-Bernoulli lifecycle.
+
+    A supporting record adds support to its value and, for a single-valued key, conflict to the
+    other live values; a failed outcome adds conflict to its value (both only when conflicts are
+    tracked). An outcome goes into its value's recent window (at most ``window`` long).
+
+    Example:
+        >>> BetaCounts(track_conflict=False).window
+        3
+    """
+
+    track_conflict: bool = True
+    window: int = 3
+
+    def count(self, step: Step) -> None:
+        """Update the counts for the record of ``step``."""
+        target = step.target
+        assert target is not None
+        if step.supports:
+            target.support += 1
+            target.lifetime_support += 1
+            target.last_support_at = step.ev.time
+            target.last_support_seq = step.state.seq
+            if step.single and self.track_conflict:
+                for q in step.others:
+                    step.touch(q)
+                    q.conflict += 1
+                    q.lifetime_conflict += 1
+        elif self.track_conflict:
+            target.conflict += 1
+            target.lifetime_conflict += 1
+        if step.is_outcome:
+            target.recent.append(bool(step.ev.outcome))
+            del target.recent[: max(0, len(target.recent) - self.window)]
+
+
+# ---------------------------------------------------------------------- boundary
+@dataclass(frozen=True)
+class BoundaryReset:
+    """Oracle reset: a phase-boundary record revokes every live value of the key.
+
+    Example:
+        >>> from langchain_tepa.core.policy import LifecyclePolicy
+        >>> rules_for(LifecyclePolicy.preset("oracle-rev")).boundary
+        (BoundaryReset(),)
+    """
+
+    def on_boundary(self, step: Step) -> None:
+        """Revoke every live precedent."""
+        for p in step.state.precedents.values():
+            if p.state in LIVE:
+                step.touch(p)
+                step.move(p, Lifecycle.REVOKED, "revoked: reset at the phase boundary (oracle)")
+
+
+# ---------------------------------------------------------------------- record rules
+@dataclass(frozen=True)
+class Reactive:
+    """Reactive forgetting: revoke at ``failures`` failures in a row, and on contradiction.
+
+    A value is revoked at its ``failures``-th consecutive failed outcome, and the other values
+    of a single-valued key as soon as another value is supported.
+
+    With ``failures=1`` (the paper's baseline) a single failure revokes.
+
+    Example:
+        >>> Reactive(3).failures
+        3
+    """
+
+    failures: int = 1
+
+    def apply(self, step: Step) -> None:
+        """Revoke on failures and on contradiction."""
+        target = step.target
+        assert target is not None
+        if not step.supports and target.state in LIVE:
+            if self.failures == 1:
+                step.move(target, Lifecycle.REVOKED, "revoked: failed once (reactive forgetting)")
+            else:
+                tail = target.recent[-self.failures :]
+                if len(tail) == self.failures and not any(tail):
+                    step.move(
+                        target,
+                        Lifecycle.REVOKED,
+                        f"revoked: failed {self.failures} times in a row (reactive forgetting)",
+                    )
+        if step.supports and step.single:
+            for q in step.others:
+                if q.state in LIVE:
+                    step.move(q, Lifecycle.REVOKED, "revoked: contradicted once (reactive)")
+
+
+@dataclass(frozen=True)
+class Supersede:
+    """Last-write-wins: a newly supported value revokes the other values of a single-valued key.
+
+    With ``on_failure`` a failed outcome also revokes its value (superseded by the outcome that
+    contradicts it).
+
+    Example:
+        >>> Supersede(on_failure=True).on_failure
+        True
+    """
+
+    on_failure: bool = False
+
+    def apply(self, step: Step) -> None:
+        """Revoke the other live values when the record supports its own."""
+        target = step.target
+        assert target is not None
+        if self.on_failure and not step.supports and target.state in LIVE:
+            step.move(target, Lifecycle.REVOKED, "revoked: superseded by a failed outcome (LWW)")
+        if step.supports and step.single:
+            for q in step.others:
+                if q.state in LIVE:
+                    step.touch(q)
+                    step.move(q, Lifecycle.REVOKED, "revoked: superseded by a newer value (LWW)")
+
+
+@dataclass(frozen=True)
+class TemporalExpiry:
+    """Sliding window: a value expires ``window`` records of its key after its last support.
+
+    Example:
+        >>> TemporalExpiry(3).window
+        3
+    """
+
+    window: int = 10
+
+    def apply(self, step: Step) -> None:
+        """Expire every live value whose support is too old."""
+        state = step.state
+        for q in state.precedents.values():
+            age = state.seq - q.last_support_seq
+            if q.state in LIVE and q.support > 0 and age >= self.window:
+                step.touch(q)
+                step.move(
+                    q,
+                    Lifecycle.REVOKED,
+                    f"revoked: expired, last support {age} records ago >= window {self.window}",
+                )
+
+
+# ---------------------------------------------------------------------- revocation rules
+@dataclass(frozen=True)
+class PosteriorRevocation:
+    """TEPA-Rev: revoke when the validity is under ``theta_rev`` after ``n_min`` observations.
+
+    Observations are support plus conflict in the current epoch.
+
+    Example:
+        >>> from langchain_tepa.core.types import Precedent
+        >>> p = Precedent("default", "k", "v", "v", "p1", support=1, conflict=2, validity=0.4)
+        >>> PosteriorRevocation().reason(p, None)  # type: ignore[arg-type]
+        'revoked: validity 0.40 < 0.45 after 3 observations'
+    """
+
+    n_min: int = 3
+    theta_rev: float = 0.45
+
+    def reason(self, p: Precedent, step: Step) -> str | None:
+        """The reason when the posterior is too low."""
+        n = p.support + p.conflict
+        if n >= self.n_min and p.validity < self.theta_rev:
+            return (
+                f"revoked: validity {p.validity:.2f} < {self.theta_rev:.2f} after {n} observations"
+            )
+        return None
+
+
+@dataclass(frozen=True)
+class RecentWindowRevocation:
+    """TEPA-Rev: revoke when at least ``w_min`` recent outcomes succeed under ``theta_rec``.
+
+    Example:
+        >>> from langchain_tepa.core.types import Precedent
+        >>> p = Precedent("default", "k", "v", "v", "p1", recent=[True, False, False])
+        >>> RecentWindowRevocation().reason(p, None)  # type: ignore[arg-type]
+        'revoked: recent success 1/3 < 0.34'
+    """
+
+    w_min: int = 3
+    theta_rec: float = 0.34
+
+    def reason(self, p: Precedent, step: Step) -> str | None:
+        """The reason when the recent outcomes fail."""
+        recent = p.recent
+        if len(recent) >= self.w_min:
+            wins = sum(recent)
+            if wins / len(recent) < self.theta_rec:
+                return f"revoked: recent success {wins}/{len(recent)} < {self.theta_rec:.2f}"
+        return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _log_beta(a: float, b: float) -> float:
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+def change_odds(
+    outcomes: Sequence[bool], *, hazard: float, max_run: int, a: float = 1.0, b: float = 1.0
+) -> tuple[float, int]:
+    """Posterior odds that a value's success rate dropped within its last ``max_run`` outcomes.
+
+    The model is Bayesian change-point detection on a Bernoulli stream, the outcomes of acting on
+    one value (oldest first). Under "no change" every outcome has one unknown success rate; under
+    "a change ``m`` outcomes ago" the last ``m`` outcomes have their own rate, *lower* than the
+    rate before (a drop: only a value that got worse is revoked). Each rate has the prior
+    Beta(a, b) and is integrated out (Beta-Bernoulli marginal likelihoods), so a value's own
+    history sets how surprising its recent failures are: two failures after twenty successes are
+    strong evidence of a change (a precise tool), two failures in a stream that fails one time in
+    three are not (a noisy tool). A change is a priori ``hazard`` likely at each outcome, so the
+    odds are ``hazard / (1 - hazard)`` times the sum of the Bayes factors of a change ``m = 1 ..
+    max_run`` outcomes ago. Only splits that leave at least one outcome before the change count.
+
+    Args:
+        outcomes: The value's outcomes, oldest first (``True``: it worked).
+        hazard: Prior probability of a change at each outcome.
+        max_run: The longest recent run examined.
+        a: Prior pseudo-successes of each segment's rate.
+        b: Prior pseudo-failures of each segment's rate.
+
+    Returns:
+        ``(odds, m)``: the posterior odds of a drop, and the most likely change position (the
+        number of recent outcomes after it; 0 when no drop is possible).
+
+    Example:
+        >>> precise = [True] * 20
+        >>> change_odds(precise + [False], hazard=0.02, max_run=6)[0] < 1
+        True
+        >>> change_odds(precise + [False, False], hazard=0.02, max_run=6)[0] > 1
+        True
+        >>> noisy = [True, True, False] * 7
+        >>> change_odds(noisy + [False, False], hazard=0.02, max_run=6)[0] < 1
+        True
+    """
+    n = len(outcomes)
+    if n < 2:
+        return 0.0, 0
+    wins_total = sum(outcomes)
+    fails_total = n - wins_total
+    null = _log_beta(a + wins_total, b + fails_total)
+    prior = _log_beta(a, b)
+    total = 0.0
+    best = 0.0
+    best_m = 0
+    wins_after = 0
+    for m in range(1, min(max_run, n - 1) + 1):
+        wins_after += outcomes[n - m]
+        fails_after = m - wins_after
+        wins_before = wins_total - wins_after
+        fails_before = fails_total - fails_after
+        # a drop: the rate after is lower than the rate before (posterior means)
+        if (wins_after + a) / (m + a + b) >= (wins_before + a) / (n - m + a + b):
+            continue
+        log_bf = (
+            _log_beta(a + wins_before, b + fails_before)
+            + _log_beta(a + wins_after, b + fails_after)
+            - prior
+            - null
+        )
+        bf = math.exp(log_bf)
+        total += bf
+        if bf > best:
+            best, best_m = bf, m
+    return hazard / (1.0 - hazard) * total, best_m
+
+
+@dataclass(frozen=True)
+class ChangeRevocation:
+    """Revoke a value when its own outcomes show a change (see :func:`change_odds`).
+
+    The precedent's recent window (``policy.window`` outcomes) is the history; the value is
+    revoked when the posterior odds of a drop in its success rate within the last ``max_run``
+    outcomes reach ``odds`` (1: a change is more likely than not).
+
+    Example:
+        >>> from langchain_tepa.core.types import Precedent
+        >>> p = Precedent("default", "k", "v", "v", "p1", recent=[True] * 20 + [False] * 2)
+        >>> ChangeRevocation().reason(p, None)  # type: ignore[arg-type]
+        'revoked: change detected, 0/2 recent successes after 20/20 before (odds 2.7 >= 1)'
+    """
+
+    hazard: float = 0.02
+    max_run: int = 8
+    odds: float = 1.0
+
+    def reason(self, p: Precedent, step: Step) -> str | None:
+        """The reason when a drop is more likely than the threshold allows."""
+        if len(p.recent) < 2 or p.recent[-1]:
+            return None
+        odds, m = change_odds(p.recent, hazard=self.hazard, max_run=self.max_run)
+        if odds >= self.odds:
+            wins = sum(p.recent[-m:])
+            return (
+                f"revoked: change detected, {wins}/{m} recent successes after "
+                f"{sum(p.recent) - wins}/{len(p.recent) - m} before (odds {odds:.1f} >= "
+                f"{self.odds:g})"
+            )
+        return None
+
+
+# ---------------------------------------------------------------------- promotion rules
+@dataclass(frozen=True)
+class ImmediatePromotion:
+    """Baselines: every supported value is Active at once.
+
+    Example:
+        >>> ImmediatePromotion("lww").label
+        'lww'
+    """
+
+    label: str = ""
+
+    def reason(self, p: Precedent, step: Step) -> str | None:
+        """Promote once supported."""
+        if p.support >= 1:
+            return f"{_again(p)}: supported (policy {self.label})"
+        return None
+
+
+@dataclass(frozen=True)
+class PosteriorPromotion:
+    """TEPA-Rev: promote when the validity exceeds ``theta_pro`` (and every Active rival's).
+
+    The Hypothesis needs ``n_pro`` support; the rivals count for a single-valued key only.
+
+    Example:
+        >>> PosteriorPromotion().theta_pro
+        0.6
+    """
+
+    theta_pro: float = 0.6
+    n_pro: int = 1
+
+    def reason(self, p: Precedent, step: Step) -> str | None:
+        """Promote a Hypothesis whose posterior is high enough and beats the incumbent."""
+        if p.support < self.n_pro or p.validity <= self.theta_pro:
+            return None
+        rivals = [
+            r.validity
+            for r in step.state.precedents.values()
+            if r is not p and r.state is Lifecycle.ACTIVE
+        ]
+        if not (step.single and rivals):
+            return f"{_again(p)}: validity {p.validity:.2f} > {self.theta_pro:.2f}"
+        best = max(rivals)
+        if p.validity > best:
+            return (
+                f"{_again(p)}: validity {p.validity:.2f} > {self.theta_pro:.2f} and > "
+                f"incumbent {best:.2f}"
+            )
+        return None
+
+
+# ---------------------------------------------------------------------- vetoes
+@dataclass(frozen=True)
+class OutcomeVeto:
+    """Poisoning guard: observations neither revive nor promote a value whose outcomes fail.
+
+    It blocks while the value's recent window holds at least ``w_min`` outcomes with success
+    rate under ``theta_rec``.
+
+    Example:
+        >>> from langchain_tepa.core.types import Precedent
+        >>> OutcomeVeto().blocks(Precedent("default", "k", "v", "v", "p1", recent=[False] * 3))
+        True
+    """
+
+    w_min: int = 3
+    theta_rec: float = 0.34
+
+    def blocks(self, p: Precedent) -> bool:
+        """Whether the value's own recent outcomes say it fails."""
+        recent = p.recent
+        if len(recent) < self.w_min:
+            return False
+        return sum(recent) / len(recent) < self.theta_rec
+
+
+@dataclass(frozen=True)
+class ChangeVeto:
+    """Poisoning guard of the change rule: observations neither revive nor promote a dropped value.
+
+    It blocks while the value's last outcome failed and its own history shows a drop (the test
+    of :class:`ChangeRevocation`).
+
+    Example:
+        >>> from langchain_tepa.core.types import Precedent
+        >>> p = Precedent("default", "k", "v", "v", "p1", recent=[True] * 20 + [False] * 2)
+        >>> ChangeVeto(ChangeRevocation()).blocks(p)
+        True
+    """
+
+    test: ChangeRevocation
+
+    def blocks(self, p: Precedent) -> bool:
+        """Whether the value's outcomes still show the drop."""
+        if len(p.recent) < 2 or p.recent[-1]:
+            return False
+        odds, _ = change_odds(p.recent, hazard=self.test.hazard, max_run=self.test.max_run)
+        return odds >= self.test.odds
+
+
+# ---------------------------------------------------------------------- rule sets
+@dataclass(frozen=True)
+class RuleSet:
+    """The rules of one policy, by stage (see the module docstring).
+
+    Example:
+        >>> from langchain_tepa.core.policy import LifecyclePolicy
+        >>> rules = rules_for(LifecyclePolicy.preset("tepa-full"))
+        >>> rules.promotion is None
+        True
+    """
+
+    counts: CountRule
+    boundary: tuple[BoundaryRule, ...] = ()
+    record: tuple[RecordRule, ...] = ()
+    revocation: tuple[RevocationRule, ...] = ()
+    promotion: PromotionRule | None = None
+    vetoes: tuple[Veto, ...] = ()
+
+    def vetoed(self, p: Precedent) -> bool:
+        """Whether any veto blocks ``p``."""
+        return any(v.blocks(p) for v in self.vetoes)
+
+
+def rules_for(policy: LifecyclePolicy) -> RuleSet:
+    """The :class:`RuleSet` of a policy (``policy.rules`` caches it: policies are immutable).
+
+    Each switch of :class:`~langchain_tepa.core.policy.LifecyclePolicy` adds one rule; the order
+    of the rules within a stage is the order below.
+    """
+    boundary: list[BoundaryRule] = []
+    record: list[RecordRule] = []
+    revocation: list[RevocationRule] = []
+    vetoes: list[Veto] = []
+    if policy.honour_boundary:
+        boundary.append(BoundaryReset())
+    if policy.revoke_on_first_failure:
+        record.append(Reactive(policy.reactive_failures))
+    if policy.supersede:
+        record.append(Supersede(on_failure=policy.supersede_on_failure))
+    if policy.temporal_window is not None:
+        record.append(TemporalExpiry(policy.temporal_window))
+    if policy.revoke_posterior:
+        revocation.append(PosteriorRevocation(policy.n_min, policy.theta_rev))
+    if policy.revoke_recent:
+        revocation.append(RecentWindowRevocation(policy.w_min, policy.theta_rec))
+    change = None
+    if policy.revoke_change:
+        change = ChangeRevocation(
+            policy.change_hazard, policy.change_max_run, policy.change_threshold
+        )
+        revocation.append(change)
+    if policy.outcome_veto:
+        vetoes.append(
+            ChangeVeto(change)
+            if change is not None
+            else OutcomeVeto(policy.w_min, policy.theta_rec)
+        )
+    promotion: PromotionRule | None = None
+    if policy.promotion == "immediate":
+        promotion = ImmediatePromotion(policy.name)
+    elif policy.promotion == "posterior":
+        promotion = PosteriorPromotion(policy.theta_pro, policy.n_pro)
+    return RuleSet(
+        counts=BetaCounts(policy.track_conflict, policy.window),
+        boundary=tuple(boundary),
+        record=tuple(record),
+        revocation=tuple(revocation),
+        promotion=promotion,
+        vetoes=tuple(vetoes),
+    )

@@ -1,0 +1,197 @@
+"""The fold's golden trajectories: seeded random evidence sequences, folded under many policies.
+
+For every policy of :data:`POLICIES` and every sequence of :func:`sequence` (``SEQUENCES`` of
+them), the fold is applied one record at a time and, after every step, everything the fold
+produced is hashed: the transitions the step returned (states and reasons) and every precedent
+(state, counts, posterior, recent window, evidence ids, transitions). One short digest per
+(policy, sequence) is stored in ``data/fold_golden.json``; ``test_fold_golden.py`` requires
+equality, so a refactoring of the fold cannot change a single reason string unnoticed.
+
+Regenerate (only when a change of behaviour is intended, and say so in the commit)::
+
+    .venv/bin/python -m tests.unit_tests.fold_golden --write
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+from langchain_tepa import Evidence, EvidenceKind, LifecyclePolicy
+from langchain_tepa.core import KeyState, apply_evidence
+
+DATA = Path(__file__).parent / "data" / "fold_golden.json"
+SEQUENCES = 2000
+DIGEST_HEX = 6
+_PRESETS = (
+    "no-memory",
+    "append-only",
+    "lww",
+    "temporal",
+    "reactive",
+    "oracle-reset",
+    "tepa-norev",
+    "tepa-rev",
+    "tepa-full",
+    "append-conflict",
+    "lww-outcome",
+    "oracle-rev",
+    "tepa-cd",
+)
+POLICIES: dict[str, LifecyclePolicy] = {
+    **{name: LifecyclePolicy.preset(name) for name in _PRESETS},
+    "tepa-rev/no-fresh": LifecyclePolicy(revive_fresh=False),
+    "tepa-rev/no-veto": LifecyclePolicy(outcome_veto=False),
+    "tepa-rev/window5": LifecyclePolicy(window=5, w_min=3, theta_rec=0.4),
+    "tepa-rev/prior": LifecyclePolicy(a0=2.0, b0=0.5, n_min=2, theta_pro=0.7, n_pro=2),
+    "tepa-rev/raw-values": LifecyclePolicy(normalize_values=False),
+    "tepa-rev/multi": LifecyclePolicy(multi_valued_prefixes=("m",)),
+    "temporal/3": LifecyclePolicy.preset("temporal", temporal_window=3),
+    "reactive/multi": LifecyclePolicy.preset("reactive", multi_valued=True),
+    "reactive/3": LifecyclePolicy.preset("reactive", reactive_failures=3),
+    "tepa-cd/raw-fresh": LifecyclePolicy.preset("tepa-cd", revive_fresh=False, change_hazard=0.2),
+}
+"""Every preset, and variants that switch each remaining option."""
+
+_VALUES = ("A", "B", "C", "a ", "D")
+
+
+@functools.cache
+def sequence(index: int) -> tuple[Evidence, ...]:
+    """The ``index``-th random evidence sequence (one key, times non-decreasing, ties by id)."""
+    rng = random.Random(f"fold-golden-{index}")
+    key = "m" if index % 5 == 0 else "k"
+    n = rng.randint(3, 40)
+    values = _VALUES[: rng.randint(2, len(_VALUES))]
+    t = 0.0
+    out = []
+    for i in range(n):
+        t += rng.choice((0.0, 1.0, 1.0, 2.0))
+        r = rng.random()
+        value: Any = rng.choice(values)
+        outcome = None
+        reason = None
+        if r < 0.35:
+            kind = EvidenceKind.OBSERVATION
+        elif r < 0.85:
+            kind = EvidenceKind.OUTCOME
+            outcome = rng.random() < 0.6
+        elif r < 0.89:
+            kind = EvidenceKind.TRIAL
+            outcome = rng.random() < 0.5
+        elif r < 0.93:
+            kind = EvidenceKind.PROMOTE
+            reason = rng.choice((None, "promoted by the judge"))
+        elif r < 0.97:
+            kind = EvidenceKind.REVOKE
+            reason = rng.choice((None, "revoked by the judge"))
+        else:
+            kind = EvidenceKind.BOUNDARY
+            value = None
+        out.append(
+            Evidence(
+                id=f"e{i:03d}",
+                namespace="ns",
+                key=key,
+                value=value,
+                kind=kind,
+                outcome=outcome,
+                time=t,
+                reason=reason,
+                text=f"{key} is {value}" if rng.random() < 0.2 else None,
+                source=rng.choice((None, "user", "tool")),
+            )
+        )
+    return tuple(out)
+
+
+def _step_row(state: KeyState) -> tuple[Any, ...]:
+    return (
+        state.seq,
+        state.last_sort_key,
+        [
+            (
+                vid,
+                p.state.value,
+                p.support,
+                p.conflict,
+                p.lifetime_support,
+                p.lifetime_conflict,
+                p.validity,
+                p.lower_bound,
+                p.recent,
+                p.last_support_seq,
+                p.last_support_at,
+                p.updated_at,
+                p.ever_active,
+            )
+            for vid, p in state.precedents.items()
+        ],
+    )
+
+
+def _final_row(state: KeyState) -> list[Any]:
+    return [
+        (
+            p.id,
+            p.value,
+            p.created_at,
+            p.text,
+            p.source,
+            p.evidence_ids,
+            [
+                (t.time, t.evidence_id, str(t.from_state), str(t.to_state), t.reason)
+                for t in p.transitions
+            ],
+        )
+        for p in state.precedents.values()
+    ]
+
+
+def trajectory_digest(policy: LifecyclePolicy, events: tuple[Evidence, ...]) -> str:
+    """Hash of every step's transitions and resulting state (``DIGEST_HEX`` hex digits).
+
+    Each step hashes the transitions it returned and every precedent's state, counts, posterior
+    and recent window; the end of the sequence hashes every precedent's evidence ids and whole
+    transition history (reasons included).
+    """
+    h = hashlib.blake2b(digest_size=16)
+    state = KeyState(namespace=events[0].namespace, key=events[0].key)
+    for ev in events:
+        transitions = apply_evidence(state, ev, policy)
+        moved = [
+            (t.evidence_id, str(t.from_state), t.to_state.value, t.reason) for t in transitions
+        ]
+        h.update(repr((moved, _step_row(state))).encode())
+    h.update(repr(_final_row(state)).encode())
+    return h.hexdigest()[:DIGEST_HEX]
+
+
+def digests(policy: LifecyclePolicy, count: int = SEQUENCES) -> str:
+    """The concatenated digests of the first ``count`` sequences under ``policy``."""
+    return "".join(trajectory_digest(policy, sequence(i)) for i in range(count))
+
+
+def main(argv: list[str]) -> int:
+    """``--write``: recompute every digest and store them in :data:`DATA`."""
+    if argv != ["--write"]:
+        print(__doc__)
+        return 2
+    data = {
+        "sequences": SEQUENCES,
+        "digest_hex": DIGEST_HEX,
+        "policies": {label: digests(p) for label, p in POLICIES.items()},
+    }
+    DATA.parent.mkdir(parents=True, exist_ok=True)
+    DATA.write_text(json.dumps(data, indent=0, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"wrote {DATA} ({len(POLICIES)} policies x {SEQUENCES} sequences)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
