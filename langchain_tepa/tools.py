@@ -180,16 +180,19 @@ class _MemoryTools:
     def _recalled(docs: list[Document]) -> tuple[str, list[Document]]:
         if not docs:
             return "No active memories match.", docs
-        facts = [
-            {
+        facts = []
+        for d in docs:
+            fact = {
                 "key": d.metadata["key"],
                 "value": d.metadata["value"],
                 "validity": d.metadata["validity"],
                 "support": d.metadata["support"],
                 "conflict": d.metadata["conflict"],
             }
-            for d in docs
-        ]
+            if d.metadata.get("contested"):  # other values of the key are Active too
+                fact["contested"] = True
+                fact["alternatives"] = d.metadata["alternatives"]
+            facts.append(fact)
         return json.dumps(facts, ensure_ascii=False), docs
 
     def _k(self, k: int | None) -> int:

@@ -118,7 +118,7 @@ def _assert_views_match(mem: TEPAMemory) -> None:
     assert stored == index
     for ns in mem.namespaces():
         want = {p.id for p in mem.precedents(namespace=ns) if p.state is Lifecycle.ACTIVE}
-        docs = mem.retrieve("user preference colour", k=1000, namespace=ns)
+        docs = mem.retrieve("user preference colour", k=1000, namespace=ns, all_values=True)
         assert {d.id for d in docs} == want
         assert all(d.metadata["namespace"] == ns for d in docs)
 
