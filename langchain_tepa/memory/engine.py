@@ -455,12 +455,18 @@ class Engine:
             seq = self._next_seq()
             stream = self.stream
             wall = float(time.time())
+            keys_of: dict[str, dict[str, KeyState]] = {ns: {} for ns in namespaces}
+            for (ns, k), ks in work.items():
+                keys_of[ns][k] = ks
+            records_of: dict[str, list[Evidence]] = {ns: [] for ns in namespaces}
+            for ev, (ns, _), _ in folded:
+                records_of[ns].append(ev)
             writes: list[NamespaceWrite] = []
             touched: list[Precedent] = []
             for ns in namespaces:
                 st = states[ns]
-                keys = {k: ks for (n, k), ks in work.items() if n == ns}
-                recs = [ev for ev, (n, _), _ in folded if n == ns]
+                keys = keys_of[ns]
+                recs = records_of[ns]
                 created = [
                     p for ks in keys.values() for p in ks.precedents.values() if p.id in vectors
                 ]

@@ -368,11 +368,11 @@ class ReadingMixin(MemoryCore):
             return head.evidence_count if head else 0
         return sum(head.evidence_count for head in self._engine.heads())
 
-    def views(self, *, namespace: Namespace | None = None) -> list[Precedent]:
-        """The precedent views as storage holds them (a materialised view that may lag the fold).
+    def views(self, *, namespace: Namespace | None = None) -> list[dict[str, Any]]:
+        """The precedent views as storage holds them (``Precedent.view()`` dicts).
 
-        Reads never use them; tools that query Chroma directly do. ``reconcile()`` makes them
-        equal to the fold.
+        A materialised view that may lag the fold: reads never use it; tools that query Chroma
+        directly do. ``reconcile()`` makes every view equal to the fold.
         """
         ns = self._ns(namespace)
         self._check_open()

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from langchain_tepa.core.log import Head, NamespaceSummary, Page, clock_digest
 from langchain_tepa.core.types import Evidence, Precedent
@@ -182,8 +182,8 @@ class StorageBackend(Protocol):
         """Store a reader's summary in a namespace's head (healing an untrusted one)."""
         ...
 
-    def load_views(self, namespace: str) -> list[Precedent]:
-        """The stored views of a namespace's precedents (for audit tools and repair)."""
+    def load_views(self, namespace: str) -> list[dict[str, Any]]:
+        """The stored views of a namespace's precedents (``Precedent.view()`` dicts)."""
         ...
 
     def query_vectors(

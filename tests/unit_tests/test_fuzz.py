@@ -33,7 +33,7 @@ from langchain_tepa import (
 from langchain_tepa.core.fold import fold_all
 from tests.support.figures import report_figures
 from tests.support.offline import fresh_memory
-from tests.support.stored import stored_evidence, stored_views
+from tests.support.stored import stored_evidence, stored_view_dicts
 
 FIGURES: Counter[str] = Counter()
 
@@ -237,7 +237,7 @@ def _dump(mem: TEPAMemory) -> tuple[Any, ...]:
     mem.flush()
     evidence = [e.to_json() for e in stored_evidence(mem.storage)]
     index = [json.dumps(p.to_dict(), sort_keys=True) for p in mem.iter_precedents()]
-    views = sorted(json.dumps(p.to_dict(), sort_keys=True) for p in stored_views(mem.storage))
+    views = sorted(json.dumps(v, sort_keys=True) for v in stored_view_dicts(mem.storage).values())
     active: list[Any] = []
     for ns in mem.namespaces():
         active.append([d.id for d in mem.retrieve("x", k=1000, namespace=ns)])

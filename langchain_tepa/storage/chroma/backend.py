@@ -406,7 +406,7 @@ class ChromaStorage:
                     metadatas=metas[start:end],
                 )
 
-    def load_views(self, namespace: str) -> list[Precedent]:
+    def load_views(self, namespace: str) -> list[dict[str, Any]]:
         """Stored views of a namespace's precedents."""
         col = self._evidence(self.layout.shard(namespace), create=False)
         if col is None:

@@ -19,7 +19,7 @@ import numpy as np
 
 from langchain_tepa.core.log import Head, NamespaceSummary, Page
 from langchain_tepa.core.types import Evidence, Lifecycle, Precedent
-from langchain_tepa.core.values import canonical_json, short_hash
+from langchain_tepa.core.values import short_hash
 from langchain_tepa.storage.base import key_path
 
 __all__ = [
@@ -212,28 +212,29 @@ def index_meta(p: Precedent) -> dict[str, Any]:
 
 
 def precedent_meta(p: Precedent) -> dict[str, Any]:
-    """Metadata of a precedent's view record: its lifecycle and what queries filter on."""
+    """Metadata of a precedent's view record: what queries filter on, and the view as JSON.
+
+    Few keys on purpose: Chroma's cost per record grows with its metadata entries, and every
+    precedent has a view.
+    """
     return {
         "tepa_ns": p.namespace,
         "tepa_key": p.key,
-        "tepa_kp": key_path(p.key),
         "tepa_state": p.state.value,
-        "tepa_value": canonical_json(p.value),
-        "tepa_support": p.support,
-        "tepa_conflict": p.conflict,
-        "tepa_validity": float(p.validity),
-        "tepa_created_at": float(p.created_at),
-        "tepa_updated_at": float(p.updated_at),
-        "tepa_view": json.dumps(p.to_dict(), ensure_ascii=False, separators=(",", ":")),
+        "tepa_view": json.dumps(p.view(), ensure_ascii=False, separators=(",", ":")),
     }
 
 
-def view_of(meta: Mapping[str, Any] | None) -> Precedent | None:
-    """The precedent view stored in a record's metadata, if any."""
+def view_of(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The precedent view stored in a record's metadata, if any (``Precedent.view()``).
+
+    Layout 2 stored the whole precedent (``Precedent.to_dict()``); it is read as its view.
+    """
     raw = (meta or {}).get("tepa_view")
     if not isinstance(raw, str):
         return None
-    return Precedent.from_dict(json.loads(raw))
+    data = json.loads(raw)
+    return dict(data) if "evidence" in data else Precedent.from_dict(data).view()
 
 
 def state_of(meta: Mapping[str, Any] | None) -> Lifecycle | None:
