@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
@@ -74,15 +74,8 @@ class ReadingMixin(MemoryCore):
         if not isinstance(query, str):
             raise InvalidArgumentError(f"query must be a string, got {type(query).__name__}")
         _validate_text(query, "query")
-        k = _validate_k(k)
-        ns = self._ns(namespace)
-        prefix = validate_key(key_prefix) if key_prefix is not None else None
-        self._check_open()
-        if not self.policy.retrieval_enabled:
-            return []
-        point = self._point(ns, as_of) if as_of is not None else None
         return self._ranked(
-            self.embeddings.embed_query(query), k, ns, prefix, point, bool(all_values)
+            lambda: self.embeddings.embed_query(query), k, namespace, key_prefix, as_of, all_values
         )
 
     def retrieve_by_vector(
@@ -102,6 +95,18 @@ class ReadingMixin(MemoryCore):
                 its size differs from the stored vectors'.
         """
         vec = _as_vector(vector)
+        return self._ranked(lambda: vec, k, namespace, key_prefix, as_of, all_values)
+
+    def _ranked(
+        self,
+        embed: Callable[[], Sequence[float]],
+        k: int,
+        namespace: Namespace | None,
+        key_prefix: str | None,
+        as_of: AsOfPoint | None,
+        all_values: bool,
+    ) -> list[Document]:
+        """The shared body of :meth:`retrieve` and :meth:`retrieve_by_vector`."""
         k = _validate_k(k)
         ns = self._ns(namespace)
         prefix = validate_key(key_prefix) if key_prefix is not None else None
@@ -109,17 +114,7 @@ class ReadingMixin(MemoryCore):
         if not self.policy.retrieval_enabled:
             return []
         point = self._point(ns, as_of) if as_of is not None else None
-        return self._ranked(vec, k, ns, prefix, point, bool(all_values))
-
-    def _ranked(
-        self,
-        vector: Sequence[float],
-        k: int,
-        ns: str,
-        prefix: str | None,
-        point: Any,
-        all_values: bool = False,
-    ) -> list[Document]:
+        vector = embed()  # outside the namespace's lock
         with self._engine.reading([ns]) as states:
             st = states[ns]
             if point is None:
