@@ -150,8 +150,8 @@ class ReadingMixin(MemoryCore):
         index) are read from that index.
         """
         ns = self._ns(namespace)
+        wanted = _as_ids(ids)
         self._check_open()
-        wanted = list(dict.fromkeys(ids))
         with self._engine.reading([ns]) as states:
             return self._engine.stored_vectors(states[ns], wanted)
 
@@ -324,15 +324,16 @@ class ReadingMixin(MemoryCore):
         stored vector are absent from the result.
         """
         ns = self._ns(namespace)
+        wanted_ids = _as_ids(ids)
         self._check_open()
         if isinstance(query, str):
             _validate_text(query, "query")
             vector: Sequence[float] = self.embeddings.embed_query(query)
         else:
-            vector = [float(x) for x in query]
+            vector = _as_vector(query)
         with self._engine.reading([ns]) as states:
             st = states[ns]
-            wanted = [p for pid in ids if (p := st.precedent(pid)) is not None]
+            wanted = [p for pid in wanted_ids if (p := st.precedent(pid)) is not None]
             return {p.id: s for p, s in self._engine.rank(st, wanted, vector, len(wanted))}
 
     def precedents(self, *, namespace: Namespace | None = None) -> list[Precedent]:
@@ -385,3 +386,15 @@ def _as_vector(vector: object) -> list[float]:
             raise InvalidArgumentError(f"vector must hold finite numbers, got {x!r}")
         out.append(float(x))
     return out
+
+
+def _as_ids(ids: object) -> list[str]:
+    """Precedent ids: a list (or tuple) of strings, each once."""
+    if isinstance(ids, str | bytes) or not isinstance(ids, list | tuple | set | frozenset):
+        raise InvalidArgumentError(
+            f"ids must be a list of precedent ids (strings), got {type(ids).__name__}"
+        )
+    for pid in ids:
+        if not isinstance(pid, str):
+            raise InvalidArgumentError(f"ids must be strings, got {type(pid).__name__}")
+    return list(dict.fromkeys(ids))

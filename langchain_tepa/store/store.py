@@ -30,15 +30,18 @@ import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
+    NOT_PROVIDED,
     BaseStore,
     GetOp,
     IndexConfig,
     Item,
     ListNamespacesOp,
+    NamespacePath,
+    NotProvided,
     Op,
     PutOp,
     Result,
@@ -61,8 +64,11 @@ from langchain_tepa.store.planning import (
     PutPlan,
     SearchPlan,
     StoreNamespaceError,
+    as_ops,
     check_count,
+    check_namespace_arg,
     copy_json,
+    namespace_errors,
     plan_put,
     read_key,
     read_namespace,
@@ -95,6 +101,13 @@ def store_policy(**overrides: Any) -> LifecyclePolicy:
     """
     base = {"name": "tepa-store", "normalize_values": False}
     return LifecyclePolicy.preset("tepa-rev").with_overrides(**{**base, **overrides})
+
+
+def _check_paths(prefix: object, suffix: object) -> None:
+    if prefix is not None:
+        check_namespace_arg(prefix, "prefix")
+    if suffix is not None:
+        check_namespace_arg(suffix, "suffix")
 
 
 def _when(seconds: float) -> datetime:
@@ -333,7 +346,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             StoreNamespaceError: For a namespace the store cannot hold.
             InvalidArgumentError: For any other invalid op; then nothing of the batch is stored.
         """
-        plan = self._prepare(list(ops))
+        plan = self._prepare(as_ops(ops))
         texts, queries = plan.texts(), plan.queries()
         emb = self.embeddings if self.embeddings is not None else self.memory.embeddings
         text_vecs = emb.embed_documents(texts) if texts else []
@@ -346,7 +359,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         Calls of one event loop that arrive while a batch runs are run together as the next
         batch (each caller's ops validated on their own, results split back).
         """
-        return await self._coalesced(list(ops), self._abatch_now)
+        return await self._coalesced(as_ops(ops), self._abatch_now)
 
     async def _abatch_now(self, ops: list[Op]) -> list[Result]:
         plan = await asyncio.to_thread(self._prepare, ops)
@@ -379,8 +392,10 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             >>> store.get(("u",), "k", as_of=then).value, store.get(("u",), "k").value
             ({'v': 1}, {'v': 2})
         """
+        check_namespace_arg(namespace)
         if as_of is None:
-            return super().get(namespace, key, refresh_ttl=refresh_ttl)
+            with namespace_errors():
+                return super().get(namespace, key, refresh_ttl=refresh_ttl)
         validate_op(GetOp(tuple(namespace), key))
         ns, k = read_namespace(tuple(namespace)), read_key(key)
         if ns is None or k is None:
@@ -397,8 +412,10 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         as_of: AsOfPoint | None = None,
     ) -> Item | None:
         """Async twin of :meth:`get`."""
+        check_namespace_arg(namespace)
         if as_of is None:
-            return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
+            with namespace_errors():
+                return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
         return await asyncio.to_thread(self.get, namespace, key, as_of=as_of)
 
     def search(
@@ -414,15 +431,17 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         as_of: AsOfPoint | None = None,
     ) -> list[SearchItem]:
         """Search items; with ``as_of``, among the items as the store held them then."""
+        check_namespace_arg(namespace_prefix, "namespace_prefix")
         if as_of is None:
-            return super().search(
-                namespace_prefix,
-                query=query,
-                filter=filter,
-                limit=limit,
-                offset=offset,
-                refresh_ttl=refresh_ttl,
-            )
+            with namespace_errors():
+                return super().search(
+                    namespace_prefix,
+                    query=query,
+                    filter=filter,
+                    limit=limit,
+                    offset=offset,
+                    refresh_ttl=refresh_ttl,
+                )
         op = SearchOp(tuple(namespace_prefix), filter, limit, offset, query, refresh_ttl=False)
         validate_op(op)
         plan = Plan([None])
@@ -446,15 +465,17 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         as_of: AsOfPoint | None = None,
     ) -> list[SearchItem]:
         """Async twin of :meth:`search`."""
+        check_namespace_arg(namespace_prefix, "namespace_prefix")
         if as_of is None:
-            return await super().asearch(
-                namespace_prefix,
-                query=query,
-                filter=filter,
-                limit=limit,
-                offset=offset,
-                refresh_ttl=refresh_ttl,
-            )
+            with namespace_errors():
+                return await super().asearch(
+                    namespace_prefix,
+                    query=query,
+                    filter=filter,
+                    limit=limit,
+                    offset=offset,
+                    refresh_ttl=refresh_ttl,
+                )
         return await asyncio.to_thread(
             functools.partial(
                 self.search,
@@ -466,6 +487,87 @@ class TEPAStore(AsyncCoalescer, BaseStore):
                 as_of=as_of,
             )
         )
+
+    # ------------------------------------------------------------------ typed errors
+    # BaseStore's convenience methods check namespaces themselves and raise LangGraph's
+    # InvalidNamespaceError (or a bare TypeError for a non-tuple); these overrides check first
+    # and raise StoreNamespaceError, the TEPAError batch() raises for the same namespace.
+    def put(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        """Store ``value`` under ``key`` (an observation); see :class:`TEPAStore`.
+
+        Raises:
+            StoreNamespaceError: For a namespace the store cannot hold.
+            InvalidArgumentError: For an invalid key, value, index or ttl.
+        """
+        check_namespace_arg(namespace)
+        with namespace_errors():
+            super().put(namespace, key, value, index, ttl=ttl)
+
+    async def aput(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        """Async twin of :meth:`put`."""
+        check_namespace_arg(namespace)
+        with namespace_errors():
+            await super().aput(namespace, key, value, index, ttl=ttl)
+
+    def delete(self, namespace: tuple[str, ...], key: str) -> None:
+        """Revoke every Active value of ``key`` (kept for audit); see :class:`TEPAStore`."""
+        check_namespace_arg(namespace)
+        with namespace_errors():
+            super().delete(namespace, key)
+
+    async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
+        """Async twin of :meth:`delete`."""
+        check_namespace_arg(namespace)
+        with namespace_errors():
+            await super().adelete(namespace, key)
+
+    def list_namespaces(
+        self,
+        *,
+        prefix: NamespacePath | None = None,
+        suffix: NamespacePath | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[tuple[str, ...]]:
+        """Namespaces holding at least one Active item (``"*"`` matches any label)."""
+        _check_paths(prefix, suffix)
+        with namespace_errors():
+            return super().list_namespaces(
+                prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
+            )
+
+    async def alist_namespaces(
+        self,
+        *,
+        prefix: NamespacePath | None = None,
+        suffix: NamespacePath | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[tuple[str, ...]]:
+        """Async twin of :meth:`list_namespaces`."""
+        _check_paths(prefix, suffix)
+        with namespace_errors():
+            return await super().alist_namespaces(
+                prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
+            )
 
     # ------------------------------------------------------------------ extras
     def audit(self, namespace: tuple[str, ...], key: str) -> KeyAudit:
