@@ -126,7 +126,7 @@ def measure_reads(
         wrong += not _same(got, spec.expected(i, "pref.k0"))
     for i in touched:
         stale.get("pref.k0", namespace=spec.namespace(i))
-    keys = ("pref.k1", "pref.k2", "pref.k3", "list.k0")
+    keys = ("pref.k1", "pref.k2", "list.k0", "pref.k0")
 
     def gets(c: int) -> list[tuple[str, Callable[[], Any]]]:
         ns = spec.namespace(touched[c % len(touched)])
