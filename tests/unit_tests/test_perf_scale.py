@@ -144,6 +144,7 @@ def test_reads_of_the_tiny_store_are_correct(
     # Ranking in process and the raw floor agree on a namespace this small.
     assert got["top5_agreement"] == 1.0
     assert got["top5_agreement_large"] == 1.0
+    assert got["recall5_large"] == {"retrieve_large": 1.0, "floor_large": 1.0}
     for name in ("get", "get_no_head_check", "retrieve", "floor", "retrieve_large", "floor_large"):
         assert got["ops"][name]["calls"] == 8
     assert got["ops"]["first_get"]["calls"] == 6

@@ -261,6 +261,12 @@ def _sizes_table(result: dict[str, Any]) -> str:
     return markdown_table(header, rows)
 
 
+def _recall(recall: dict[str, float | None] | None) -> str:
+    if not recall or recall.get("retrieve_large") is None:
+        return "n/a"
+    return f"{recall['retrieve_large']:.2f} ({recall['floor_large']:.2f})"
+
+
 def _reads_table(result: dict[str, Any], mode: str) -> str:
     sizes = sorted(int(k) for k in result["scale"])
     header = [
@@ -272,6 +278,7 @@ def _reads_table(result: dict[str, Any], mode: str) -> str:
         "retrieve p50 (floor)",
         "large retrieve p50 (floor)",
         "top-5 agree",
+        "large recall@5",
         "namespaces() s",
         "list_namespaces s",
         "RSS 100 ns MiB",
@@ -294,6 +301,7 @@ def _reads_table(result: dict[str, Any], mode: str) -> str:
                 f"{o['retrieve']['p50_ms']:.2f} ({o['floor']['p50_ms']:.2f})",
                 f"{o['retrieve_large']['p50_ms']:.2f} ({o['floor_large']['p50_ms']:.2f})",
                 f"{r['top5_agreement']:.2f}/{r['top5_agreement_large']:.2f}",
+                _recall(r.get("recall5_large")),
                 f"{o['namespaces']['p50_ms'] / 1000:.2f}",
                 f"{o['list_namespaces']['p50_ms'] / 1000:.2f}",
                 f"{rss:,.0f}",
@@ -390,7 +398,9 @@ def scale_markdown(result: dict[str, Any]) -> str:
             "",
             "Times in ms unless the column says s; floors are raw Chroma queries on a collection "
             "of the namespace's Active records with the same vectors; `no-check get` is a memory "
-            "with `max_staleness_s=3600` (no head read); `wrong` counts answers that differ from "
+            "with `max_staleness_s=3600` (no head read); `top-5 agree` compares TEPA's top 5 "
+            "with the floor's (small/large namespace); `large recall@5` is the share of the "
+            "exact top 5 found by TEPA (by the floor); `wrong` counts answers that differ from "
             "the workload.",
             "",
             _reads_table(result, "embedded"),
