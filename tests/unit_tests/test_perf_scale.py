@@ -144,7 +144,12 @@ def test_reads_of_the_tiny_store_are_correct(
     # Ranking in process and the raw floor agree on a namespace this small.
     assert got["top5_agreement"] == 1.0
     assert got["top5_agreement_large"] == 1.0
-    assert got["recall5_large"] == {"retrieve_large": 1.0, "floor_large": 1.0}
+    assert got["recall5_large"] == {
+        "retrieve_large": 1.0,
+        "floor_large": 1.0,
+        "retrieve_large_nearest": 1.0,
+        "floor_large_nearest": 1.0,
+    }
     for name in ("get", "get_no_head_check", "retrieve", "floor", "retrieve_large", "floor_large"):
         assert got["ops"][name]["calls"] == 8
     assert got["ops"]["first_get"]["calls"] == 6
@@ -152,11 +157,21 @@ def test_reads_of_the_tiny_store_are_correct(
     assert got["retrieve_vs_floor"] > 0
 
 
-def test_query_table_matches_the_derived_vectors() -> None:
-    emb = query_embeddings(3)
-    assert emb.embed_query("scale query 2") == [float(x) for x in derived_vector("scale query 2")]
+def test_queries_lie_near_a_record_of_the_large_namespace() -> None:
+    spec = ScaleSpec(1000)
+    emb = query_embeddings(spec, 3)
     assert emb.misses == 0
-    assert LARGE == "bulk.big"
+    q = np.asarray(emb.embed_query("scale query 2"))
+    near = derived_vector(spec.large_text((2 * 7919) % spec.large_records))
+    assert 0.85 < float(q @ near) < 0.95
+    assert (
+        abs(float(np.asarray(query_embeddings(None, 3).embed_query("scale query 2")) @ near)) < 0.3
+    )
+    # The text a large record is embedded with is its precedent's page_content.
+    memory = TEPAMemory.in_memory(policy=perf_policy(), embeddings=DerivedEmbeddings())
+    memory.observe_many(spec.large_facts(0, 3))
+    docs = memory.active_documents(namespace=LARGE)
+    assert sorted(d.page_content for d in docs) == sorted(spec.large_text(j) for j in range(3))
 
 
 # ------------------------------------------------------------------------------- workloads

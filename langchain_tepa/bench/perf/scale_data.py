@@ -156,6 +156,11 @@ class ScaleSpec:
             for j in range(start, stop)
         ]
 
+    @staticmethod
+    def large_text(j: int) -> str:
+        """The text (``Precedent.page_content``) of record ``j`` of the large namespace."""
+        return f"list.k{j % LARGE_KEYS:04d}: big value {j}"
+
     def query_namespaces(self) -> list[int]:
         """Indexes of the small namespaces that get a raw floor collection (seeded sample)."""
         count = min(QUERY_NAMESPACES, self.namespaces // 2)

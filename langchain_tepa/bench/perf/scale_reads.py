@@ -12,7 +12,7 @@
 Every ``get`` answer is checked against the workload (``wrong_answers`` must be 0).
 
 Example:
-    >>> sorted(query_embeddings(2).rows)
+    >>> sorted(query_embeddings(ScaleSpec(100), 2).rows)
     ['scale query 0', 'scale query 1']
 """
 
@@ -45,10 +45,23 @@ _PAGE = 5000
 STALE_S = 3600.0
 
 
-def query_embeddings(count: int = QUERIES) -> TableEmbeddings:
-    """A table of the query texts (vectors derived from the text, as the store's)."""
+def query_embeddings(spec: ScaleSpec | None = None, count: int = QUERIES) -> TableEmbeddings:
+    """A table of the query texts ``scale query <i>``.
+
+    With ``spec``, query ``i`` lies near one record of the large namespace (its vector plus half
+    as much noise, cosine about 0.9), as a real query lies near what it is about, so that recall
+    against the exact nearest neighbours means something; without, it is a random unit vector.
+    """
     texts = [f"scale query {i}" for i in range(count)]
-    return TableEmbeddings(texts, np.stack([derived_vector(t) for t in texts]))
+    rows = []
+    for i, text in enumerate(texts):
+        vec = derived_vector(text)
+        if spec is not None:
+            anchor = derived_vector(spec.large_text((i * 7919) % spec.large_records))
+            vec = anchor + 0.5 * vec
+            vec /= np.linalg.norm(vec)
+        rows.append(vec)
+    return TableEmbeddings(texts, np.stack(rows))
 
 
 def _client(chroma: Path | None, host: str | None, port: int | None) -> Any:
@@ -92,8 +105,8 @@ def _top_ids(got: Any) -> set[str]:
     return {str(d.id) for d in got}
 
 
-def exact_top(col: Any, queries: Sequence[Sequence[float]], k: int) -> list[set[str]]:
-    """The exact ``k`` nearest ids of each query among ``col``'s vectors (read in pages)."""
+def exact_top(col: Any, queries: Sequence[Sequence[float]], k: int) -> list[list[str]]:
+    """The exact ``k`` nearest ids of each query among ``col``'s vectors, nearest first."""
     q = np.asarray(queries, dtype=np.float32)
     q /= np.linalg.norm(q, axis=1, keepdims=True)
     best_ids: list[list[str]] = [[] for _ in range(len(q))]
@@ -111,7 +124,17 @@ def exact_top(col: Any, queries: Sequence[Sequence[float]], k: int) -> list[set[
         best = np.take_along_axis(sims, top, axis=1)
         best_ids = [[ids[i][j] for j in top[i]] for i in range(len(q))]
         offset += len(got["ids"])
-    return [set(row) for row in best_ids]
+    return best_ids
+
+
+def _recalls(answers: list[dict[str, Any]], exact: list[list[str]]) -> dict[str, Any]:
+    """Recall@5 and the share of queries whose nearest neighbour is returned, per answerer."""
+    out: dict[str, Any] = {}
+    for name in ("retrieve_large", "floor_large"):
+        got = [(_top_ids(a[name]), exact[c % len(exact)]) for c, a in enumerate(answers)]
+        out[name] = round(float(np.mean([len(ids & set(e)) / 5.0 for ids, e in got])), 3)
+        out[name + "_nearest"] = round(float(np.mean([e[0] in ids for ids, e in got])), 3)
+    return out
 
 
 def measure_reads(
@@ -126,7 +149,7 @@ def measure_reads(
     """The read figures of one size, embedded (``chroma``) or through a server (``host``)."""
     from langchain_tepa import TEPAMemory, TEPAStore
 
-    emb = query_embeddings()
+    emb = query_embeddings(spec)
     rss_start = rss_mib()
     client = _client(chroma, host, port)
     opened: list[float] = []
@@ -217,23 +240,7 @@ def measure_reads(
         len(_top_ids(a["retrieve_large"]) & _top_ids(a["floor_large"])) / 5.0 for a in big_answers
     ]
     # Recall against the exact top 5 (computed after the timing, from the floor's vectors).
-    exact = exact_top(big_floor, [v[0] for v in vecs], 5)
-    recall = {
-        name: round(
-            float(
-                np.mean(
-                    [
-                        len(_top_ids(a[name]) & exact[c % len(texts)]) / 5.0
-                        for c, a in enumerate(big_answers)
-                    ]
-                )
-            ),
-            3,
-        )
-        if big_answers
-        else None
-        for name in ("retrieve_large", "floor_large")
-    }
+    recall = _recalls(big_answers, exact_top(big_floor, [v[0] for v in vecs], 5)) if calls else {}
     # ---- listing.
     store = TEPAStore(mem)
     t_names: list[float] = []
@@ -307,7 +314,7 @@ def measure_rss(
     """Peak RSS of this process after opening and touching ``count`` namespaces."""
     from langchain_tepa import TEPAMemory
 
-    emb = query_embeddings()
+    emb = query_embeddings(spec)
     before = rss_mib()
     if host is None:
         assert chroma is not None

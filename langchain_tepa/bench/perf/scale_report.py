@@ -264,7 +264,10 @@ def _sizes_table(result: dict[str, Any]) -> str:
 def _recall(recall: dict[str, float | None] | None) -> str:
     if not recall or recall.get("retrieve_large") is None:
         return "n/a"
-    return f"{recall['retrieve_large']:.2f} ({recall['floor_large']:.2f})"
+    return (
+        f"{recall['retrieve_large']:.2f} ({recall['floor_large']:.2f}); nearest "
+        f"{recall['retrieve_large_nearest']:.2f} ({recall['floor_large_nearest']:.2f})"
+    )
 
 
 def _reads_table(result: dict[str, Any], mode: str) -> str:
@@ -400,8 +403,9 @@ def scale_markdown(result: dict[str, Any]) -> str:
             "of the namespace's Active records with the same vectors; `no-check get` is a memory "
             "with `max_staleness_s=3600` (no head read); `top-5 agree` compares TEPA's top 5 "
             "with the floor's (small/large namespace); `large recall@5` is the share of the "
-            "exact top 5 found by TEPA (by the floor); `wrong` counts answers that differ from "
-            "the workload.",
+            "exact top 5 found by TEPA (by the floor), and `nearest` the share of queries whose "
+            "exact nearest record is in the top 5 (each query lies near one record of the large "
+            "namespace); `wrong` counts answers that differ from the workload.",
             "",
             _reads_table(result, "embedded"),
             "",
