@@ -59,6 +59,7 @@ __all__ = [
     "WORKLOAD_VERSION",
     "ScaleSpec",
     "build_store",
+    "clear_partial",
     "floor_name",
     "open_manifest",
 ]
