@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
@@ -117,27 +117,29 @@ class ReadingMixin(MemoryCore):
         vector = embed()  # outside the namespace's lock
         with self._engine.reading([ns]) as states:
             st = states[ns]
-            if point is None:
-                chosen = st.answers(self.policy)
-                if all_values:
-                    chosen = [(p, []) for p in st.active()]
+            candidates: Sequence[Precedent]
+            rivals_of: Mapping[str, list[Precedent]] = {}
+            if point is None and all_values:
+                candidates = st.active()
+            elif point is None:
+                ranking = st.ranking(self.policy)  # cached lists: ranking them again is cheap
+                candidates, rivals_of = ranking.precedents, ranking.rivals
             else:
                 past = self._engine.as_of(ns, point).values()
-                chosen = (
-                    [(p, []) for ks in past for p in ks.active()]
-                    if all_values
-                    else answers_of(past, self.policy)
-                )
+                if all_values:
+                    candidates = [p for ks in past for p in ks.active()]
+                else:
+                    answers = answers_of(past, self.policy)
+                    candidates = [p for p, _ in answers]
+                    rivals_of = {p.id: rivals for p, rivals in answers if rivals}
             if prefix is not None:
-                chosen = [
-                    (p, rivals)
-                    for p, rivals in chosen
-                    if p.key == prefix or p.key.startswith(prefix + ".")
+                candidates = [
+                    p for p in candidates if p.key == prefix or p.key.startswith(prefix + ".")
                 ]
-            rivals_of = {p.id: rivals for p, rivals in chosen}
-            ranked = self._engine.rank(st, [p for p, _ in chosen], vector, k, key_prefix=prefix)
+            ranked = self._engine.rank(st, candidates, vector, k, key_prefix=prefix)
             return [
-                precedent_document(p, self.policy, score, rivals_of[p.id]) for p, score in ranked
+                precedent_document(p, self.policy, score, rivals_of.get(p.id, []))
+                for p, score in ranked
             ]
 
     def vectors(
