@@ -32,17 +32,18 @@ from langchain_tepa.core.values import (
     validate_value,
     value_identity,
 )
+from langchain_tepa.validation import validate_text
 
 __all__ = [
     "DOC_KEY_PREFIX",
     "DocumentMapping",
     "Hit",
-    "cosine",
     "doc_key",
     "documents_of_texts",
     "documents_with_ids",
     "id_list",
     "is_document",
+    "query_text",
     "query_vector",
     "search_prefix",
     "valid_doc_id",
@@ -294,6 +295,13 @@ def search_prefix(kwargs: dict[str, Any]) -> str | None:
     return validate_key(prefix) if prefix is not None else None
 
 
+def query_text(query: object) -> str:
+    """A search query as the memory takes it (a string, at most 1,000,000 characters, no NUL)."""
+    if not isinstance(query, str):
+        raise InvalidArgumentError(f"query must be a string, got {type(query).__name__}")
+    return validate_text(query, "query") or ""
+
+
 def query_vector(embedding: object) -> np.ndarray:
     """A query embedding as a finite float vector."""
     if isinstance(embedding, str) or not isinstance(embedding, Sequence | np.ndarray):
@@ -305,10 +313,3 @@ def query_vector(embedding: object) -> np.ndarray:
     if vector.ndim != 1 or vector.size == 0 or not np.all(np.isfinite(vector)):
         raise InvalidArgumentError("embedding must be a non-empty list of finite floats")
     return vector
-
-
-def cosine(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
-    """Cosine similarity of each row of ``matrix`` with ``vector`` (0 for zero vectors)."""
-    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(vector))
-    dots = matrix @ vector
-    return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
