@@ -38,7 +38,6 @@ from typing import Any, Literal, TypeVar
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
-from langchain_core.vectorstores.utils import maximal_marginal_relevance
 
 from langchain_tepa._plan import Plan, adrive, drive
 from langchain_tepa._vectorstore_mapping import (
@@ -50,6 +49,7 @@ from langchain_tepa._vectorstore_mapping import (
     documents_with_ids,
     id_list,
     is_document,
+    mmr_order,
     query_text,
     query_vector,
     search_prefix,
@@ -426,12 +426,8 @@ class TEPAVectorStore(VectorStore):
         found = [(hit, score) for hit, score in found if hit.precedent_id in stored]
         if not found:
             return []
-        chosen = maximal_marginal_relevance(
-            query_vector(embedding),
-            [stored[hit.precedent_id] for hit, _ in found],
-            lambda_mult=float(lambda_mult),
-            k=k,
-        )
+        rows = [stored[hit.precedent_id] for hit, _ in found]
+        chosen = mmr_order(query_vector(embedding), rows, k, float(lambda_mult))
         return [found[i] for i in chosen]
 
     def _documents_of(self, found: list[tuple[Hit, float]]) -> list[Document]:

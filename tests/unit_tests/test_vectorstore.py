@@ -425,6 +425,12 @@ BAD_ADDS: list[tuple[str, Callable[[TEPAVectorStore], object], str]] = [
     ("set metadata", lambda s: s.add_texts(["x"], [{"v": {1, 2}}]), "cannot be serialised"),
     ("int keys", lambda s: s.add_texts(["x"], [{1: "a"}]), "object keys must be strings"),  # type: ignore[dict-item]
     ("NUL text", lambda s: s.add_texts(["ok", "a\x00b"]), "NUL"),
+    ("surrogate text", lambda s: s.add_texts(["ok", "a\ud800"]), "document 1.*surrogates"),
+    ("surrogate doc", lambda s: s.add_documents([Document("\udc00", id="a")]), "surrogates"),
+    ("metadatas not a list", lambda s: s.add_texts(["x"], object()), "metadatas must be a list"),  # type: ignore[arg-type]
+    ("metadatas a set", lambda s: s.add_texts(["x"], {1}), "metadatas must be a list"),  # type: ignore[arg-type]
+    ("ids an int", lambda s: s.add_texts(["x"], ids=5), "ids must be a list"),  # type: ignore[arg-type]
+    ("metadata not a dict", lambda s: s.add_texts(["x"], [5]), "metadatas\\[0\\] must be a dict"),  # type: ignore[list-item]
     ("bad fact key", lambda s: s.add_texts(["x"], [{"key": " "}]), "key must not be empty"),
     (
         "fact with list extra",
@@ -501,3 +507,27 @@ def test_embeddings_property(store: TEPAVectorStore) -> None:
     assert isinstance(store.embeddings, Embeddings)
     assert store.embeddings is store.memory.embeddings
     assert repr(store) == "TEPAVectorStore(namespace='default', update='evidence')"
+
+
+def test_mmr_order_is_langchain_s_algorithm() -> None:
+    import numpy as np
+    from langchain_core.vectorstores.utils import maximal_marginal_relevance
+
+    from langchain_tepa._vectorstore_mapping import mmr_order
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n, dims = int(rng.integers(1, 9)), int(rng.integers(2, 6))
+        rows = rng.normal(size=(n, dims)).tolist()
+        query = rng.normal(size=dims)
+        k, lam = int(rng.integers(1, 10)), float(rng.uniform())
+        assert mmr_order(query, rows, k, lam) == maximal_marginal_relevance(query, rows, lam, k)
+
+
+def test_mmr_with_a_zero_query_or_zero_vectors(store: TEPAVectorStore) -> None:
+    """LangChain's MMR raises ValueError on all-undefined similarities; ours scores them 0."""
+    store.add_texts(["", "pizza margherita", "tax forms"], ids=["empty", "p", "t"])
+    zero = [0.0] * len(store.embeddings.embed_query("x"))
+    found = store.max_marginal_relevance_search_by_vector(zero, k=3, fetch_k=3)
+    assert sorted(d.id for d in found) == ["empty", "p", "t"]
+    assert len(store.max_marginal_relevance_search("", k=2)) == 2
