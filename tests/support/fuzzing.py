@@ -14,7 +14,7 @@ namespaces, unknown operations).
 * it succeeds, or it raises a :class:`~langchain_tepa.TEPAError` with a message (a tool answers
   with a ``ToolMessage`` of status ``"error"`` whose text says what went wrong, and logs no
   unexpected failure); anything else is an *untyped error*;
-* a rejected call changes nothing stored (:func:`~tests.support.snapshot.stored_state` before
+* a rejected call changes nothing stored (:func:`~tests.support.stored.stored_state` before
   and after, buffered views written first).
 
 Untyped errors that match a :data:`KNOWN_BUGS` entry (each shown by a strict ``xfail`` test in
@@ -51,8 +51,7 @@ from langchain_tepa import (
 )
 from langchain_tepa.core.fold import fold_all
 from langchain_tepa.tools import create_memory_tools
-from tests.support.snapshot import stored_state
-from tests.support.stored import stored_evidence
+from tests.support.stored import stored_evidence, stored_state
 
 __all__ = [
     "KNOWN_BUGS",
@@ -78,7 +77,7 @@ __all__ = [
     "source",
     "surface_calls",
     "text",
-    "unavailable_calls",
+    "valid_calls",
     "value",
 ]
 
@@ -707,70 +706,132 @@ retriever_calls = st.one_of(
     ),
 )
 
-surface_calls = st.one_of(
-    memory_calls, store_calls, store_calls, vectorstore_calls, tool_calls, retriever_calls
-)
-"""Calls over every surface (the LangGraph store drawn twice as often: it has two configs)."""
-
+# ---------------------------------------------------------------- valid calls
 # Calls with valid arguments that each need storage: with the server stopped, every one fails.
-unavailable_calls = st.one_of(
-    st.sampled_from(
-        [
-            Call("memory", "memory", "observe", ("user.diet", "vegan")),
-            Call("memory", "memory", "observe_many", ([("user.city", "Rome")],)),
-            Call("memory", "memory", "record_outcome", ("user.diet", "vegan", False)),
-            Call("memory", "memory", "revoke", ("user.diet", "vegan")),
-            Call("memory", "memory", "revoke_key", ("user.city",)),
-            Call("memory", "memory", "promote", ("user.diet", "omnivore")),
-            Call("memory", "memory", "retrieve", ("diet",)),
-            Call("memory", "memory", "retrieve_by_vector", (_VALID_VECTOR,)),
-            Call("memory", "memory", "vectors", (["p0"],)),
-            Call("memory", "memory", "get", ("user.diet",), {"namespace": "users.u1"}),
-            Call("memory", "memory", "answer", ("user.diet",)),
-            Call("memory", "memory", "answers", ()),
-            Call("memory", "memory", "audit", ("user.diet",)),
-            Call("memory", "memory", "history", ("user.diet",)),
-            Call("memory", "memory", "keys", ()),
-            Call("memory", "memory", "namespaces", ()),
-            Call("memory", "memory", "precedents", ()),
-            Call("memory", "memory", "views", ()),
-            Call("memory", "memory", "evidence_count", ()),
-            Call("memory", "memory", "active_documents", ()),
-            Call("memory", "memory", "mark_boundary", ()),
-            Call("memory", "memory", "add_texts", (["My diet is vegan."],)),
-            Call("memory", "memory", "reconcile", ()),
-            Call("memory", "memory", "aobserve", ("user.diet", "vegan"), mode="async"),
-            Call("memory", "memory", "aretrieve", ("diet",), mode="async"),
-            Call("store", "store", "put", (("users", "u1"), "k", {"v": 1})),
-            Call("store", "store", "get", (("users", "u1"), "pref")),
-            Call("store", "store", "search", (("users",),), {"query": "pizza"}),
-            Call("store", "store", "delete", (("users", "u1"), "pref")),
-            Call("store", "store", "list_namespaces", ()),
-            Call(
-                "store",
-                "indexed",
-                "batch",
-                ([PutOp(("docs",), "c", {"text": "c"}), GetOp(("docs",), "a")],),
-            ),
-            Call("store", "indexed", "search", (("docs",),), {"query": "pizza"}),
-            Call("store", "store", "abatch", ([GetOp(("users", "u1"), "pref")],), mode="async"),
-            Call("vectorstore", "vectors", "add_texts", (["new text"],)),
-            Call("vectorstore", "vectors", "similarity_search", ("pizza",)),
-            Call("vectorstore", "vectors", "similarity_search_by_vector", (_VALID_VECTOR,)),
-            Call("vectorstore", "vectors", "max_marginal_relevance_search", ("pizza",)),
-            Call("vectorstore", "vectors", "delete", (["p"],)),
-            Call("vectorstore", "vectors", "get_by_ids", (["p"],)),
-            Call("vectorstore", "replacing", "asimilarity_search", ("hours",), mode="async"),
-            Call(
-                "tools", "tools", "remember", ({"key": "user.diet", "value": "keto"},), {}, "tool"
-            ),
-            Call("tools", "tools", "recall", ({"query": "diet"},), {}, "tool"),
-            Call("tools", "tools", "forget", ({"key": "user.diet", "value": "vegan"},), {}, "tool"),
-            Call("retriever", "retriever", "invoke", ("diet",)),
-            Call("retriever", "retriever", "ainvoke", ("diet",), mode="async"),
-        ]
-    ),
+_k = st.sampled_from(VALID_KEYS)
+_v = st.sampled_from(["vegan", "Paris", "csv", "keto", 3, [1, 2], {"a": 1}])
+_ns = st.sampled_from([None, *VALID_NS])
+_q = st.sampled_from(["diet", "what does the user eat?", "pizza", "city"])
+_items = st.sampled_from([("users", "u1"), ("users", "u10"), ("docs",)])
+_item = st.fixed_dictionaries(
+    {"text": st.sampled_from(["pizza", "tax", "tea"]), "n": st.integers(0, 9)}
 )
+_doc_ids = st.lists(st.sampled_from(["p", "t", "hours", "new"]), min_size=1, max_size=3)
+_texts = st.lists(
+    st.sampled_from(["pizza margherita", "tax forms", "green tea"]), min_size=1, max_size=3
+)
+_k_ok = st.integers(1, 20)
+_vs = st.sampled_from(["vectors", "replacing"])
+_st = st.sampled_from(["store", "indexed"])
+
+
+def _valid(
+    surface: str, target: Any, method: str, *args: Any, mode: str = "sync", **kwargs: Any
+) -> st.SearchStrategy[Call]:
+    targets = target if isinstance(target, st.SearchStrategy) else st.just(target)
+    return st.builds(
+        lambda t, a, k: Call(surface, t, method, tuple(a), dict(k), mode),
+        targets,
+        st.tuples(*args),
+        st.fixed_dictionaries(kwargs),
+    )
+
+
+valid_calls = st.one_of(
+    _valid("memory", "memory", "observe", _k, _v, namespace=_ns),
+    _valid("memory", "memory", "observe_many", st.lists(st.tuples(_k, _v), min_size=1, max_size=3)),
+    _valid("memory", "memory", "record_outcome", _k, _v, st.booleans(), namespace=_ns),
+    _valid("memory", "memory", "revoke", _k, _v, namespace=_ns),
+    _valid("memory", "memory", "revoke_key", _k, namespace=_ns),
+    _valid("memory", "memory", "promote", _k, _v, namespace=_ns),
+    _valid("memory", "memory", "retrieve", _q, _k_ok, namespace=_ns),
+    _valid("memory", "memory", "retrieve_by_vector", st.just(_VALID_VECTOR), _k_ok, namespace=_ns),
+    _valid("memory", "memory", "vectors", st.just(["@first"]), namespace=_ns),
+    _valid("memory", "memory", "get", _k, namespace=_ns),
+    _valid("memory", "memory", "answer", _k, namespace=_ns),
+    _valid("memory", "memory", "answers", namespace=_ns),
+    _valid("memory", "memory", "audit", _k, namespace=_ns),
+    _valid("memory", "memory", "history", _k, namespace=_ns),
+    _valid("memory", "memory", "keys", namespace=_ns),
+    _valid("memory", "memory", "namespaces", active_only=st.booleans()),
+    _valid("memory", "memory", "precedents", namespace=_ns),
+    _valid("memory", "memory", "views", namespace=_ns),
+    _valid("memory", "memory", "evidence_count", namespace=_ns),
+    _valid("memory", "memory", "active_documents", namespace=_ns),
+    _valid("memory", "memory", "mark_boundary", namespace=_ns),
+    _valid("memory", "memory", "add_texts", st.just(["My diet is vegan."]), namespace=_ns),
+    _valid("memory", "memory", "reconcile"),
+    _valid("memory", "memory", "aobserve", _k, _v, namespace=_ns, mode="async"),
+    _valid("memory", "memory", "aretrieve", _q, _k_ok, mode="async"),
+    _valid("store", _st, "put", _items, _k, _item),
+    _valid("store", _st, "get", _items, _k),
+    _valid("store", _st, "search", _items, query=st.one_of(st.none(), _q), limit=_k_ok),
+    _valid("store", _st, "delete", _items, _k),
+    _valid("store", _st, "list_namespaces", max_depth=st.one_of(st.none(), st.integers(1, 3))),
+    _valid(
+        "store",
+        _st,
+        "batch",
+        st.lists(
+            st.one_of(
+                st.builds(lambda n, k, v: PutOp(n, k, v), _items, _k, _item),
+                st.builds(lambda n, k: GetOp(n, k), _items, _k),
+                st.builds(lambda n, q: SearchOp(n, query=q), _items, st.one_of(st.none(), _q)),
+            ),
+            min_size=1,
+            max_size=4,
+        ),
+    ),
+    _valid(
+        "store",
+        _st,
+        "abatch",
+        st.lists(st.builds(lambda n, k: GetOp(n, k), _items, _k), min_size=1, max_size=3),
+        mode="async",
+    ),
+    _valid("store", _st, "aput", _items, _k, _item, mode="async"),
+    _valid("vectorstore", _vs, "add_texts", _texts),
+    _valid("vectorstore", _vs, "add_texts", st.just(["one text"]), ids=st.just(["n1"])),
+    _valid("vectorstore", _vs, "similarity_search", _q, _k_ok),
+    _valid("vectorstore", _vs, "similarity_search_with_score", _q, _k_ok),
+    _valid("vectorstore", _vs, "similarity_search_by_vector", st.just(_VALID_VECTOR), _k_ok),
+    _valid("vectorstore", _vs, "max_marginal_relevance_search", _q, _k_ok, _k_ok),
+    _valid("vectorstore", _vs, "delete", _doc_ids),
+    _valid("vectorstore", _vs, "get_by_ids", _doc_ids),
+    _valid("vectorstore", _vs, "asimilarity_search", _q, mode="async"),
+    _valid("vectorstore", _vs, "aadd_texts", _texts, mode="async"),
+    st.builds(
+        lambda k, v: Call("tools", "tools", "remember", ({"key": k, "value": v},), {}, "tool"),
+        _k,
+        st.sampled_from(["vegan", "keto", "Paris"]),
+    ),
+    st.builds(
+        lambda q, k: Call("tools", "tools", "recall", ({"query": q, "k": k},), {}, "tool"),
+        _q,
+        _k_ok,
+    ),
+    st.builds(
+        lambda k, v: Call("tools", "tools", "forget", ({"key": k, "value": v},), {}, "tool"),
+        _k,
+        st.sampled_from(["vegan", "Paris"]),
+    ),
+    _valid("retriever", "retriever", "invoke", _q, k=_k_ok),
+    _valid("retriever", "retriever", "ainvoke", _q, mode="async"),
+)
+"""Calls with valid arguments on every surface, each of which reads or writes storage."""
+
+
+surface_calls = st.one_of(
+    memory_calls,
+    store_calls,
+    store_calls,
+    vectorstore_calls,
+    tool_calls,
+    retriever_calls,
+    valid_calls,
+)
+"""Calls over every surface (the LangGraph store drawn twice as often: it has two configs),
+and calls with valid arguments only (so that state builds up on every surface)."""
 
 
 # ---------------------------------------------------------------- known bugs
