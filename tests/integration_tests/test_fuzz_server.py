@@ -38,7 +38,7 @@ from tests.support.fuzzing import (
     surface_calls,
     valid_calls,
 )
-from tests.support.stored import stored_state
+from tests.support.snapshot import stored_state
 
 _SETTINGS: dict[str, Any] = {
     "deadline": None,

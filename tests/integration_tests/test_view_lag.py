@@ -19,6 +19,7 @@ from pathlib import Path
 
 from langchain_tepa import HashingEmbeddings, TEPAMemory
 from tests.support.figures import report_figures
+from tests.support.snapshot import view_dict
 
 
 def test_a_hot_key_s_view_is_never_older_than_the_age_bound(tmp_path: Path) -> None:
@@ -34,8 +35,8 @@ def test_a_hot_key_s_view_is_never_older_than_the_age_bound(tmp_path: Path) -> N
         slowest = max(slowest, now - before)
         calls += 1
         assert result.precedent is not None
-        views = memory.views()  # none before the first flush
-        behind = result.precedent.support - (views[0].support if views else 0)
+        views = [view_dict(v) for v in memory.views()]  # none before the first flush
+        behind = result.precedent.support - (views[0]["support"] if views else 0)
         if behind == 0:
             last_current = now
         max_records = max(max_records, behind)
@@ -65,5 +66,6 @@ def test_many_keys_leave_at_most_flush_every_views_behind() -> None:
         worst = max(worst, i + 1 - len(memory.views()))
     assert 0 < worst <= flush_every
     memory.flush()
-    assert len(memory.views()) == keys and all(v.support == 1 for v in memory.views())
+    views = [view_dict(v) for v in memory.views()]
+    assert len(views) == keys and all(v["support"] == 1 for v in views)
     report_figures("view-lag-many-keys", {"keys": keys, "max_views_behind": worst})

@@ -14,7 +14,7 @@ namespaces, unknown operations).
 * it succeeds, or it raises a :class:`~langchain_tepa.TEPAError` with a message (a tool answers
   with a ``ToolMessage`` of status ``"error"`` whose text says what went wrong, and logs no
   unexpected failure); anything else is an *untyped error*;
-* a rejected call changes nothing stored (:func:`~tests.support.stored.stored_state` before
+* a rejected call changes nothing stored (:func:`~tests.support.snapshot.stored_state` before
   and after, buffered views written first).
 
 Untyped errors that match a :data:`KNOWN_BUGS` entry (each shown by a strict ``xfail`` test in
@@ -51,7 +51,8 @@ from langchain_tepa import (
 )
 from langchain_tepa.core.fold import fold_all
 from langchain_tepa.tools import create_memory_tools
-from tests.support.stored import stored_evidence, stored_state
+from tests.support.snapshot import stored_state
+from tests.support.stored import stored_evidence
 
 __all__ = [
     "KNOWN_BUGS",

@@ -40,7 +40,7 @@ from langchain_tepa import (
     TEPAVectorStore,
 )
 from langchain_tepa.tools import create_memory_tools
-from tests.support.stored import stored_state
+from tests.support.snapshot import stored_state
 
 NS = ["users", "u1"]  # a list namespace: the memory must not keep the caller's list
 INDEX = {"dims": 384, "embed": HashingEmbeddings(), "fields": ["text", "tags[*]"]}

@@ -48,7 +48,7 @@ from tests.support.fuzzing import (
     surface_calls,
 )
 from tests.support.offline import fresh_memory
-from tests.support.stored import stored_state
+from tests.support.snapshot import stored_state
 
 FIGURES: Counter[str] = Counter()
 TALLY = Tally()  # the public API of the memory (its own properties, below)

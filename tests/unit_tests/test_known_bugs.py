@@ -18,7 +18,7 @@ import pytest
 from langgraph.store.base import InvalidNamespaceError as LangGraphNamespaceError
 
 from langchain_tepa import HashingEmbeddings, TEPAError, TEPAMemory, TEPAStore
-from tests.support.stored import stored_state
+from tests.support.snapshot import stored_state
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from langgraph.store.base import GetOp, ListNamespacesOp, Op, PutOp, SearchOp
 
 from langchain_tepa import HashingEmbeddings, InvalidArgumentError, TEPAError, TEPAStore
 from tests.support.figures import report_figures
-from tests.support.stored import stored_state
+from tests.support.snapshot import stored_state
 
 NS = ("users", "u1")
 DIMS = 384
