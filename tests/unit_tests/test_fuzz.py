@@ -55,6 +55,12 @@ TALLY = Tally()  # the public API of the memory (its own properties, below)
 SURFACES = Tally()  # every surface: memory, store, retriever, tools, vector store
 
 
+_SETTINGS: dict[str, Any] = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
+
+
 # ---------------------------------------------------------------- helpers
 def _dump(mem: TEPAMemory) -> tuple[Any, ...]:
     """Everything stored, and what the memory answers (its index, its retrievable sets)."""
@@ -92,11 +98,7 @@ _SEED = [
 def test_fuzz_public_api(backend: str, examples: int) -> None:
     """The memory's calls; after each, also its index equals a refold of the stored evidence."""
 
-    @settings(
-        max_examples=examples,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    @settings(max_examples=examples, **_SETTINGS)
     @given(sequence=st.lists(memory_calls, min_size=1, max_size=6))
     def check(sequence: list[Call]) -> None:
         FIGURES[f"cases_{backend}"] += 1
@@ -123,11 +125,7 @@ def test_fuzz_every_surface(backend: str, examples: int) -> None:
     stored. At the end the memory equals a refold of its evidence.
     """
 
-    @settings(
-        max_examples=examples,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    @settings(max_examples=examples, **_SETTINGS)
     @given(sequence=st.lists(surface_calls, min_size=2, max_size=12))
     def check(sequence: list[Call]) -> None:
         SURFACES.counts[f"sequences_{backend}"] += 1

@@ -27,27 +27,12 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import GetOp, ListNamespacesOp, Op, PutOp, SearchOp
 
 from langchain_tepa import HashingEmbeddings, InvalidArgumentError, TEPAError, TEPAStore
+from tests.support.counting import CountingEmbeddings
 from tests.support.figures import report_figures
 from tests.support.snapshot import stored_state
 
 NS = ("users", "u1")
 DIMS = 384
-
-
-class CountingEmbeddings(HashingEmbeddings):
-    """HashingEmbeddings that count every text they are given."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.texts = 0
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.texts += len(texts)
-        return super().embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        self.texts += 1
-        return super().embed_query(text)
 
 
 def _index(embed: Embeddings | None = None, **extra: Any) -> Any:

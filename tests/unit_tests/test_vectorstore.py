@@ -15,23 +15,7 @@ from langchain_core.vectorstores import VectorStoreRetriever
 
 from langchain_tepa import HashingEmbeddings, InvalidArgumentError, TEPAMemory
 from langchain_tepa.vectorstore import TEPAVectorStore
-
-
-class CountingEmbeddings(HashingEmbeddings):
-    """HashingEmbeddings that count the texts they embed."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.documents = 0
-        self.queries = 0
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.documents += len(texts)
-        return super().embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        self.queries += 1
-        return super().embed_query(text)
+from tests.support.counting import CountingEmbeddings
 
 
 @pytest.fixture
