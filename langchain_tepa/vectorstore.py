@@ -35,6 +35,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
+import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
@@ -394,6 +395,9 @@ class TEPAVectorStore(VectorStore):
         self, embedding: object, k: int, kwargs: dict[str, Any]
     ) -> Plan[list[tuple[Hit, float]]]:
         k, prefix, vector = validate_k(k), search_prefix(kwargs), query_vector(embedding)
+        norm = float(np.linalg.norm(vector))
+        if norm > 0:  # cosine ignores length; unit length keeps huge components finite
+            vector = vector / norm
         docs = yield (
             "memory",
             "retrieve_by_vector",

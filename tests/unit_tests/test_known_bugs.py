@@ -11,6 +11,7 @@ instead of failing on them) must be removed.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -88,6 +89,32 @@ def test_ids_that_are_not_a_list_of_strings_are_refused(
 def test_similarity_refuses_a_vector_of_non_numbers(memory: TEPAMemory) -> None:
     ids = [p.id for p in memory.precedents()]
     _refused(memory, lambda m: m.similarity(["a"] * 384, ids))
+
+
+@_bug(
+    "langchain_tepa/memory/reading.py: similarity() does not check that a vector query is "
+    "finite (retrieve_by_vector does): a NaN vector gives a score of 0.0 for every id instead "
+    "of an InvalidArgumentError",
+    pytest.fail.Exception,
+)
+def test_similarity_refuses_a_vector_that_is_not_finite(memory: TEPAMemory) -> None:
+    ids = [p.id for p in memory.precedents()]
+    _refused(memory, lambda m: m.similarity([float("nan")] * 384, ids))
+
+
+@_bug(
+    "langchain_tepa/state/vectors.py unit_rows: the query is cast to float32 before it is "
+    "scaled, so a finite vector with components beyond float32's range (1e39) becomes inf and "
+    "every score NaN (retrieve_by_vector ranks by NaN and returns NaN scores, with numpy "
+    "RuntimeWarnings); scaling in float64 first (cosine ignores length) would keep it finite",
+    AssertionError,
+)
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_a_finite_vector_beyond_float32_still_ranks(memory: TEPAMemory) -> None:
+    memory.observe("user.city", "Paris")
+    vector = [x * 1e39 for x in memory.embeddings.embed_query("what does the user eat?")]
+    scores = [d.metadata["score"] for d in memory.retrieve_by_vector(vector, k=2)]
+    assert scores and all(math.isfinite(s) for s in scores), scores
 
 
 _HUGE = 10**400

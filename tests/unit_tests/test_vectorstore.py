@@ -515,3 +515,13 @@ def test_mmr_with_a_zero_query_or_zero_vectors(store: TEPAVectorStore) -> None:
     found = store.max_marginal_relevance_search_by_vector(zero, k=3, fetch_k=3)
     assert sorted(d.id for d in found) == ["empty", "p", "t"]
     assert len(store.max_marginal_relevance_search("", k=2)) == 2
+
+
+def test_a_query_vector_with_huge_components_still_ranks(store: TEPAVectorStore) -> None:
+    """Finite in float64, beyond float32: the store scales it to unit length first."""
+    store.add_texts(["pizza margherita", "tax forms"], ids=["p", "t"])
+    vector = [x * 1e39 for x in store.embeddings.embed_query("pizza margherita")]
+    found = store.similarity_search_with_score_by_vector(vector, k=2)
+    assert [d.id for d, _ in found] == ["p", "t"]
+    assert all(math.isfinite(score) for _, score in found)
+    assert found == store.similarity_search_with_score("pizza margherita", k=2)
