@@ -27,12 +27,20 @@ T = TypeVar("T")
 
 
 def unit_rows(matrix: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (zero rows stay zero), as float32."""
-    m = np.asarray(matrix, dtype=np.float32)
+    """Rows scaled to unit length (zero rows stay zero), as float32.
+
+    The scaling is done in float64 after dividing each row by its largest component, so a finite
+    row beyond float32's range (or below its smallest normal) keeps its direction.
+    """
+    m = np.asarray(matrix, dtype=np.float64)
     if m.ndim == 1:
         m = m.reshape(1, -1)
+    if m.size:
+        peak = np.max(np.abs(m), axis=1, keepdims=True)
+        m = np.divide(m, peak, out=np.zeros_like(m), where=peak > 0)
     norms = np.linalg.norm(m, axis=1, keepdims=True)
-    return np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+    out = np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+    return out.astype(np.float32)
 
 
 class VectorTable:
@@ -67,7 +75,7 @@ class VectorTable:
         """Add (or replace) vectors by id."""
         self._version += 1
         for pid, vec in vectors.items():
-            row = unit_rows(np.asarray(vec, dtype=np.float32))[0]
+            row = unit_rows(np.asarray(vec, dtype=np.float64))[0]
             if pid in self._rows:
                 self._flush()
                 assert self._matrix is not None
@@ -154,7 +162,7 @@ class VectorTable:
         _, _, positions, sub, ids = cached
         if not len(positions):
             return []
-        q = unit_rows(np.asarray(query, dtype=np.float32))[0]
+        q = unit_rows(np.asarray(query, dtype=np.float64))[0]
         if q.shape[0] != sub.shape[1]:
             raise InvalidArgumentError(
                 f"query embedding has {q.shape[0]} dimensions, stored ones "
@@ -179,7 +187,7 @@ class VectorTable:
             return {}
         self._flush()
         assert self._matrix is not None
-        q = unit_rows(np.asarray(query, dtype=np.float32))[0]
+        q = unit_rows(np.asarray(query, dtype=np.float64))[0]
         if q.shape[0] != self._matrix.shape[1]:
             raise InvalidArgumentError(
                 f"query embedding has {q.shape[0]} dimensions, stored ones "
