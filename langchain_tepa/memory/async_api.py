@@ -216,6 +216,10 @@ class AsyncMemoryMixin:
         """Async twin of :meth:`TEPAMemory.namespaces`."""
         return await self._run("namespaces")
 
+    async def aactive_among(self, names: Iterable[str]) -> list[str]:
+        """Async twin of :meth:`TEPAMemory.active_among`."""
+        return await self._run("active_among", list(names))
+
     async def aprecedents(self, *, namespace: _Namespace | None = None) -> list[Precedent]:
         """Async twin of :meth:`TEPAMemory.precedents`."""
         return await self._run("precedents", namespace=namespace)

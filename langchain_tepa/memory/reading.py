@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
@@ -263,7 +263,28 @@ class ReadingMixin(MemoryCore):
         names = self.storage.find_namespaces(pfx)
         if not active_only or not names:
             return names
-        if not self.policy.retrieval_enabled:
+        return self._active_of(names)
+
+    def active_among(self, names: Iterable[str]) -> list[str]:
+        """Those of ``names`` with at least one Active precedent, in the order given.
+
+        Reads the heads of ``names`` only (one read per shard touched), so a caller that
+        needs a few of many namespaces, such as a listing with a limit, can check them a chunk
+        at a time. A namespace whose head summary is not current is folded.
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> memory = TEPAMemory.in_memory()
+            >>> _ = memory.observe("user.diet", "vegan", namespace="users.u1")
+            >>> memory.active_among(["users.u2", "users.u1"])
+            ['users.u1']
+        """
+        wanted = [validate_namespace(ns) for ns in names]
+        self._check_open()
+        return self._active_of(wanted)
+
+    def _active_of(self, names: list[str]) -> list[str]:
+        if not self.policy.retrieval_enabled or not names:
             return []
         heads = self.storage.read_heads(names)
         return [ns for ns in names if ns in heads and self._engine.active_count(heads[ns]) > 0]

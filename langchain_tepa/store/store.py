@@ -58,6 +58,7 @@ from langchain_tepa.core.values import short_hash
 from langchain_tepa.memory import AsOfPoint, TEPAMemory, VectorSpace
 from langchain_tepa.results import KeyAudit
 from langchain_tepa.store.batching import AsyncCoalescer
+from langchain_tepa.store.listing import list_active_namespaces
 from langchain_tepa.store.planning import (
     Entry,
     Plan,
@@ -76,7 +77,7 @@ from langchain_tepa.store.planning import (
     write_key,
     write_namespace,
 )
-from langchain_tepa.store.queries import matches_condition, matches_filter
+from langchain_tepa.store.queries import matches_filter
 from langchain_tepa.store.ttl import TTL_SPACE, TTLKeeper, validate_ttl_config
 
 __all__ = ["StoreNamespaceError", "TEPAStore", "store_policy"]
@@ -661,21 +662,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         return SearchPlan(op, entries, op.query or None, stamps)
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        conditions = op.match_conditions or ()
-        prefix = None
-        for cond in conditions:
-            if cond.match_type == "prefix" and "*" not in cond.path and cond.path:
-                prefix = ".".join(cond.path)
-        found = []
-        for ns in self.memory.namespaces(prefix, active_only=True):
-            labels = tuple(ns.split("."))
-            if all(matches_condition(c, labels) for c in conditions):
-                found.append(labels)
-        if op.max_depth is not None:
-            found = sorted({labels[: op.max_depth] for labels in found})
-        else:
-            found.sort()
-        return found[op.offset : op.offset + op.limit]
+        return list_active_namespaces(self.memory, op)
 
     # ------------------------------------------------------------------ phase 2: embed
     def _vectors(
