@@ -165,20 +165,7 @@ class WritingMixin(MemoryCore):
             raise InvalidArgumentError(
                 f"facts must be a list of Fact or (key, value) pairs, got {type(facts).__name__}"
             )
-        records = []
-        for item in _iterate(facts, "facts"):
-            fact = _as_fact(item)
-            records.append(
-                self._make(
-                    EvidenceKind.OBSERVATION,
-                    fact.namespace,
-                    fact.key,
-                    fact.value,
-                    text=fact.text,
-                    metadata=fact.metadata,
-                    source=fact.source,
-                )
-            )
+        records = [self._observation(_as_fact(item)) for item in _iterate(facts, "facts")]
         if not records:
             return []
         stored: dict[str, dict[str, dict[str, Sequence[Sequence[float]]]]] = {}
@@ -246,16 +233,7 @@ class WritingMixin(MemoryCore):
                 _validate_text(item.reason, "reason")
                 entries.append(self._revocation(item))
                 continue
-            fact = _as_fact(item)
-            ev = self._make(
-                EvidenceKind.OBSERVATION,
-                fact.namespace,
-                fact.key,
-                fact.value,
-                text=fact.text,
-                metadata=fact.metadata,
-                source=fact.source,
-            )
+            ev = self._observation(_as_fact(item))
             entries.append(ev)
             for space, vectors in ((given[i] if given else None) or {}).items():
                 owner = precedent_id(
@@ -269,6 +247,17 @@ class WritingMixin(MemoryCore):
         self._check_open()
         folded = self._engine.commit(entries, stored or None)
         return [self._result(f) for f in folded]
+
+    def _observation(self, fact: Fact) -> Evidence:
+        return self._make(
+            EvidenceKind.OBSERVATION,
+            fact.namespace,
+            fact.key,
+            fact.value,
+            text=fact.text,
+            metadata=fact.metadata,
+            source=fact.source,
+        )
 
     def _revocation(self, item: RevokeKey) -> Deferred:
         ns = self._ns(item.namespace)
