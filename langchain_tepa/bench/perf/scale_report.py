@@ -192,13 +192,16 @@ def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
         )
         lst = emb["list_namespaces"]["p50_ms"] / 1000
         first = _first(emb, "list_namespaces") / 1000
+        # The run lists with memory.namespaces() first: that first call reads the names
+        # directory, which a process listing first with the store would pay in its listing.
+        cold = _first(emb, "namespaces") / 1000
         out.append(
             _row(
                 "TEPAStore.list_namespaces() < 2 s",
-                f"first call {first:.2f} s, later {lst:.2f} s (memory.namespaces(): first "
-                f"{_first(emb, 'namespaces') / 1000:.2f} s, later "
-                f"{emb['namespaces']['p50_ms'] / 1000:.2f} s)",
-                max(first, lst) < t["list_namespaces_s"],
+                f"{lst:.2f} s ({first:.2f} s the first time); the first listing of a process "
+                f"also reads the names directory: memory.namespaces() {cold:.2f} s the first "
+                f"time, {emb['namespaces']['p50_ms'] / 1000:.2f} s later",
+                max(first, lst, cold) < t["list_namespaces_s"],
                 at,
             )
         )

@@ -4,8 +4,9 @@ A namespace (a tenant) costs records, never a collection: namespaces are spread 
 shards by a stable hash of their name. With ``prefix`` ``"tepa"`` and 16 shards:
 
 * ``tepa_meta``: the layout record (version, shards, dedicated threshold).
-* ``tepa_names``: one record per namespace with its label prefixes, so the namespaces under a
-  prefix are found with one read (written when a namespace is first written).
+* ``tepa_names``: one record per namespace with its label prefixes (and, from this version, its
+  name as the record's document), written when a namespace is first written and never removed:
+  a process keeps the names it read and checks the record count (``directory.py``).
 * ``tepa_e00`` .. ``tepa_e15``: **evidence pages and namespace heads**. A page holds the records
   of one append to one namespace (at most 1,000; a larger append has several pages), its stream
   and sequence number, its time range, its keys' hashes and the records as JSON. A head (one per
