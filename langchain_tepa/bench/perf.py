@@ -432,7 +432,7 @@ def run_size(
 
     # Check the workload came out as designed (a third revoked).
     states: dict[str, int] = {}
-    for p in mem.precedents():
+    for p in mem.iter_precedents():
         states[p.state.value] = states.get(p.state.value, 0) + 1
 
     # ---- mixed-namespace batches (new values on list keys across all namespaces).

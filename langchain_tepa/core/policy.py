@@ -20,10 +20,14 @@ from typing import Any, Literal
 
 from langchain_tepa.core.errors import PolicyError
 from langchain_tepa.core.rules import RuleSet, rules_for
+from langchain_tepa.core.trust import TrustPolicy
 
-__all__ = ["POLICY_NAMES", "LifecyclePolicy", "PromotionMode"]
+__all__ = ["POLICY_NAMES", "AnswerBy", "LifecyclePolicy", "PromotionMode"]
 
 PromotionMode = Literal["posterior", "immediate", "trials"]
+AnswerBy = Literal["net_support", "validity"]
+
+_DEFAULT_TRUST = TrustPolicy()
 
 _MAX_PRIOR = 1e6
 _SWITCHES = (
@@ -40,6 +44,7 @@ _SWITCHES = (
     "outcome_veto",
     "supersede_on_failure",
     "revoke_change",
+    "promote_on_outcomes",
 )
 
 POLICY_NAMES: tuple[str, ...] = (
@@ -135,6 +140,25 @@ class LifecyclePolicy:
             drop that old has long been acted on.
         change_threshold: Revoke when the posterior odds of a drop reach this. 1: a change is
             more likely than not.
+        trust: How much each source's assertions count, the cap per source family and who may
+            correct (:class:`~langchain_tepa.core.trust.TrustPolicy`; the defaults and the reason
+            for each are in :data:`~langchain_tepa.core.trust.DEFAULT_SOURCES`). On for the TEPA
+            policies: one source repeating a value counts with diminishing weight (at most twice
+            one assertion per key per day), a ``web`` page at most 0.4, outcomes in full, so one
+            untrusted source can neither inject a value nor erase a verified one, and a trusted
+            correction supersedes in one step. ``None`` (the baselines, as the paper defines them):
+            every record counts 1 and corrections are plain assertions.
+        answer_by: What the answer of a single-valued key is chosen by, and what a challenger
+            must beat to be promoted over an Active value. ``"net_support"`` (the TEPA policies):
+            the greatest weighted support minus weighted conflict, so displacing a well-supported
+            value takes evidence proportionate to what supports it (more than half its net
+            support), ties going to the value a trusted source supported last. ``"validity"``
+            (the paper's rule, the baselines): the highest posterior mean, ties to the most
+            recent support.
+        promote_on_outcomes: TEPA-Full (``promotion="trials"``): a Hypothesis whose support
+            includes a successful outcome (a real execution) is promoted by the same rule as
+            TEPA-Rev's, and only values supported by assertions alone wait for a trial. On: an
+            outcome is the evidence a trial would gather. ``False`` is the paper's TEPA-Full.
     """
 
     name: str = "tepa-rev"
@@ -168,6 +192,9 @@ class LifecyclePolicy:
     change_hazard: float = 0.05
     change_max_run: int = 6
     change_threshold: float = 1.0
+    trust: TrustPolicy | None = _DEFAULT_TRUST
+    answer_by: AnswerBy = "net_support"
+    promote_on_outcomes: bool = True
 
     def __post_init__(self) -> None:
         for name in (
@@ -233,6 +260,16 @@ class LifecyclePolicy:
             raise PolicyError(
                 f"promotion must be 'posterior', 'immediate' or 'trials', got {self.promotion!r}"
             )
+        if isinstance(self.trust, dict):
+            object.__setattr__(self, "trust", TrustPolicy.from_dict(self.trust))
+        if self.trust is not None and not isinstance(self.trust, TrustPolicy):
+            raise PolicyError(
+                f"trust must be a TrustPolicy, a dict or None, got {type(self.trust).__name__}"
+            )
+        if self.answer_by not in ("net_support", "validity"):
+            raise PolicyError(
+                f"answer_by must be 'net_support' or 'validity', got {self.answer_by!r}"
+            )
         if not isinstance(self.multi_valued_prefixes, tuple) or not all(
             isinstance(p, str) and p for p in self.multi_valued_prefixes
         ):
@@ -285,6 +322,7 @@ class LifecyclePolicy:
         """The policy as a JSON-serialisable dict."""
         data = asdict(self)
         data["multi_valued_prefixes"] = list(self.multi_valued_prefixes)
+        data["trust"] = None if self.trust is None else self.trust.to_dict()
         return data
 
     @classmethod
@@ -330,11 +368,13 @@ class LifecyclePolicy:
             PolicyError: For an unknown name or invalid overrides.
         """
         off = {"revoke_posterior": False, "revoke_recent": False}
+        paper = {"trust": None, "answer_by": "validity"}  # the baselines as the paper has them
         accumulate = {
             "promotion": "immediate",
             "track_conflict": False,
             "outcome_veto": False,
             **off,
+            **paper,
         }
         presets: dict[str, dict[str, Any]] = {
             "no-memory": {"retrieval_enabled": False, **accumulate},
@@ -348,6 +388,7 @@ class LifecyclePolicy:
                 "revoke_on_first_failure": True,
                 "outcome_veto": False,
                 **off,
+                **paper,
             },
             "oracle-reset": {**accumulate, "honour_boundary": True},
             "oracle-rev": {"honour_boundary": True},

@@ -328,6 +328,7 @@ def select_candidates(
     key: str | None = None,
     namespace: str | None = None,
     candidates: Sequence[Any] | None = None,
+    contenders_only: bool = False,
 ) -> list[Candidate]:
     """The candidates of one run: the Hypotheses of ``key``, or of every key of ``namespace``.
 
@@ -338,6 +339,11 @@ def select_candidates(
         candidates: Explicit candidates instead: ``(key, value)`` pairs, dicts with ``key``,
             ``value`` (and optionally ``namespace``) or :class:`Candidate` objects. Each must
             exist; Active ones are skipped (nothing to promote).
+        contenders_only: Only the Hypotheses that could become their key's answer: those of a
+            key with no Active value, of a multi-valued key, or at least as well supported
+            (``standing``) as the key's answer. A value the answer outweighs would only be
+            tested to be turned down, and every trial is an execution. Explicit
+            ``candidates`` are always taken.
 
     Returns:
         The candidates, by key and then creation order.
@@ -354,8 +360,18 @@ def select_candidates(
     else:
         precs = memory.precedents(namespace=ns)
     chosen = [p for p in precs if p.state is Lifecycle.HYPOTHESIS]
+    if contenders_only:
+        chosen = [p for p in chosen if _contends(memory, p, precs)]
     chosen.sort(key=lambda p: (p.key, p.created_at, p.id))
     return [Candidate.from_precedent(p) for p in chosen]
+
+
+def _contends(memory: TEPAMemory, p: Precedent, precs: Sequence[Precedent]) -> bool:
+    """Whether Hypothesis ``p`` could become its key's answer if promoted."""
+    if memory.policy.is_multi_valued(p.key):
+        return True
+    rivals = [r for r in precs if r.key == p.key and r.state is Lifecycle.ACTIVE]
+    return not rivals or p.standing >= max(r.standing for r in rivals) - 1e-9
 
 
 def _explicit_candidates(
@@ -443,8 +459,10 @@ class DefaultTrialBuilder:
     For each task: ``repeats`` supportive trials; one counterfactual per competitor (the
     incumbent Active values of the key, then archived Revoked values, newest first, at most
     ``max_competitors``; when the key has no other value, the competitor is "no value": the
-    key left out of the view); and one polluted trial holding the candidate next to up to
-    ``max_stale`` stale values (skipped when the key has no other value).
+    key left out of the view; a Revoked competitor is marked ``competitor_revoked`` in the
+    trial's metadata, so its arm runs even when the candidate fails, and a success there
+    restores it); and one polluted trial holding the candidate next to up to ``max_stale``
+    stale values (skipped when the key has no other value).
 
     Every view also holds up to ``context_k`` other Active facts of the namespace, the ones most
     similar to the task, as the agent would retrieve them.
@@ -510,6 +528,8 @@ class DefaultTrialBuilder:
         )
         rivals = [p.value for p in [*incumbents, *archive]]
         competitors: list[Any] = rivals[: self.max_competitors] or [None]
+        revoked = {p.value_id for p in archive}
+        norm = memory.policy.normalize_values
         # Oldest first, so the candidate (the newest claim) comes last in a polluted view.
         stale = list(reversed(rivals[: self.max_stale]))
         k, v = candidate.key, candidate.value
@@ -527,12 +547,14 @@ class DefaultTrialBuilder:
                 add(TrialKind.SUPPORTIVE, task, with_candidate, value=v)
             for rival in competitors:
                 view = ctx if rival is None else [*ctx, (k, rival)]
+                was_revoked = rival is not None and value_identity(rival, normalize=norm) in revoked
                 add(
                     TrialKind.COUNTERFACTUAL,
                     task,
                     view,
                     value=rival,
                     control_facts=tuple(with_candidate),
+                    metadata={"competitor_revoked": True} if was_revoked else {},
                 )
             if stale:
                 polluted = [*ctx, *((k, s) for s in stale), (k, v)]

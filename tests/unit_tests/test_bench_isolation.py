@@ -107,7 +107,7 @@ def test_the_tripwire_catches_a_leaking_executor(
 
     world = DriftWorld(DriftConfig(tasks=1), seed=0)
     memory = TEPAMemory.in_memory(policy="tepa-full")
-    memory.record_outcome(world.tasks[0].key, "beta", True)
+    memory.observe(world.tasks[0].key, "beta")  # an assertion alone waits for a trial
 
     def leaking_executor(trial: Any) -> bool:
         return bool(trial.value == world.correct_action(0, "acquisition"))
