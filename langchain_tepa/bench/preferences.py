@@ -280,6 +280,11 @@ PAPER_DIFFERENCE = (
 
 RETRIEVE_K = 4
 
+CONTENDERS_ONLY = True
+"""TEPA-Full tests only the Hypotheses that could become the slot's answer (the trial runner's
+``contenders_only``): a value the answer outweighs would only be served to be turned down, and
+every trial is a charged interaction. Tests set it to ``False`` to force the trial path."""
+
 
 @dataclass
 class SessionRecord:
@@ -443,6 +448,7 @@ def run_preference_seed(
             _executor(channel, random.Random(f"pref-trials-{seed}")),
             trial_builder=DefaultTrialBuilder(context_k=0),
             max_concurrency=1,
+            contenders_only=CONTENDERS_ONLY,
         )
     records: list[SessionRecord] = []
     adoption: list[int] = []
@@ -468,7 +474,9 @@ def run_preference_seed(
                 memory.observe(s.slot, s.cue, namespace=ns, source="user")
             memory.record_outcome(s.slot, choice, success, namespace=ns)
             if not success:
-                memory.observe(s.slot, s.wanted, namespace=ns, source="user-correction")
+                # "No, I want X": an explicit correction by the user (plain evidence under the
+                # baselines, which have no trust rules)
+                memory.observe(s.slot, s.wanted, namespace=ns, source="user", correction=True)
             records.append(
                 SessionRecord(
                     success,

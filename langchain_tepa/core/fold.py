@@ -70,8 +70,6 @@ def _decide(step: Step, policy: LifecyclePolicy) -> None:
         if target.state is Lifecycle.REVOKED and policy.revive_fresh:
             target.reset_counts()
             target.recent.clear()
-            if step.state.ledger is not None:
-                step.state.ledger.forget(target.value_id)
         step.move(target, Lifecycle.ACTIVE, ev.reason or "promoted by hand")
         moved = True
     elif ev.kind is EvidenceKind.REVOKE and target.state is not Lifecycle.REVOKED:
@@ -147,8 +145,6 @@ def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet, vid: st
     ):
         if policy.revive_fresh:
             target.reset_counts()
-            if state.ledger is not None:  # a fresh epoch: earlier statements are not repeats
-                state.ledger.forget(vid)
             if step.is_outcome:  # a success starts a new window; an assertion does not erase it
                 target.recent.clear()
         step.move(target, Lifecycle.HYPOTHESIS, "revived: new support after revocation")
@@ -214,8 +210,6 @@ def apply_evidence(
     vid = value_identity(ev.value, normalize=policy.normalize_values)
     _classify(step, rules)
     target = step.target = _find_or_create(step, policy, rules, vid)
-    if step.correction and target.state is not Lifecycle.ACTIVE and state.ledger is not None:
-        state.ledger.forget(vid)  # a correction starts the value's epoch: it is no repeat
     _weigh(step, rules, vid)
     step.others = [p for p in state.precedents.values() if p is not target and p.state in LIVE]
     rules.counts.count(step)

@@ -149,12 +149,19 @@ class LifecyclePolicy:
             correction supersedes in one step. ``None`` (the baselines, as the paper defines them):
             every record counts 1 and corrections are plain assertions.
         answer_by: What the answer of a single-valued key is chosen by, and what a challenger
-            must beat to be promoted over an Active value. ``"net_support"`` (the TEPA policies):
-            the greatest weighted support minus weighted conflict, so displacing a well-supported
-            value takes evidence proportionate to what supports it (more than half its net
-            support), ties going to the value a trusted source supported last. ``"validity"``
-            (the paper's rule, the baselines): the highest posterior mean, ties to the most
-            recent support.
+            must beat to be promoted over an Active value. ``"validity"`` (every preset): the
+            highest posterior mean, ties going to the value a trusted source supported last.
+            ``"net_support"``: the greatest weighted support minus weighted conflict, so every
+            displacement, outcomes included, takes evidence proportionate to what supports the
+            believed value (more than half its net support): the strictest reading, slower to
+            follow a real change.
+        displace_ratio: With trust and ``answer_by="validity"``: a challenger that only
+            assertions back (no successful outcome) displaces a believed value only once its
+            weighted support is at least this fraction of the best-supported believed value's.
+            0.5: one source's repeated say is worth at most twice one assertion, so it can push
+            aside a value stated once or twice, never one that real executions or several
+            sources back (a value with five successful outcomes needs assertions worth three);
+            a challenger with a successful outcome of its own is compared by validity alone.
         promote_on_outcomes: TEPA-Full (``promotion="trials"``): a Hypothesis whose support
             includes a successful outcome (a real execution) is promoted by the same rule as
             TEPA-Rev's, and only values supported by assertions alone wait for a trial. On: an
@@ -193,8 +200,9 @@ class LifecyclePolicy:
     change_max_run: int = 6
     change_threshold: float = 1.0
     trust: TrustPolicy | None = _DEFAULT_TRUST
-    answer_by: AnswerBy = "net_support"
+    answer_by: AnswerBy = "validity"
     promote_on_outcomes: bool = True
+    displace_ratio: float = 0.5
 
     def __post_init__(self) -> None:
         for name in (
@@ -206,6 +214,7 @@ class LifecyclePolicy:
             "key_match_threshold",
             "change_hazard",
             "change_threshold",
+            "displace_ratio",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
@@ -233,6 +242,8 @@ class LifecyclePolicy:
             )
         if not 0.0 < self.change_hazard < 1.0:
             raise PolicyError(f"change_hazard must be within (0, 1), got {self.change_hazard}")
+        if not 0.0 <= self.displace_ratio <= 1e6:
+            raise PolicyError(f"displace_ratio must be within [0, 1e6], got {self.displace_ratio}")
         if not self.change_threshold > 0.0:
             raise PolicyError(f"change_threshold must be > 0, got {self.change_threshold}")
         for name in ("n_min", "window", "w_min", "n_pro", "reactive_failures", "change_max_run"):
@@ -368,7 +379,7 @@ class LifecyclePolicy:
             PolicyError: For an unknown name or invalid overrides.
         """
         off = {"revoke_posterior": False, "revoke_recent": False}
-        paper = {"trust": None, "answer_by": "validity"}  # the baselines as the paper has them
+        paper = {"trust": None}  # the baselines as the paper has them: every record counts 1
         accumulate = {
             "promotion": "immediate",
             "track_conflict": False,

@@ -691,11 +691,17 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
         promotion = (
             PosteriorPromotion(policy.theta_pro, policy.n_pro)
             if paper
-            else SupportPromotion(policy.theta_pro, policy.n_pro, by_net=by_net)
+            else SupportPromotion(
+                policy.theta_pro, policy.n_pro, by_net=by_net, displace_ratio=policy.displace_ratio
+            )
         )
     elif policy.promote_on_outcomes:  # TEPA-Full: real executions promote, assertions wait
         promotion = SupportPromotion(
-            policy.theta_pro, policy.n_pro, require_outcome=True, by_net=by_net
+            policy.theta_pro,
+            policy.n_pro,
+            require_outcome=True,
+            by_net=by_net,
+            displace_ratio=policy.displace_ratio,
         )
     return RuleSet(
         counts=BetaCounts(policy.track_conflict, policy.window),

@@ -7,9 +7,9 @@ any other source) and weighs each assertion before the fold counts it:
 
 * an assertion counts ``weight`` (a ``web`` page 0.2, the user 1.0);
 * the same source repeating the same value of the same key within ``window_s`` counts with
-  diminishing weight: the ``n``-th repeat counts ``weight * repeat_decay ** n``, so one source's
-  repeated say is worth at most ``weight / (1 - repeat_decay)`` (2 with the defaults) and its
-  latest statement of another value always outweighs its own earlier repeats;
+  diminishing weight: the ``n``-th repeat in a row counts ``weight * repeat_decay ** n``, so one
+  source's repeated say is worth at most ``weight / (1 - repeat_decay)`` (2 with the defaults);
+  a source that asserts another value starts a new run, so its latest say counts in full;
 * all sources of one entry together count at most ``cap`` per key per window (``None``: no cap),
   so a crowd of made-up ``web.*`` names is one voice;
 * outcomes (someone acted on the value and saw it work or fail) count in full
@@ -247,11 +247,12 @@ class TrustPolicy:
         sources: The entries. Each source takes the entry of its exact name, else of the
             longest ``prefix.*`` pattern that matches it, else ``*`` (when no ``*`` is declared,
             undeclared sources count 1 with no cap). Default: :data:`DEFAULT_SOURCES`.
-        repeat_decay: The ``n``-th repeat of a value by one source (same key, within the
-            window) counts ``repeat_decay ** n`` of the source's weight. 0.5: one source's
-            repeated say is worth at most twice its weight, so its latest statement of another
-            value (one full weight of support, one of conflict for the old value) always ties or
-            beats its own earlier repeats; 1 turns diminishing repeats off.
+        repeat_decay: The ``n``-th repeat in a row of a value by one source (same key, within
+            the window, no other value asserted by that source in between) counts
+            ``repeat_decay ** n`` of the source's weight. 0.5: one source's repeated say is
+            worth at most twice its weight, so a value it put a thousand times is displaced by
+            its latest put of another value as one put twice would be; 1 turns diminishing
+            repeats off.
         window_s: The window of repeats and caps, in seconds of the memory's clock. A day: a
             user restating a preference tomorrow is new evidence that it still holds; repeating
             it within the day adds little. ``math.inf``: the whole history.
@@ -365,6 +366,10 @@ class TrustPolicy:
         name = source if source else APP_SOURCE
         entry = self._entry(name)
         start = time - self.window_s
+        if ledger.last.get(name) != value_id:  # the source changed its say: a new run
+            ledger.repeats.pop((name, ledger.last.get(name, "")), None)
+            ledger.repeats.pop((name, value_id), None)
+            ledger.last[name] = value_id
         times = ledger.repeats.setdefault((name, value_id), [])
         _prune(times, start)
         weight = entry.weight * self.repeat_decay ** len(times) if times else entry.weight
@@ -397,14 +402,18 @@ class TrustLedger:
     the key's evidence in fold order, like every count.
 
     Attributes:
-        repeats: ``(source, value identity) -> times`` of that source's assertions of that
-            value within the window.
+        repeats: ``(source, value identity) -> times`` of that source's current run of
+            assertions of that value (within the window).
         used: ``entry pattern -> [(time, weight counted)]`` within the window (capped entries).
+        last: ``source -> value identity`` of its last assertion on the key: a source that
+            asserts another value starts a new run (its latest say counts in full).
 
     Example:
         >>> ledger = TrustLedger()
         >>> [TrustPolicy().weigh(ledger, "user", "vegan", t) for t in (1.0, 2.0, 3.0)]
         [1.0, 0.5, 0.25]
+        >>> [TrustPolicy().weigh(ledger, "user", v, 4.0) for v in ("keto", "vegan")]
+        [1.0, 1.0]
         >>> [TrustPolicy().weigh(ledger, f"web.{i}", "evil", 4.0) for i in range(3)]
         [0.2, 0.2, 0.0]
         >>> [TrustPolicy().weigh(ledger, f"bot{i}", "evil", 5.0) for i in range(3)]
@@ -413,17 +422,14 @@ class TrustLedger:
 
     repeats: dict[tuple[str, str], list[float]] = field(default_factory=dict)
     used: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
-
-    def forget(self, value_id: str) -> None:
-        """Forget the statements of a value (it starts a fresh epoch: the next is no repeat)."""
-        for k in [k for k in self.repeats if k[1] == value_id]:
-            del self.repeats[k]
+    last: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> TrustLedger:
         """An independent copy."""
         return TrustLedger(
             {k: list(v) for k, v in self.repeats.items()},
             {k: list(v) for k, v in self.used.items()},
+            dict(self.last),
         )
 
 
@@ -482,40 +488,50 @@ class Correction:
 
 @dataclass(frozen=True)
 class SupportPromotion:
-    """Promotion of the trust presets: believable alone, or better supported than the answer.
+    """Promotion of the trust presets: believable alone, or better than the believed value.
 
-    A Hypothesis needs ``n_pro`` weighted support (so assertions of untrusted sources alone
-    never promote: ``web`` counts at most 0.4 per key per window) and, with ``require_outcome``
-    (TEPA-Full), support from at least one successful outcome (assertions alone wait for a
-    trial). Then:
+    A Hypothesis needs ``n_pro`` supporting records and, with ``require_outcome`` (TEPA-Full),
+    support from at least one successful outcome (assertions alone wait for a trial). Then:
 
     * with no Active rival (or in a multi-valued key): promoted when its validity reaches
-      ``theta_pro`` (inclusive: a value at exactly 0.60 is believed);
-    * with Active rivals in a single-valued key: promoted when it is better supported than every
-      one of them, by ``standing`` (net support: weighted support minus weighted conflict, with
-      ``by_net``; else validity, which must also reach ``theta_pro``).
+      ``theta_pro`` (inclusive: a value at exactly 0.60 is believed). Under the default trust
+      table one ``web`` source counts at most 0.4 per key per window, which reaches 0.58 at best:
+      an untrusted source alone never makes a value Active;
+    * with Active rivals in a single-valued key, by validity (``by_net=False``, the default):
+      promoted when its validity reaches ``theta_pro`` and exceeds every rival's, **and** either
+      it has succeeded in at least ``displace_outcomes`` real executions (2: one success can be
+      a glitch, as one failure never revokes) or its weighted support is at least
+      ``displace_ratio`` times the best-supported rival's (proportionate displacement: a value
+      that assertions back cannot push aside one that more evidence backs, however many
+      times one source repeats it); by net support (``by_net=True``): promoted when its net
+      support (weighted support minus weighted conflict) exceeds every rival's.
 
-    The answer of a single-valued key is its Active value with the highest standing, ties going
-    to the value a trusted source supported last, so a promoted challenger is the answer.
+    The answer of a single-valued key is its Active value with the highest ``standing`` (the
+    same measure), ties going to the value a trusted source supported last, so a promoted
+    challenger is the answer.
 
     Example:
         >>> from langchain_tepa.core.types import Precedent
         >>> SupportPromotion().reason(
-        ...     Precedent("default", "k", "v", "v", "p1", weighted_support=0.4, validity=0.58),
-        ...     None)  # type: ignore[arg-type]
+        ...     Precedent("default", "k", "v", "v", "p1", support=2, weighted_support=0.4,
+        ...               validity=0.58), None)  # type: ignore[arg-type]
     """
 
     theta_pro: float = 0.6
-    n_pro: float = 1.0
+    n_pro: int = 1
     require_outcome: bool = False
-    by_net: bool = True
+    by_net: bool = False
+    displace_ratio: float = 0.5
+    displace_outcomes: int = 2
 
     def reason(self, p: Precedent, step: Step) -> str | None:
         """The promotion reason, or ``None`` to keep ``p`` a Hypothesis."""
-        if p.weighted_support < self.n_pro - _EPS:
+        if p.support < self.n_pro:
             return None
-        if self.require_outcome and p.provenance.get(OUTCOMES, (0.0, 0.0))[0] <= 0.0:
+        successes = p.provenance.get(OUTCOMES, (0.0, 0.0))[0]
+        if self.require_outcome and successes <= 0.0:
             return None
+        executed = successes >= self.displace_outcomes - _EPS
         again = "re-promoted" if p.ever_active else "promoted"
         rivals = (
             [
@@ -530,18 +546,22 @@ class SupportPromotion:
             if p.validity >= self.theta_pro - _EPS:
                 return f"{again}: validity {p.validity:.2f} >= {self.theta_pro:.2f}"
             return None
-        best = max(rivals, key=lambda r: r.standing)
         if self.by_net:
+            best = max(r.net_support for r in rivals)
             net = p.net_support
-            if net > best.net_support + _EPS and net > _EPS:
-                return f"{again}: net support {net:.2f} > incumbent {best.net_support:.2f}"
+            if net > best + _EPS and net > _EPS:
+                return f"{again}: net support {net:.2f} > incumbent {best:.2f}"
             return None
-        if p.validity >= self.theta_pro - _EPS and p.validity > best.validity + _EPS:
-            return (
-                f"{again}: validity {p.validity:.2f} >= {self.theta_pro:.2f} and > "
-                f"incumbent {best.validity:.2f}"
-            )
-        return None
+        best_validity = max(r.validity for r in rivals)
+        if p.validity < self.theta_pro - _EPS or p.validity <= best_validity + _EPS:
+            return None
+        backing = max(r.weighted_support for r in rivals)
+        if not executed and p.weighted_support < self.displace_ratio * backing - _EPS:
+            return None
+        return (
+            f"{again}: validity {p.validity:.2f} >= {self.theta_pro:.2f} and > incumbent "
+            f"{best_validity:.2f}"
+        )
 
 
 def provenance_rows(p: Precedent) -> list[tuple[str, float, float]]:

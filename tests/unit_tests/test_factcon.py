@@ -100,10 +100,10 @@ def test_reader_uses_validity_not_time() -> None:
     mem = TEPAMemory.in_memory(embeddings=HashingEmbeddings(), policy="tepa-rev")
     peru = "Ada is a citizen of Peru."
     mem.observe_many(
-        [Fact("ada.citizen_of", "Peru", text=peru, source=f"doc{i}") for i in range(2)]
+        [Fact("ada.citizen_of", "Peru", text=peru, source=f"tool.doc{i}") for i in range(4)]
     )
     mem.observe("ada.citizen_of", "Chile", text="Ada is a citizen of Chile.")
-    # Chile is newer but less supported (two sources said Peru): Peru stays the answer
+    # Chile is newer but less supported (four sources said Peru): Peru stays the answer
     assert ActiveIndex(mem).answer("Which country is Ada a citizen of?").text == "Peru"
 
 
