@@ -141,7 +141,7 @@ def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet, vid: st
     elif (
         target.state is Lifecycle.REVOKED
         and step.supports
-        and (step.is_outcome or step.correction or not rules.vetoed(target))
+        and (step.is_outcome or not rules.vetoed(target))
     ):
         if policy.revive_fresh:
             target.reset_counts()
@@ -210,6 +210,8 @@ def apply_evidence(
     vid = value_identity(ev.value, normalize=policy.normalize_values)
     _classify(step, rules)
     target = step.target = _find_or_create(step, policy, rules, vid)
+    if step.correction and rules.vetoed(target):  # a correction cannot overrule executions
+        step.correction = False
     _weigh(step, rules, vid)
     step.others = [p for p in state.precedents.values() if p is not target and p.state in LIVE]
     rules.counts.count(step)

@@ -682,6 +682,9 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
             if change is not None
             else OutcomeVeto(policy.w_min, policy.theta_rec)
         )
+        if change is not None and policy.trust is not None:
+            # a value that never worked shows no drop: with corrections, veto it as well
+            vetoes.append(OutcomeVeto(policy.w_min, policy.theta_rec))
     promotion: PromotionRule | None = None
     paper = policy.trust is None and policy.answer_by == "validity"
     by_net = policy.answer_by == "net_support"

@@ -449,11 +449,13 @@ def _shown(value: Any) -> str:
 class Correction:
     """A correction from a source that may correct supersedes in one step.
 
-    The corrected value becomes Active (when it was not, it starts a fresh epoch: only the
-    correction counts, its earlier counts and outcomes belong to before the correction) and, in
-    a single-valued key, every other live value is revoked with a reason that names the
-    correction and its source. Corrections from other sources are plain assertions (the fold
-    does not set ``step.correction`` for them).
+    The corrected value becomes Active (when it was not, it starts a fresh epoch of counts:
+    only the correction counts, its earlier support and conflict belong to before the
+    correction) and, in a single-valued key, every other live value is revoked with a reason
+    that names the correction and its source. A correction overrules assertions, not
+    executions: while the corrected value's own recent outcomes fail (the policy's outcome
+    veto), or from a source that may not correct, it is a plain assertion (the fold does not set
+    ``step.correction`` then), and it never erases the value's recent outcomes.
 
     Example:
         >>> Correction().apply.__doc__.split(".")[0]
@@ -472,7 +474,6 @@ class Correction:
             target.support = 1
             target.weighted_support = step.weight
             target.provenance[who] = [step.weight, 0.0]
-            target.recent.clear()
             step.move(target, Lifecycle.ACTIVE, f"promoted: correction from {who}")
         if not step.single:
             return

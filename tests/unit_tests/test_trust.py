@@ -84,16 +84,19 @@ def test_a_correction_supersedes_even_a_verified_value() -> None:
     assert [t.reason for t in new.transitions][-1] == "promoted: correction from user"
 
 
-def test_correction_of_a_value_revoked_by_failures_brings_it_back() -> None:
-    """A correction starts the value's epoch: its failed outcomes were before it."""
+def test_a_correction_overrules_assertions_not_failing_executions() -> None:
+    """While a value's own recent outcomes fail (the outcome veto), a correction to it is a
+    plain assertion: whoever can write as the user cannot re-install a value that executions
+    keep refuting. A success lifts the veto, and the correction works again."""
     mem = memory()
     mem.observe(KEY, "mushroom", source="user")
     for _ in range(3):
         mem.record_outcome(KEY, "mushroom", False)
-    assert states(mem)["mushroom"] == "revoked"
     mem.observe(KEY, "pineapple", source="user")
-    mem.observe(KEY, "mushroom", source="user")  # a plain assertion: the outcome veto holds
-    assert states(mem)["mushroom"] == "revoked"
+    assert states(mem) == {"mushroom": "revoked", "pineapple": "active"}
+    mem.observe(KEY, "mushroom", source="user", correction=True)
+    assert states(mem) == {"mushroom": "revoked", "pineapple": "active"}
+    mem.record_outcome(KEY, "mushroom", True)  # acting on it works again
     mem.observe(KEY, "mushroom", source="user", correction=True)
     assert mem.get(KEY) == "mushroom"
     assert states(mem)["pineapple"] == "revoked"
