@@ -11,7 +11,7 @@ asserting and one arm (with or without an executor), run on ``seeds`` seeds:
    ``verified_outcomes`` times (5): the issue's "value with 5 successful outcomes".
 2. *Attack*: the ``n`` assertions are spread evenly before ``reads`` reads of ``get(key)``.
    The attacker asserts as ``one`` untrusted source (``source="web"``), ``ten`` sources with
-   made-up names (``bot0`` .. ``bot9``: undeclared in the trust table), a source ``spoof``\\ ing
+   made-up names (``bot0`` .. ``bot9``: undeclared in the trust table), a source spoofing
    ``user`` (plain assertions), or ``spoof-correction``: spoofing ``user`` and marking every
    assertion as a correction (the most an attacker who can write as the user can do). With an
    executor, the agent acts on what each read serves (nothing served: it tries a value at

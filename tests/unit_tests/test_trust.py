@@ -540,7 +540,7 @@ def _fold(events: list[tuple], policy: LifecyclePolicy) -> KeyState:
         elif kind == "out":
             ev = Evidence.outcome_of("k", value, bool(extra), time=float(i), id=f"e{i:04d}")
         else:
-            ev = Evidence("e%04d" % i, "default", "k", value, EvidenceKind.REVOKE, time=float(i))
+            ev = Evidence(f"e{i:04d}", "default", "k", value, EvidenceKind.REVOKE, time=float(i))
         apply_evidence(state, ev, policy)
     return state
 
