@@ -419,13 +419,25 @@ def _scenario(options: Any) -> dict[str, Any]:
         raise InvalidArgumentError(
             f"unknown attack settings {sorted(unknown)}; known: {sorted(known)}"
         )
-    overrides = {k: tuple(v) if isinstance(v, list) else v for k, v in options.overrides.items()}
+    overrides: dict[str, Any] = {k: _setting(k, v) for k, v in options.overrides.items()}
     if options.quick:
         overrides.setdefault("sizes", (1, 40))
     config = AttackConfig(**overrides)
     return run_attack(
         policies, seeds, config, workers=max(1, options.workers), progress=options.progress
     )
+
+
+def _setting(name: str, value: Any) -> Any:
+    """A ``--set`` value: the tuple fields take comma-separated lists (``--set sizes=1,40``)."""
+    if name not in ("sizes", "modes", "executors"):
+        return value
+    items = value if isinstance(value, list | tuple) else str(value).split(",")
+    if name == "sizes":
+        return tuple(int(x) for x in items)
+    if name == "executors":
+        return tuple(str(x).strip().lower() in ("true", "yes", "1") for x in items)
+    return tuple(str(x).strip() for x in items)
 
 
 def _no_plot(result: dict[str, Any], path: Any) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from langchain_tepa.bench import attack as A
+from langchain_tepa.bench import attack as A  # noqa: N812 - short in tables of calls
 from langchain_tepa.bench.cli import main
 from langchain_tepa.bench.registry import get_scenario
 from langchain_tepa.core.errors import InvalidArgumentError
@@ -73,6 +73,8 @@ def test_registered_and_runs_through_the_cli(tmp_path: Path) -> None:
             "--quick",
             "--set",
             "reads=4",
+            "--set",
+            "sizes=1,5",
             "--out",
             str(tmp_path),
             "--no-progress",
@@ -82,7 +84,9 @@ def test_registered_and_runs_through_the_cli(tmp_path: Path) -> None:
     )
     assert code == 0
     assert (tmp_path / "attack.json").exists()
+    assert A._setting("executors", "true,no") == (True, False)
+    assert A._setting("modes", "one,spoof") == ("one", "spoof")
     with pytest.raises(InvalidArgumentError, match="unknown attack settings"):
-        A._scenario(  # noqa: SLF001 - the scenario's own option checks
+        A._scenario(
             type("O", (), {"methods": None, "seeds": 1, "quick": True, "overrides": {"x": 1}})()
         )
