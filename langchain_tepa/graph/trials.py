@@ -38,7 +38,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from langchain_core.documents import Document
 
 from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentError
-from langchain_tepa.core.types import Lifecycle, Precedent
+from langchain_tepa.core.rules import Step
+from langchain_tepa.core.trust import SupportPromotion
+from langchain_tepa.core.types import Evidence, KeyState, Lifecycle, Precedent
 from langchain_tepa.core.values import (
     canonical_json,
     validate_key,
@@ -339,11 +341,12 @@ def select_candidates(
         candidates: Explicit candidates instead: ``(key, value)`` pairs, dicts with ``key``,
             ``value`` (and optionally ``namespace``) or :class:`Candidate` objects. Each must
             exist; Active ones are skipped (nothing to promote).
-        contenders_only: Only the Hypotheses that could become their key's answer: those of a
-            key with no Active value, of a multi-valued key, or at least as well supported
-            (``standing``) as the key's answer. A value the answer outweighs would only be
-            tested to be turned down, and every trial is an execution. Explicit
-            ``candidates`` are always taken.
+        contenders_only: Only the Hypotheses that could become their key's answer: those
+            TEPA-Rev's promotion rule would promote if assertions sufficed (believable on their
+            own when the key has no Active value; better than the answer and backed in
+            proportion when it has one), and every Hypothesis of a multi-valued key. A value
+            the answer outweighs would only be tested to be turned down, and every trial is an
+            execution. Explicit ``candidates`` are always taken.
 
     Returns:
         The candidates, by key and then creation order.
@@ -367,11 +370,26 @@ def select_candidates(
 
 
 def _contends(memory: TEPAMemory, p: Precedent, precs: Sequence[Precedent]) -> bool:
-    """Whether Hypothesis ``p`` could become its key's answer if promoted."""
-    if memory.policy.is_multi_valued(p.key):
+    """Whether TEPA-Rev's rule would promote Hypothesis ``p`` if assertions sufficed.
+
+    That is the promotion rule of the policy without TEPA-Full's demand for an execution
+    (:class:`~langchain_tepa.core.trust.SupportPromotion` with ``require_outcome=False``): a
+    value believable on its own, or better than the answer and backed in proportion. A trial
+    then gathers the execution evidence the rule lacks. A value the rule would not promote
+    anyway (the answer outweighs it) is no contender.
+    """
+    policy = memory.policy
+    if policy.is_multi_valued(p.key):
         return True
-    rivals = [r for r in precs if r.key == p.key and r.state is Lifecycle.ACTIVE]
-    return not rivals or p.standing >= max(r.standing for r in rivals) - 1e-9
+    rule = SupportPromotion(
+        policy.theta_pro,
+        policy.n_pro,
+        by_net=policy.answer_by == "net_support",
+        displace_ratio=policy.displace_ratio,
+    )
+    state = KeyState(p.namespace, p.key, {q.value_id: q for q in precs if q.key == p.key})
+    step = Step(state, Evidence.observation(p.key, p.value, time=0.0, id="contender"))
+    return rule.reason(p, step) is not None
 
 
 def _explicit_candidates(

@@ -590,3 +590,23 @@ def test_the_fold_is_deterministic_with_trust() -> None:
         (p.value, p.state, p.weighted_support) for p in b.precedents.values()
     ]
     assert a.snapshot().ledger == a.ledger and a.snapshot().ledger is not a.ledger
+
+
+def test_tepa_full_contenders_are_what_the_posterior_rule_would_promote() -> None:
+    """Trials test only values TEPA-Rev's rule would believe if assertions sufficed: a glitch
+    (one success against a verified value) is no contender; a first assertion is; a value
+    backed in proportion is."""
+    from langchain_tepa.graph import select_candidates
+
+    mem = memory("tepa-full")
+    verified(mem, "vegan")
+    mem.observe(KEY, "keto", source="user")
+    mem.record_outcome(KEY, "keto", True)  # one success: held by proportionate displacement
+    assert [c.value for c in select_candidates(mem, key=KEY)] == ["keto"]
+    assert select_candidates(mem, key=KEY, contenders_only=True) == []
+    for i in range(4):  # four full-weight sources, no execution: backed in proportion
+        mem.observe(KEY, "paleo", source=f"tool.s{i}")
+    assert states(mem) == {"vegan": "active", "keto": "revoked", "paleo": "hypothesis"}
+    assert [c.value for c in select_candidates(mem, key=KEY, contenders_only=True)] == ["paleo"]
+    mem.observe("user.city", "Oslo", source="user")  # an empty key: a first assertion contends
+    assert [c.key for c in select_candidates(mem, contenders_only=True)] == [KEY, "user.city"]
