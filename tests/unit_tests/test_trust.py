@@ -609,4 +609,4 @@ def test_tepa_full_contenders_are_what_the_posterior_rule_would_promote() -> Non
     assert states(mem) == {"vegan": "active", "keto": "revoked", "paleo": "hypothesis"}
     assert [c.value for c in select_candidates(mem, key=KEY, contenders_only=True)] == ["paleo"]
     mem.observe("user.city", "Oslo", source="user")  # an empty key: a first assertion contends
-    assert [c.key for c in select_candidates(mem, contenders_only=True)] == [KEY, "user.city"]
+    assert [c.key for c in select_candidates(mem, contenders_only=True)] == ["user.city", KEY]
