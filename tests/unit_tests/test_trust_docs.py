@@ -1,48 +1,29 @@
 """The python blocks of docs/trust.md run and print what the page says they print.
 
-The ``# ...`` comment lines right after a line with ``print(`` are that block's expected output.
+The ``# ...`` comment lines right after a ``print(...)`` line are that block's expected output
+(``tests.support.docs``); each block runs offline in a fresh interpreter.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
+from tests.support.docs import check_block, expected_output
 
 PAGE = ROOT / "docs" / "trust.md"
-_BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
-
-
-def _blocks() -> list[str]:
-    return _BLOCK.findall(PAGE.read_text(encoding="utf-8"))
-
-
-def _expected(code: str) -> list[str]:
-    out: list[str] = []
-    lines = code.splitlines()
-    for i, line in enumerate(lines):
-        if "print(" in line:
-            j = i + 1
-            while j < len(lines) and lines[j].lstrip().startswith("# "):
-                out.append(lines[j].lstrip()[2:])
-                j += 1
-    return out
+BLOCKS = re.findall(r"^```python\n(.*?)^```", PAGE.read_text(encoding="utf-8"), re.M | re.S)
 
 
 def test_the_page_has_its_blocks_and_the_matrix() -> None:
-    assert len(_blocks()) >= 7
-    assert all(_expected(code) for code in _blocks())
+    assert len(BLOCKS) >= 7
+    assert all(expected_output(code) for code in BLOCKS)
     assert "ATTACK_TABLE" not in PAGE.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("index", range(len(_blocks())))
-def test_block_prints_what_the_page_says(index: int) -> None:
-    code = _blocks()[index]
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
-        exec(compile(code, f"trust.md block {index}", "exec"), {"__name__": "__doc__"})
-    assert buffer.getvalue().splitlines() == _expected(code)
+@pytest.mark.parametrize("index", range(len(BLOCKS)))
+def test_block_prints_what_the_page_says(index: int, tmp_path: Path) -> None:
+    check_block(BLOCKS[index], what=f"docs/trust.md block {index}", cwd=tmp_path)
