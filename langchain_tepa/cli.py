@@ -99,9 +99,9 @@ def _open_read_only(path: str, prefix: str, policy: str) -> Any:
     )
 
 
-def _stored_views(memory: Any, namespaces: Sequence[str]) -> dict[str, Precedent]:
+def _stored_views(memory: Any, namespaces: Sequence[str]) -> dict[str, dict[str, Any]]:
     """The stored precedent views by id (``TEPAMemory.views``)."""
-    return {p.id: p for n in namespaces for p in memory.views(namespace=n)}
+    return {v["id"]: v for n in namespaces for v in memory.views(namespace=n)}
 
 
 def _unknown_namespace(path: str, namespace: str, known: Sequence[str]) -> InvalidArgumentError:
@@ -208,7 +208,7 @@ def inspect_memory(
     lagging = (
         None
         if stored is None
-        else sum(1 for p in folded if p.id not in stored or stored[p.id].state is not p.state)
+        else sum(1 for p in folded if p.id not in stored or stored[p.id]["state"] != p.state.value)
     )
     chosen = [
         p

@@ -221,7 +221,7 @@ class _MemoryTools:
                 "support": d.metadata["support"],
                 "conflict": d.metadata["conflict"],
             }
-            if d.metadata.get("contested"):
+            if d.metadata.get("contested"):  # other values of the key are Active too
                 fact["contested"] = True
                 fact["alternatives"] = d.metadata.get("alternatives", [])
             facts.append(fact)

@@ -375,6 +375,55 @@ class Precedent:
         data["provenance"] = {k: list(v) for k, v in self.provenance.items()}
         return data
 
+    def view(self) -> dict[str, Any]:
+        """The stored view of this precedent: its lifecycle, without its full history.
+
+        What storage keeps beside the evidence for tools that query it (state, counts,
+        posterior, times, the number of evidence records and the last transition); the full
+        history is a fold of the evidence (``TEPAMemory.audit``).
+        """
+        last = self.transitions[-1] if self.transitions else None
+        return {
+            "namespace": self.namespace,
+            "key": self.key,
+            "value": self.value,
+            "value_id": self.value_id,
+            "id": self.id,
+            "state": self.state.value,
+            "support": self.support,
+            "conflict": self.conflict,
+            "validity": self.validity,
+            "lower_bound": self.lower_bound,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "last_support_at": self.last_support_at,
+            "evidence": len(self.evidence_ids),
+            "last_transition": last.to_dict() if last else None,
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_view(cls, data: Mapping[str, Any]) -> Precedent:
+        """A precedent from its :meth:`view` (the history holds the last transition only)."""
+        last = data.get("last_transition")
+        return cls(
+            namespace=str(data["namespace"]),
+            key=str(data["key"]),
+            value=data["value"],
+            value_id=str(data["value_id"]),
+            id=str(data["id"]),
+            state=Lifecycle(data["state"]),
+            support=data["support"],
+            conflict=data["conflict"],
+            created_at=float(data["created_at"]),
+            updated_at=float(data["updated_at"]),
+            last_support_at=float(data.get("last_support_at", 0.0)),
+            validity=float(data["validity"]),
+            lower_bound=float(data["lower_bound"]),
+            transitions=[Transition.from_dict(last)] if last else [],
+            source=data.get("source"),
+        )
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Precedent:
         """Inverse of :meth:`to_dict`."""

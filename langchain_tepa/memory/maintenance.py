@@ -63,11 +63,11 @@ def reconcile_storage(engine: Engine, *, progress: bool = False) -> ReconcileRep
                 vectors.update(zip([p.id for p in lost], engine.embed(lost), strict=True))
                 storage.index_vectors(ns, [(live[pid].snapshot(), vectors[pid]) for pid in missing])
                 records += len(missing)
-        stored = {p.id: p.to_dict() for p in storage.load_views(ns)}
+        stored = {view["id"]: view for view in storage.load_views(ns)}
         stale = []
         for pid, p in live.items():
             refresh_posterior(p, policy)
-            if stored.get(pid) != p.to_dict():
+            if stored.get(pid) != p.view():
                 stale.append(p.snapshot())
         storage.write_views(stale, {ns: dict(head.clock)})
         views += len(stale)

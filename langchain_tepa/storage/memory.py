@@ -19,6 +19,7 @@ import json
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -205,18 +206,18 @@ class InMemoryStorage:
         with self._lock:
             for p in precedents:
                 data = self._ns.setdefault(p.namespace, _Namespace())
-                data.views[p.id] = json.dumps(p.to_dict(), ensure_ascii=False)
+                data.views[p.id] = json.dumps(p.view(), ensure_ascii=False)
             for ns, per in (marks or {}).items():
                 data = self._ns.setdefault(ns, _Namespace())
                 for stream, seq in per.items():
                     data.views_mark[stream] = max(seq, data.views_mark.get(stream, 0))
 
-    def load_views(self, namespace: str) -> list[Precedent]:
+    def load_views(self, namespace: str) -> list[dict[str, Any]]:
         """Stored views of a namespace."""
         with self._lock:
             data = self._ns.get(namespace)
             views = list(data.views.values()) if data else []
-        return [Precedent.from_dict(json.loads(v)) for v in views]
+        return [json.loads(v) for v in views]
 
     # ------------------------------------------------------------------ large namespaces
     def query_vectors(
@@ -235,12 +236,21 @@ class InMemoryStorage:
         """``None``: no namespace gets an index of its own here."""
         return None
 
-    def dedicate(self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]) -> None:
+    def dedicate(
+        self,
+        namespace: str,
+        rows: Sequence[tuple[Precedent, Sequence[float]]],
+        through: Mapping[str, int],
+    ) -> None:
         """Refused: every namespace is ranked by the memory."""
         raise StorageError("InMemoryStorage indexes no namespace itself")
 
     def index_vectors(
-        self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]
+        self,
+        namespace: str,
+        rows: Sequence[tuple[Precedent, Sequence[float]]],
+        *,
+        through: Mapping[str, int] | None = None,
     ) -> None:
         """Nothing to index: every namespace is ranked by the memory."""
 

@@ -22,7 +22,8 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from langgraph.store.base import NOT_PROVIDED, PutOp, TTLConfig
 
@@ -55,7 +56,7 @@ def correction_of(op: PutOp) -> bool | None:
 def put_op(
     namespace: tuple[str, ...],
     key: str,
-    value: dict[str, Any] | None,
+    value: Mapping[str, Any] | None,
     index: Any = None,
     *,
     ttl: Any = NOT_PROVIDED,
@@ -74,4 +75,5 @@ def put_op(
     if ttl is NOT_PROVIDED:
         ttl = ttl_config.get("default_ttl") if ttl_config else None
     cls = PutOp if correction is None else CorrectionPutOp if correction else EvidencePutOp
-    return cls(namespace, str(key), value, index=index, ttl=ttl)
+    # LangGraph's own put passes any mapping on too; plan_put checks and copies it.
+    return cls(namespace, str(key), cast("dict[str, Any] | None", value), index=index, ttl=ttl)

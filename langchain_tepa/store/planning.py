@@ -14,7 +14,8 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,8 +48,11 @@ __all__ = [
     "PutPlan",
     "SearchPlan",
     "StoreNamespaceError",
+    "as_ops",
     "check_count",
+    "check_namespace_arg",
     "copy_json",
+    "namespace_errors",
     "plan_put",
     "read_key",
     "read_namespace",
@@ -86,6 +90,41 @@ def _as_tuple(namespace: object, what: str) -> tuple[str, ...]:
             f"got {type(namespace).__name__}"
         )
     return tuple(namespace)
+
+
+def check_namespace_arg(namespace: object, what: str = "namespace") -> tuple[str, ...]:
+    """A namespace argument of a store method: a tuple (or list) of string labels.
+
+    Raises:
+        StoreNamespaceError: When it is not one (checked before LangGraph's own checks, which
+            would raise a bare ``TypeError`` or LangGraph's error instead).
+    """
+    labels = _as_tuple(namespace, what)
+    for label in labels:
+        if not isinstance(label, str):
+            raise StoreNamespaceError(
+                f"{what} labels must be strings, got {type(label).__name__} in {labels!r}"
+            )
+    return labels
+
+
+def as_ops(ops: object) -> list[Any]:
+    """The ops a ``batch`` call was given, as a list (any iterable but a string or a mapping)."""
+    if isinstance(ops, str | bytes | Mapping) or not isinstance(ops, Iterable):
+        raise InvalidArgumentError(
+            f"batch takes an iterable of GetOp, PutOp, SearchOp or ListNamespacesOp, "
+            f"got {type(ops).__name__}"
+        )
+    return list(ops)
+
+
+@contextmanager
+def namespace_errors() -> Iterator[None]:
+    """Turn LangGraph's namespace error (raised by ``BaseStore``'s own checks) into ours."""
+    try:
+        yield
+    except LangGraphNamespaceError as exc:
+        raise StoreNamespaceError(str(exc)) from exc
 
 
 def write_namespace(namespace: object) -> str:

@@ -40,6 +40,7 @@ from langgraph.store.base import (
     IndexConfig,
     Item,
     ListNamespacesOp,
+    NamespacePath,
     NotProvided,
     Op,
     PutOp,
@@ -50,7 +51,6 @@ from langgraph.store.base import (
     _validate_namespace,  # what BaseStore.put checks first
     ensure_embeddings,
 )
-from langgraph.store.base import InvalidNamespaceError as LangGraphNamespaceError
 
 from langchain_tepa.core.errors import InvalidArgumentError, TEPAError
 from langchain_tepa.core.policy import LifecyclePolicy
@@ -66,8 +66,11 @@ from langchain_tepa.store.planning import (
     PutPlan,
     SearchPlan,
     StoreNamespaceError,
+    as_ops,
     check_count,
+    check_namespace_arg,
     copy_json,
+    namespace_errors,
     plan_put,
     read_key,
     read_namespace,
@@ -100,6 +103,13 @@ def store_policy(**overrides: Any) -> LifecyclePolicy:
     """
     base = {"name": "tepa-store", "normalize_values": False}
     return LifecyclePolicy.preset("tepa-rev").with_overrides(**{**base, **overrides})
+
+
+def _check_paths(prefix: object, suffix: object) -> None:
+    if prefix is not None:
+        check_namespace_arg(prefix, "prefix")
+    if suffix is not None:
+        check_namespace_arg(suffix, "suffix")
 
 
 def _when(seconds: float) -> datetime:
@@ -361,7 +371,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             StoreNamespaceError: For a namespace the store cannot hold.
             InvalidArgumentError: For any other invalid op; then nothing of the batch is stored.
         """
-        plan = self._prepare(list(ops))
+        plan = self._prepare(as_ops(ops))
         texts, queries = plan.texts(), plan.queries()
         emb = self.embeddings if self.embeddings is not None else self.memory.embeddings
         text_vecs = emb.embed_documents(texts) if texts else []
@@ -374,7 +384,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         Calls of one event loop that arrive while a batch runs are run together as the next
         batch (each caller's ops validated on their own, results split back).
         """
-        return await self._coalesced(list(ops), self._abatch_now)
+        return await self._coalesced(as_ops(ops), self._abatch_now)
 
     async def _abatch_now(self, ops: list[Op]) -> list[Result]:
         plan = await asyncio.to_thread(self._prepare, ops)
@@ -386,11 +396,11 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         return await asyncio.to_thread(self._finish, plan, vectors)
 
     # ------------------------------------------------------------------ corrections
-    def put(  # type: ignore[override]
+    def put(
         self,
         namespace: tuple[str, ...],
         key: str,
-        value: dict[str, Any],
+        value: Mapping[str, Any],
         index: Literal[False] | list[str] | None = None,
         *,
         ttl: float | NotProvided | None = NOT_PROVIDED,
@@ -400,6 +410,10 @@ class TEPAStore(AsyncCoalescer, BaseStore):
 
         ``correction=None`` follows the store's ``corrections`` setting; ``False`` writes plain
         evidence even on a store that writes corrections.
+
+        Raises:
+            StoreNamespaceError: For a namespace the store cannot hold.
+            InvalidArgumentError: For an invalid key, value, index, ttl or ``correction``.
 
         Example:
             >>> store = TEPAStore.in_memory()
@@ -412,7 +426,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             >>> store.get(("u",), "diet").value
             {'v': 'keto'}
         """
-        self._check_ttl(namespace, ttl)
+        self._check_put(namespace, ttl)
         self.batch(
             [
                 put_op(
@@ -427,18 +441,18 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             ]
         )
 
-    async def aput(  # type: ignore[override]
+    async def aput(
         self,
         namespace: tuple[str, ...],
         key: str,
-        value: dict[str, Any],
+        value: Mapping[str, Any],
         index: Literal[False] | list[str] | None = None,
         *,
         ttl: float | NotProvided | None = NOT_PROVIDED,
         correction: bool | None = None,
     ) -> None:
         """Async twin of :meth:`put`."""
-        self._check_ttl(namespace, ttl)
+        self._check_put(namespace, ttl)
         await self.abatch(
             [
                 put_op(
@@ -453,12 +467,16 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             ]
         )
 
-    def _check_ttl(self, namespace: tuple[str, ...], ttl: object) -> None:
-        """What LangGraph's ``put`` checks before its batch (the ``"langgraph"`` root too)."""
-        try:
+    def _check_put(self, namespace: tuple[str, ...], ttl: object) -> None:
+        """What LangGraph's ``put`` checks before its batch (the ``"langgraph"`` root too).
+
+        Raises:
+            StoreNamespaceError: For a namespace the store cannot hold (never LangGraph's
+                error or a bare ``TypeError``).
+        """
+        check_namespace_arg(namespace)
+        with namespace_errors():
             _validate_namespace(namespace)
-        except LangGraphNamespaceError as exc:
-            raise StoreNamespaceError(str(exc)) from exc
         if ttl not in (NOT_PROVIDED, None) and not self.supports_ttl:  # pragma: no cover
             raise NotImplementedError(f"TTL is not supported by {type(self).__name__}")
 
@@ -484,8 +502,10 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             >>> store.get(("u",), "k", as_of=then).value, store.get(("u",), "k").value
             ({'v': 1}, {'v': 2})
         """
+        check_namespace_arg(namespace)
         if as_of is None:
-            return super().get(namespace, key, refresh_ttl=refresh_ttl)
+            with namespace_errors():
+                return super().get(namespace, key, refresh_ttl=refresh_ttl)
         validate_op(GetOp(tuple(namespace), key))
         ns, k = read_namespace(tuple(namespace)), read_key(key)
         if ns is None or k is None:
@@ -502,8 +522,10 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         as_of: AsOfPoint | None = None,
     ) -> Item | None:
         """Async twin of :meth:`get`."""
+        check_namespace_arg(namespace)
         if as_of is None:
-            return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
+            with namespace_errors():
+                return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
         return await asyncio.to_thread(self.get, namespace, key, as_of=as_of)
 
     def search(
@@ -519,15 +541,17 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         as_of: AsOfPoint | None = None,
     ) -> list[SearchItem]:
         """Search items; with ``as_of``, among the items as the store held them then."""
+        check_namespace_arg(namespace_prefix, "namespace_prefix")
         if as_of is None:
-            return super().search(
-                namespace_prefix,
-                query=query,
-                filter=filter,
-                limit=limit,
-                offset=offset,
-                refresh_ttl=refresh_ttl,
-            )
+            with namespace_errors():
+                return super().search(
+                    namespace_prefix,
+                    query=query,
+                    filter=filter,
+                    limit=limit,
+                    offset=offset,
+                    refresh_ttl=refresh_ttl,
+                )
         op = SearchOp(tuple(namespace_prefix), filter, limit, offset, query, refresh_ttl=False)
         validate_op(op)
         plan = Plan([None])
@@ -551,15 +575,17 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         as_of: AsOfPoint | None = None,
     ) -> list[SearchItem]:
         """Async twin of :meth:`search`."""
+        check_namespace_arg(namespace_prefix, "namespace_prefix")
         if as_of is None:
-            return await super().asearch(
-                namespace_prefix,
-                query=query,
-                filter=filter,
-                limit=limit,
-                offset=offset,
-                refresh_ttl=refresh_ttl,
-            )
+            with namespace_errors():
+                return await super().asearch(
+                    namespace_prefix,
+                    query=query,
+                    filter=filter,
+                    limit=limit,
+                    offset=offset,
+                    refresh_ttl=refresh_ttl,
+                )
         return await asyncio.to_thread(
             functools.partial(
                 self.search,
@@ -571,6 +597,55 @@ class TEPAStore(AsyncCoalescer, BaseStore):
                 as_of=as_of,
             )
         )
+
+    # ------------------------------------------------------------------ typed errors
+    # BaseStore's convenience methods check namespaces themselves and raise LangGraph's
+    # InvalidNamespaceError (or a bare TypeError for a non-tuple); these overrides check first
+    # and raise StoreNamespaceError, the TEPAError batch() raises for the same namespace
+    # (put/aput do the same in :meth:`_check_put`).
+    def delete(self, namespace: tuple[str, ...], key: str) -> None:
+        """Revoke every Active value of ``key`` (kept for audit); see :class:`TEPAStore`."""
+        check_namespace_arg(namespace)
+        with namespace_errors():
+            super().delete(namespace, key)
+
+    async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
+        """Async twin of :meth:`delete`."""
+        check_namespace_arg(namespace)
+        with namespace_errors():
+            await super().adelete(namespace, key)
+
+    def list_namespaces(
+        self,
+        *,
+        prefix: NamespacePath | None = None,
+        suffix: NamespacePath | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[tuple[str, ...]]:
+        """Namespaces holding at least one Active item (``"*"`` matches any label)."""
+        _check_paths(prefix, suffix)
+        with namespace_errors():
+            return super().list_namespaces(
+                prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
+            )
+
+    async def alist_namespaces(
+        self,
+        *,
+        prefix: NamespacePath | None = None,
+        suffix: NamespacePath | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[tuple[str, ...]]:
+        """Async twin of :meth:`list_namespaces`."""
+        _check_paths(prefix, suffix)
+        with namespace_errors():
+            return await super().alist_namespaces(
+                prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
+            )
 
     # ------------------------------------------------------------------ extras
     def audit(self, namespace: tuple[str, ...], key: str) -> KeyAudit:

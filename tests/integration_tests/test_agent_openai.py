@@ -146,7 +146,8 @@ def test_agent_learns_then_updates_a_preference(
 def test_without_revocation_the_stale_value_is_still_recalled(
     agent_setup: Callable[[str], tuple[Any, TEPAMemory]], fake_openai: FakeOpenAI
 ) -> None:
-    """Control: under append-only nothing is retired, so recall still offers pineapple."""
+    """Control: under append-only nothing is retired, so recall still offers pineapple (as the
+    contested alternative of the key's answer)."""
     agent, memory = agent_setup("append-only")
     for text in (
         "I love pineapple on my pizza.",
@@ -155,8 +156,12 @@ def test_without_revocation_the_stale_value_is_still_recalled(
     ):
         assert say(agent, text) == "Noted."
     say(agent, "Order my usual pizza.")
-    values = {f["value"] for f in json.loads(recall_contents(fake_openai)[-1])}
+    facts = json.loads(recall_contents(fake_openai)[-1])
+    values = {f["value"] for f in facts} | {
+        a["value"] for f in facts for a in f.get("alternatives", [])
+    }
     assert values == {"pineapple", "mushroom"}
+    assert all(f["contested"] for f in facts if f["key"] == KEY)
     assert [p.state.value for p in memory.audit(KEY, namespace="users.u1").precedents] == [
         "active",
         "active",

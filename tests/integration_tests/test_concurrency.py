@@ -29,7 +29,7 @@ from langchain_tepa import EvidenceKind, HashingEmbeddings, Lifecycle, TEPAMemor
 from langchain_tepa.core.types import Evidence
 from tests.integration_tests.conftest import ChromaServer, unique_prefix
 from tests.support.figures import report_figures
-from tests.support.stored import stored_evidence, stored_views
+from tests.support.stored import stored_evidence, stored_view_dicts
 
 WORKERS = 4
 OPS_PER_WORKER = 500
@@ -113,12 +113,12 @@ def _lifecycle(mem: TEPAMemory) -> dict[tuple[str, str, str], tuple[Any, ...]]:
 def _assert_views_match(mem: TEPAMemory) -> None:
     """Stored views equal the in-process fold; retrieval sees exactly the Active precedents."""
     mem.flush()
-    stored = {p.id: p.to_dict() for p in stored_views(mem.storage)}
-    index = {p.id: p.to_dict() for p in mem.iter_precedents()}
+    stored = stored_view_dicts(mem.storage)
+    index = {p.id: p.view() for p in mem.iter_precedents()}
     assert stored == index
     for ns in mem.namespaces():
         want = {p.id for p in mem.precedents(namespace=ns) if p.state is Lifecycle.ACTIVE}
-        docs = mem.retrieve("user preference colour", k=1000, namespace=ns)
+        docs = mem.retrieve("user preference colour", k=1000, namespace=ns, all_values=True)
         assert {d.id for d in docs} == want
         assert all(d.metadata["namespace"] == ns for d in docs)
 

@@ -190,6 +190,9 @@ def _view_lag(memory: TEPAMemory, records: list[Any]) -> int:
 
 def _verify(folder: Path, acked: list[str]) -> dict[str, int]:
     """Everything the issues ask of a reopened memory after a crash; returns counters."""
+    # A reader takes over a dead writer's views once it has been silent for twice the reader's
+    # flush interval (0.1 s here).
+    time.sleep(0.2)
     memory = TEPAMemory.from_path(folder, embeddings=HashingEmbeddings(), flush_interval_s=0.05)
     records = stored_evidence(memory.storage)
     ids = {ev.id for ev in records}
@@ -216,7 +219,7 @@ def _verify(folder: Path, acked: list[str]) -> dict[str, int]:
         )
     for ns in NAMESPACES:
         active = {p.id for p in memory.precedents(namespace=ns) if p.state is Lifecycle.ACTIVE}
-        docs = memory.retrieve("user setting", k=1000, namespace=ns)
+        docs = memory.retrieve("user setting", k=1000, namespace=ns, all_values=True)
         assert {d.id for d in docs} == active
         assert all(set(d.metadata["evidence_ids"]) <= ids for d in docs)
     # The dead writer's unwritten views were noticed by those reads and are written now.

@@ -24,7 +24,7 @@ from langchain_tepa import (
 )
 from langchain_tepa.storage.chroma import AsyncChromaStorage
 from tests.integration_tests.conftest import ChromaServer, unique_prefix
-from tests.support.stored import stored_evidence, stored_views
+from tests.support.stored import stored_evidence, stored_view_dicts
 from tests.unit_tests import test_memory as foundation
 
 KEY = "user.pizza_topping"
@@ -59,7 +59,7 @@ async def test_foundation_behaviour_on_server(name: str, server_memory: TEPAMemo
 def _dump(mem: TEPAMemory) -> tuple[Any, ...]:
     evidence = [e.to_dict() for e in stored_evidence(mem.storage)]
     index = [p.to_dict() for p in mem.precedents()]
-    views = sorted((p.to_dict() for p in stored_views(mem.storage)), key=lambda d: d["id"])
+    views = sorted(stored_view_dicts(mem.storage).values(), key=lambda d: d["id"])
     return evidence, index, views
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from langchain_tepa.core.types import Evidence, Precedent
 from langchain_tepa.storage.base import PageRequest, StorageBackend
 
-__all__ = ["stored_evidence", "stored_views"]
+__all__ = ["stored_evidence", "stored_view_dicts", "stored_views"]
 
 
 def stored_evidence(storage: StorageBackend) -> list[Evidence]:
@@ -24,6 +24,11 @@ def stored_evidence(storage: StorageBackend) -> list[Evidence]:
 
 
 def stored_views(storage: StorageBackend) -> list[Precedent]:
-    """Every stored precedent view, by id."""
+    """Every stored precedent view (as a Precedent: ``Precedent.from_view``), by id."""
     views = [v for head in storage.list_heads() for v in storage.load_views(head.namespace)]
-    return sorted(views, key=lambda p: p.id)
+    return sorted((Precedent.from_view(v) for v in views), key=lambda p: p.id)
+
+
+def stored_view_dicts(storage: StorageBackend) -> dict[str, dict[str, object]]:
+    """Every stored precedent view as storage holds it, by id (compare with ``p.view()``)."""
+    return {v["id"]: v for head in storage.list_heads() for v in storage.load_views(head.namespace)}

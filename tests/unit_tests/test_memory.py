@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import uuid
 from pathlib import Path
@@ -23,14 +24,14 @@ from langchain_tepa import (
     TEPAMemory,
     UnknownPrecedentError,
 )
-from tests.support.stored import stored_evidence, stored_views
+from tests.support.stored import stored_evidence, stored_view_dicts, stored_views
 
 
 def dump(memory: TEPAMemory) -> tuple:
     """Everything stored: evidence (from storage) and precedents (index and views)."""
     evidence = [e.to_dict() for e in stored_evidence(memory.storage)]
     index = [p.to_dict() for p in memory.precedents()]
-    views = sorted((p.to_dict() for p in stored_views(memory.storage)), key=lambda d: d["id"])
+    views = sorted(stored_view_dicts(memory.storage).values(), key=lambda d: d["id"])
     return evidence, index, views
 
 
@@ -267,9 +268,7 @@ def test_views_of_a_writer_that_stopped_are_rewritten_by_the_next_reader(tmp_pat
         "pineapple": "revoked",
         "mushroom": "active",
     }
-    assert {p.id: p.to_dict() for p in stored_views(reader.storage)} == {
-        p.id: p.to_dict() for p in reader.precedents()
-    }
+    assert stored_view_dicts(reader.storage) == {p.id: p.view() for p in reader.precedents()}
 
 
 async def test_async_twins(any_memory: TEPAMemory) -> None:
@@ -310,13 +309,14 @@ def test_views_carry_the_lifecycle_in_metadata(chroma_memory: TEPAMemory) -> Non
     )
     assert len(got["ids"]) == 1
     meta = got["metadatas"][0]
-    assert meta["tepa_value"] == '"pineapple"'
-    assert (meta["tepa_support"], meta["tepa_conflict"]) == (1, 2)
     assert meta["tepa_key"] == "user.pizza_topping" and meta["tepa_ns"] == "default"
-    assert meta["tepa_validity"] == pytest.approx(0.4)
-    assert meta["tepa_created_at"] <= meta["tepa_updated_at"]
-    assert meta["tepa_kp"] == ["user", "user.pizza_topping"]
+    view = json.loads(meta["tepa_view"])
+    assert view["value"] == "pineapple"
+    assert (view["support"], view["conflict"]) == (1, 2)
+    assert view["validity"] == pytest.approx(0.4)
+    assert view["created_at"] <= view["updated_at"]
+    assert view["last_transition"]["reason"].startswith("revoked: validity")
     active = col.get(
         where={"$and": [{"tepa_ns": "default"}, {"tepa_state": "active"}]}, include=["metadatas"]
     )["metadatas"]
-    assert [(a["tepa_support"], a["tepa_value"]) for a in active] == [(2, '"mushroom"')]
+    assert [json.loads(a["tepa_view"])["value"] for a in active] == ["mushroom"]

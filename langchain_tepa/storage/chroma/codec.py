@@ -19,7 +19,7 @@ import numpy as np
 
 from langchain_tepa.core.log import Head, NamespaceSummary, Page
 from langchain_tepa.core.types import Evidence, Lifecycle, Precedent
-from langchain_tepa.core.values import canonical_json, short_hash
+from langchain_tepa.core.values import short_hash
 from langchain_tepa.storage.base import key_path
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "head_id",
     "head_update",
     "index_meta",
+    "indexed_update",
     "key_hash",
     "marks_update",
     "page_id",
@@ -48,6 +49,7 @@ _S = "tepa_s:"
 _C = "tepa_c:"
 _T = "tepa_t:"
 _VW = "tepa_vw:"
+_IX = "tepa_ix:"
 
 
 def encode_vector(vector: Sequence[float]) -> str:
@@ -167,6 +169,13 @@ def marks_update(namespace: str, marks: Mapping[str, int]) -> dict[str, Any]:
     return meta
 
 
+def indexed_update(namespace: str, through: Mapping[str, int]) -> dict[str, Any]:
+    """Metadata recording through which page of each stream a large namespace is indexed."""
+    meta: dict[str, Any] = {"tepa_kind": "head", "tepa_hns": namespace}
+    meta.update({f"{_IX}{stream}": int(seq) for stream, seq in through.items()})
+    return meta
+
+
 def summary_json(summary: NamespaceSummary) -> str:
     """A summary as stored in a head."""
     return json.dumps({"d": summary.digest, "a": summary.active, "k": summary.keys})
@@ -178,6 +187,7 @@ def decode_head(meta: Mapping[str, Any]) -> Head:
     counts: dict[str, int] = {}
     views: dict[str, int] = {}
     written: dict[str, float] = {}
+    indexed: dict[str, int] = {}
     for name, value in meta.items():
         if name.startswith(_S):
             clock[name[len(_S) :]] = int(value)
@@ -187,6 +197,8 @@ def decode_head(meta: Mapping[str, Any]) -> Head:
             views[name[len(_VW) :]] = int(value)
         elif name.startswith(_T):
             written[name[len(_T) :]] = float(value)
+        elif name.startswith(_IX):
+            indexed[name[len(_IX) :]] = int(value)
     summary = None
     raw = meta.get("tepa_sum")
     if isinstance(raw, str):
@@ -203,6 +215,7 @@ def decode_head(meta: Mapping[str, Any]) -> Head:
         bool(meta.get("tepa_big", False)),
         views,
         written,
+        indexed,
     )
 
 
@@ -212,28 +225,29 @@ def index_meta(p: Precedent) -> dict[str, Any]:
 
 
 def precedent_meta(p: Precedent) -> dict[str, Any]:
-    """Metadata of a precedent's view record: its lifecycle and what queries filter on."""
+    """Metadata of a precedent's view record: what queries filter on, and the view as JSON.
+
+    Few keys on purpose: Chroma's cost per record grows with its metadata entries, and every
+    precedent has a view.
+    """
     return {
         "tepa_ns": p.namespace,
         "tepa_key": p.key,
-        "tepa_kp": key_path(p.key),
         "tepa_state": p.state.value,
-        "tepa_value": canonical_json(p.value),
-        "tepa_support": p.support,
-        "tepa_conflict": p.conflict,
-        "tepa_validity": float(p.validity),
-        "tepa_created_at": float(p.created_at),
-        "tepa_updated_at": float(p.updated_at),
-        "tepa_view": json.dumps(p.to_dict(), ensure_ascii=False, separators=(",", ":")),
+        "tepa_view": json.dumps(p.view(), ensure_ascii=False, separators=(",", ":")),
     }
 
 
-def view_of(meta: Mapping[str, Any] | None) -> Precedent | None:
-    """The precedent view stored in a record's metadata, if any."""
+def view_of(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The precedent view stored in a record's metadata, if any (``Precedent.view()``).
+
+    Layout 2 stored the whole precedent (``Precedent.to_dict()``); it is read as its view.
+    """
     raw = (meta or {}).get("tepa_view")
     if not isinstance(raw, str):
         return None
-    return Precedent.from_dict(json.loads(raw))
+    data = json.loads(raw)
+    return dict(data) if "evidence" in data else Precedent.from_dict(data).view()
 
 
 def state_of(meta: Mapping[str, Any] | None) -> Lifecycle | None:

@@ -27,7 +27,6 @@ from langchain_tepa._gc import gc_paused
 from langchain_tepa.core.log import NamespaceSummary, clock_digest
 from langchain_tepa.core.types import Evidence, Lifecycle, Precedent
 from langchain_tepa.storage.base import Commit, NamespaceWrite
-from langchain_tepa.storage.chroma import codec
 from langchain_tepa.storage.chroma.layout import Layout
 
 if TYPE_CHECKING:
@@ -90,8 +89,9 @@ def migrate(storage: ChromaStorage, layout: Layout) -> None:
             continue
         got = storage.get_all(col, None, ["embeddings", "metadatas"])
         for vec, meta in zip(got["embeddings"], got["metadatas"], strict=True):
-            view = codec.view_of(meta)
-            if view is not None:
+            raw = (meta or {}).get("tepa_view")
+            if isinstance(raw, str):  # layout 2 kept the whole precedent
+                view = Precedent.from_dict(json.loads(raw))
                 records.setdefault(view.namespace, []).append((view, [float(x) for x in vec]))
     writes = []
     for ns, evs in sorted(by_ns.items()):
