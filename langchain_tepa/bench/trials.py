@@ -36,7 +36,12 @@ from langchain_tepa.bench.world import WorldChannel
 from langchain_tepa.core.types import Lifecycle
 from langchain_tepa.memory import TEPAMemory
 
-__all__ = ["make_trial_hook", "max_executions"]
+__all__ = ["CONTENDERS_ONLY", "make_trial_hook", "max_executions"]
+
+CONTENDERS_ONLY = True
+"""TEPA-Full tests only the Hypotheses that could become the key's answer (the trial runner's
+``contenders_only``). In the drift worlds every value comes from acting on it, so none is a
+contender and trials do not run; tests set it to ``False`` to force the trial path."""
 
 
 def max_executions(trials: list[object]) -> int:
@@ -69,7 +74,7 @@ def make_trial_hook(
             executor,
             trial_builder=DefaultTrialBuilder(tasks=[task.text], context_k=0),
             max_concurrency=1,
-            contenders_only=True,
+            contenders_only=CONTENDERS_ONLY,
         )
         for task in tasks
     }
