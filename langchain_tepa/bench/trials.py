@@ -40,8 +40,8 @@ __all__ = ["CONTENDERS_ONLY", "make_trial_hook", "max_executions"]
 
 CONTENDERS_ONLY = True
 """TEPA-Full tests only the Hypotheses that could become the key's answer (the trial runner's
-``contenders_only``). In the drift worlds every value comes from acting on it, so none is a
-contender and trials do not run; tests set it to ``False`` to force the trial path."""
+``contenders_only``). In the drift worlds every value comes from acting on it, so contenders
+are rare (none in the runs the tests make); tests set it to ``False`` to force the trial path."""
 
 
 def max_executions(trials: list[object]) -> int:
