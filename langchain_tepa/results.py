@@ -5,7 +5,7 @@ Example:
     >>> memory = TEPAMemory.in_memory()
     >>> result = memory.observe("user.diet", "vegan")
     >>> result.precedent.state.value, [t.reason for t in result.transitions]
-    ('active', ['new candidate: first observation', 'promoted: validity 0.67 > 0.60'])
+    ('active', ['new candidate: first observation', 'promoted: validity 0.67 >= 0.60'])
 """
 
 from __future__ import annotations

@@ -512,10 +512,9 @@ class SupportPromotion:
     challenger is the answer.
 
     Example:
-        >>> from langchain_tepa.core.types import Precedent
-        >>> SupportPromotion().reason(
-        ...     Precedent("default", "k", "v", "v", "p1", support=2, weighted_support=0.4,
-        ...               validity=0.58), None)  # type: ignore[arg-type]
+        >>> rule = SupportPromotion()
+        >>> rule.theta_pro, rule.displace_ratio, rule.displace_outcomes
+        (0.6, 0.5, 2)
     """
 
     theta_pro: float = 0.6

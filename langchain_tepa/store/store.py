@@ -418,7 +418,8 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         Example:
             >>> store = TEPAStore.in_memory()
             >>> store.put(("u",), "diet", {"v": "vegan"})
-            >>> _ = store.memory.record_outcome("diet", {"v": "vegan"}, True, namespace="u")
+            >>> for _ in range(2):  # acting on it worked twice
+            ...     _ = store.memory.record_outcome("diet", {"v": "vegan"}, True, namespace="u")
             >>> store.put(("u",), "diet", {"v": "keto"})  # evidence: the verified value holds
             >>> store.get(("u",), "diet").value
             {'v': 'vegan'}
@@ -426,20 +427,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             >>> store.get(("u",), "diet").value
             {'v': 'keto'}
         """
-        self._check_put(namespace, ttl)
-        self.batch(
-            [
-                put_op(
-                    namespace,
-                    key,
-                    value,
-                    index,
-                    ttl=ttl,
-                    ttl_config=self.ttl_config,
-                    correction=correction,
-                )
-            ]
-        )
+        self.batch([self._put_op(namespace, key, value, index, ttl, correction)])
 
     async def aput(
         self,
@@ -452,19 +440,21 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         correction: bool | None = None,
     ) -> None:
         """Async twin of :meth:`put`."""
+        await self.abatch([self._put_op(namespace, key, value, index, ttl, correction)])
+
+    def _put_op(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None,
+        ttl: float | NotProvided | None,
+        correction: bool | None,
+    ) -> PutOp:
+        """The op of ``put``/``aput``, after LangGraph's own checks (:meth:`_check_put`)."""
         self._check_put(namespace, ttl)
-        await self.abatch(
-            [
-                put_op(
-                    namespace,
-                    key,
-                    value,
-                    index,
-                    ttl=ttl,
-                    ttl_config=self.ttl_config,
-                    correction=correction,
-                )
-            ]
+        return put_op(
+            namespace, key, value, index, ttl=ttl, ttl_config=self.ttl_config, correction=correction
         )
 
     def _check_put(self, namespace: tuple[str, ...], ttl: object) -> None:
