@@ -292,11 +292,11 @@ def id_list(ids: object) -> list[Any]:
     """The ids of ``get_by_ids``/``delete``, without repeats (strings only)."""
     if isinstance(ids, str) or not isinstance(ids, Iterable):
         raise InvalidArgumentError(f"ids must be a list of strings, got {type(ids).__name__}")
-    out = list(dict.fromkeys(ids))
-    for doc_id in out:
+    given = list(ids)
+    for doc_id in given:  # before deduplicating: an unhashable id is refused, not a TypeError
         if not isinstance(doc_id, str):
             raise InvalidArgumentError(f"ids must be strings, got {type(doc_id).__name__}")
-    return out
+    return list(dict.fromkeys(given))
 
 
 def search_prefix(kwargs: dict[str, Any]) -> str | None:

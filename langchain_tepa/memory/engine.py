@@ -6,7 +6,7 @@ namespace, asks the storage for that namespace's head: if another writer appende
 memory's clock, only the pages after the clock are read and folded. Writes are decided on the
 state caught up that way, so a writer never folds a new record against evidence it has not seen.
 
-What each process sees (the consistency model, README "Several workers"):
+What each process sees (the consistency model, ``docs/consistency.md``):
 
 * with ``max_staleness_s=0`` (the default) every read reflects every write acknowledged by any
   process before the read began (one head read per namespace read);

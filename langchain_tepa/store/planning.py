@@ -37,6 +37,7 @@ from langchain_tepa.core.errors import (
 )
 from langchain_tepa.core.values import validate_key, validate_namespace, validate_value
 from langchain_tepa.memory import AnswerRow
+from langchain_tepa.store.corrections import correction_of
 from langchain_tepa.store.queries import validate_filter
 from langchain_tepa.store.ttl import validate_ttl
 from langchain_tepa.validation import MAX_TEXT_CHARS, validate_text
@@ -209,6 +210,8 @@ class PutPlan:
             indexed, ``index=False``).
         index_given: ``index`` was given explicitly (``False`` or paths).
         ttl: Minutes until the item expires (``None``: never).
+        correction: The put is a correction (``True``), plain evidence (``False``), or follows
+            the store's setting (``None``); see :mod:`langchain_tepa.store.corrections`.
     """
 
     namespace: str
@@ -217,6 +220,7 @@ class PutPlan:
     texts: list[str] | None
     index_given: bool
     ttl: float | None = None
+    correction: bool | None = None
 
 
 def plan_put(op: PutOp, fields: Sequence[str] | None) -> PutPlan:
@@ -235,7 +239,7 @@ def plan_put(op: PutOp, fields: Sequence[str] | None) -> PutPlan:
         for path in chosen:
             for text in get_text_at_path(value, path):
                 texts.append(embeddable(text, f"the text at index path {path!r}"))
-    return PutPlan(ns, key, value, texts, op.index is not None, ttl)
+    return PutPlan(ns, key, value, texts, op.index is not None, ttl, correction_of(op))
 
 
 def validate_op(op: object) -> None:

@@ -143,3 +143,24 @@ def test_store_refuses_namespaces_and_batches_that_are_not_sequences(
 
 def test_store_refuses_a_huge_integer_ttl(store: TEPAStore) -> None:
     _refused(store, lambda s: s.put(("users", "u1"), "k", {"v": 1}, ttl=_HUGE))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(lambda vs: vs.delete([{1, 2}]), id="delete-set"),
+        pytest.param(lambda vs: asyncio.run(vs.adelete([{1, 2}])), id="adelete-set"),
+        pytest.param(lambda vs: vs.get_by_ids([["p0"]]), id="get_by_ids-list"),
+    ],
+)
+def test_vector_store_refuses_unhashable_ids(
+    memory: TEPAMemory, call: Callable[[Any], object]
+) -> None:
+    """Found by the fuzz on the trust branch: an unhashable id raised a bare TypeError."""
+    from langchain_tepa import TEPAVectorStore
+
+    vs = TEPAVectorStore(memory)
+    before = stored_state(memory)
+    with pytest.raises(TEPAError, match="ids must be strings"):
+        call(vs)
+    assert stored_state(memory) == before

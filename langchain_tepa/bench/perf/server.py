@@ -24,7 +24,7 @@ from typing import Any
 
 from langchain_tepa.core.errors import StorageError
 
-__all__ = ["ChromaRun", "chroma_run", "free_port"]
+__all__ = ["ChromaRun", "chroma_executable", "chroma_run", "free_port"]
 
 _START_TIMEOUT = 120.0
 
@@ -36,7 +36,8 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _executable() -> str:
+def chroma_executable() -> str:
+    """The ``chroma`` command of this environment (beside the interpreter, else on PATH)."""
     here = Path(sys.executable).parent / "chroma"
     if here.is_file():
         return str(here)
@@ -128,7 +129,16 @@ def chroma_run(path: Path, log_path: Path) -> Iterator[ChromaRun]:
     port = free_port()
     with log_path.open("wb") as out:
         process = subprocess.Popen(
-            [_executable(), "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
+            [
+                chroma_executable(),
+                "run",
+                "--path",
+                str(path),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+            ],
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
