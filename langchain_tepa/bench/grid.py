@@ -94,13 +94,14 @@ CANDIDATES: dict[str, list[dict[str, Any]]] = {
         {"window": 6, "w_min": 5, "theta_rec": 0.34},
     ],
     "tepa-cd": [{"change_hazard": h} for h in (0.01, 0.02, 0.05, 0.1, 0.2, 0.3)],
+    "tepa-key": [{"keyed_odds": o} for o in (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)],
 }
 """Six candidate settings per tuned method (the same budget for every one)."""
 
 DERIVED: dict[str, str] = {"oracle-rev": "tepa-rev"}
 """Methods that take the tuned setting of another."""
 
-TEPA_PRESETS: tuple[str, ...] = ("tepa-rev", "tepa-cd", "tepa-full")
+TEPA_PRESETS: tuple[str, ...] = ("tepa-rev", "tepa-cd", "tepa-key", "tepa-full")
 REFERENCES: tuple[str, ...] = ("oracle-reset", "oracle-rev")
 """Told the change points: upper references, not competitors."""
 BASELINES: tuple[str, ...] = tuple(

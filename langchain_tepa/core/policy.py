@@ -40,6 +40,7 @@ _SWITCHES = (
     "outcome_veto",
     "supersede_on_failure",
     "revoke_change",
+    "revoke_keyed",
 )
 
 POLICY_NAMES: tuple[str, ...] = (
@@ -55,6 +56,7 @@ POLICY_NAMES: tuple[str, ...] = (
     "tepa-norev",
     "tepa-rev",
     "tepa-cd",
+    "tepa-key",
     "tepa-full",
 )
 """Every preset: the paper's methods, the stronger baselines of the benchmarks, and ``tepa-cd``."""
@@ -168,6 +170,12 @@ class LifecyclePolicy:
     change_hazard: float = 0.05
     change_max_run: int = 6
     change_threshold: float = 1.0
+    revoke_keyed: bool = False
+    keyed_working: float = 0.8
+    keyed_failing: float = 0.2
+    keyed_hazard: float = 0.02
+    keyed_weight: float = 10.0
+    keyed_odds: float = 1.0
 
     def __post_init__(self) -> None:
         for name in (
@@ -354,6 +362,12 @@ class LifecyclePolicy:
             "tepa-norev": dict(off),
             "tepa-rev": {},
             "tepa-cd": {"revoke_recent": False, "revoke_change": True, "window": 24},
+            "tepa-key": {
+                "revoke_recent": False,
+                "revoke_keyed": True,
+                "revive_fresh": False,
+                "window": 40,
+            },
             "tepa-full": {"promotion": "trials"},
         }
         if not isinstance(name, str) or name not in presets:

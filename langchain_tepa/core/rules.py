@@ -486,6 +486,285 @@ class ChangeRevocation:
         return None
 
 
+@dataclass(frozen=True)
+class OutcomeRuns:
+    """The failure runs in one outcome history (oldest first): what the key test pools.
+
+    A *run* is a maximal sequence of failures that follows a success (the value was working
+    when it began); runs at the start of the history, with no success before them, are not
+    counted (the value may never have worked).
+
+    Attributes:
+        successes: Successful outcomes (each is a step at which a run could have begun).
+        recovered: Lengths of the runs that ended with a success of the same value (noise, or a
+            glitch burst that passed).
+        open_run: Length of the run at the end of the history (0 when the last outcome
+            succeeded or no success came before it).
+
+    Example:
+        >>> OutcomeRuns.of([True, False, True, True, False, False, True, False, False])
+        OutcomeRuns(successes=4, recovered=(1, 2), open_run=2)
+    """
+
+    successes: int
+    recovered: tuple[int, ...]
+    open_run: int
+
+    @classmethod
+    def of(cls, outcomes: Sequence[bool]) -> OutcomeRuns:
+        """Parse an outcome history."""
+        successes = 0
+        recovered: list[int] = []
+        run = 0
+        seen_success = False
+        for ok in outcomes:
+            if ok:
+                if seen_success and run:
+                    recovered.append(run)
+                successes += 1
+                seen_success = True
+                run = 0
+            elif seen_success:
+                run += 1
+        return cls(successes, tuple(recovered), run)
+
+
+def trailing_failures(outcomes: Sequence[bool]) -> int:
+    """Failures at the end of an outcome history.
+
+    Example:
+        >>> trailing_failures([True, False, False])
+        2
+    """
+    n = 0
+    for ok in reversed(outcomes):
+        if ok:
+            break
+        n += 1
+    return n
+
+
+@dataclass(frozen=True)
+class KeyRates:
+    """What a key's own evidence says about how its values behave.
+
+    Attributes:
+        working: Success rate of a value while it works (pooled over the key's values).
+        hazard: Changes of the working value per record of the key.
+        successes: Successes behind ``working`` (its evidence, prior excluded).
+        changes: Changes behind ``hazard``.
+
+    Example:
+        >>> KeyRates(0.9, 0.02, 40, 1).working
+        0.9
+    """
+
+    working: float
+    hazard: float
+    successes: int
+    changes: int
+
+
+def _switches(state: KeyState) -> int:
+    """How many times the key's believed value changed: a promotion of another value."""
+    events: list[tuple[float, str, int]] = []
+    for i, q in enumerate(state.precedents.values()):
+        events.extend(
+            (tr.time, tr.evidence_id, i) for tr in q.transitions if tr.to_state is Lifecycle.ACTIVE
+        )
+    events.sort()
+    switches = 0
+    incumbent = -1
+    for _, _, i in events:
+        if incumbent >= 0 and i != incumbent:
+            switches += 1
+        incumbent = i
+    return switches
+
+
+def key_rates(
+    state: KeyState,
+    tested: Precedent | None = None,
+    *,
+    working: float = 0.8,
+    hazard: float = 0.02,
+    weight: float = 10.0,
+) -> KeyRates:
+    """The key's working success rate and change rate, each with its prior.
+
+    Noise is a property of the key (the tool, the world), not of one value: a value revived after
+    a change starts with fresh counts, so its own history says little. Pooled over the outcome
+    histories of every value of the key (:class:`OutcomeRuns`), a working value has had ``S``
+    successes and ``F`` failures in runs it recovered from (its noise, its glitch bursts); the
+    tested value's current failure run is left out (it is what is being judged). The key's
+    believed value has changed ``C`` times (promotions of another value) in ``N`` records. With
+    priors worth ``weight`` outcomes (and ``weight / hazard`` records)::
+
+        working = (S + weight * working0) / (S + F + weight)
+        hazard  = (C + 1) / (N + 1 / hazard0)
+
+    Args:
+        state: The key's state.
+        tested: The precedent being tested (its current failure run is excluded).
+        working: Prior success rate of a working value.
+        hazard: Prior changes per record.
+        weight: Prior weight of ``working``, in outcomes.
+
+    Example:
+        >>> rates = key_rates(KeyState("default", "k"))
+        >>> rates.working, rates.hazard
+        (0.8, 0.02)
+    """
+    successes = 0
+    failures = 0
+    for q in state.precedents.values():
+        history = q.recent
+        if q is tested:
+            history = history[: len(history) - trailing_failures(history)]
+        runs = OutcomeRuns.of(history)
+        successes += runs.successes
+        failures += sum(runs.recovered)
+    changes = _switches(state)
+    return KeyRates(
+        working=(successes + weight * working) / (successes + failures + weight),
+        hazard=(changes + 1.0) / (state.seq + 1.0 / hazard),
+        successes=successes,
+        changes=changes,
+    )
+
+
+def change_statistic(outcomes: Sequence[bool], *, working: float, failing: float, hazard: float) -> float:
+    """Shiryaev-Roberts statistic: the posterior odds that a value's rate fell to ``failing``.
+
+    Over the value's outcomes (oldest first) ``R <- (R + hazard) * L / (1 - hazard)``, with ``L``
+    the likelihood ratio of the outcome (``failing / working`` for a success, ``(1 - failing) /
+    (1 - working)`` for a failure). ``R`` is the posterior odds of "the value stopped working at
+    some point" against "it still works" when a change is a priori ``hazard`` likely at each
+    step: one failure of a precise value (working 0.99) multiplies them by about 100, one of a
+    noisy value (0.7) by about 3, and each success divides them.
+
+    Example:
+        >>> history = [True] * 30
+        >>> odds = lambda h, w: change_statistic(history + h, working=w, failing=0.1, hazard=0.02)
+        >>> odds([False], 0.99) > 1, odds([False], 0.7) > 1, odds([False] * 3, 0.7) > 1
+        (True, False, True)
+    """
+    lf = (1.0 - failing) / (1.0 - working)
+    ls = failing / working
+    stay = 1.0 - hazard
+    odds = 0.0
+    for ok in outcomes:
+        odds = (odds + hazard) * (ls if ok else lf) / stay
+    return odds
+
+
+@dataclass(frozen=True)
+class KeyChangeRevocation:
+    """Revoke an Active value when a change is likely, given its key's noise and change rate.
+
+    A Bayesian change test (:func:`change_statistic`) on the value's own outcomes, with the
+    rates of its key (:func:`key_rates`): how often a working value of this key succeeds,
+    pooled over all its values and their burst recoveries, and how often the key's working
+    value has changed. A precise key is revoked after one failure, a noisy one needs several;
+    a key that changes often is revoked sooner than one that never has. The value is revoked
+    when the posterior odds of a change reach ``odds``.
+
+    Example:
+        >>> KeyChangeRevocation().odds
+        1.0
+    """
+
+    working: float = 0.8
+    failing: float = 0.2
+    hazard: float = 0.02
+    weight: float = 10.0
+    odds: float = 1.0
+
+    def test(self, p: Precedent, state: KeyState) -> tuple[float, KeyRates]:
+        """The posterior odds of a change of ``p`` and the key's rates behind them."""
+        rates = key_rates(state, p, working=self.working, hazard=self.hazard, weight=self.weight)
+        working = min(max(rates.working, self.failing + 1e-3), 1.0 - 1e-3)
+        odds = change_statistic(
+            p.recent, working=working, failing=self.failing, hazard=min(rates.hazard, 0.5)
+        )
+        return odds, rates
+
+    def reason(self, p: Precedent, step: Step) -> str | None:
+        """The reason when a change is likely enough."""
+        if p.state is not Lifecycle.ACTIVE or not p.recent or p.recent[-1]:
+            return None
+        odds, rates = self.test(p, step.state)
+        if odds >= self.odds:
+            run = trailing_failures(p.recent)
+            return (
+                f"revoked: change odds {odds:.1f} >= {self.odds:g} after {run} failure(s) in a "
+                f"row (key: works {rates.working:.2f}, changes {rates.hazard:.3f} per record)"
+            )
+        return None
+
+
+@dataclass(frozen=True)
+class HistoryCounts(BetaCounts):
+    """:class:`BetaCounts` that keeps a value's outcome history when it is revived.
+
+    A revived value starts with fresh support and conflict (the evidence before the change says
+    nothing about the regime after it), but its outcome history stays: the key test
+    (:class:`KeyChangeRevocation`) learns from it how long this key's failure runs last when a
+    value comes back. Used with ``revive_fresh=False`` (the fold then keeps the history; this
+    rule restarts the counts).
+
+    Example:
+        >>> HistoryCounts(window=40).window
+        40
+    """
+
+    def count(self, step: Step) -> None:
+        """Restart the counts of a value revived by this record, then count it."""
+        target = step.target
+        assert target is not None
+        trs = target.transitions
+        if step.transitions and len(trs) >= 2 and trs[-1] is step.transitions[-1]:
+            revived, revoked = trs[-1], trs[-2]
+            if (
+                revived.from_state is Lifecycle.REVOKED
+                and revived.to_state is Lifecycle.HYPOTHESIS
+                and revoked.to_state is Lifecycle.REVOKED
+            ):
+                target.support = target.conflict = 0
+                if _taken_over(step.state, target, revoked.time):
+                    target.recent.clear()
+        super().count(step)
+
+
+def _taken_over(state: KeyState, p: Precedent, since: float) -> bool:
+    """Whether another value of the key was promoted after ``since`` (``p`` was revoked then)."""
+    for q in state.precedents.values():
+        if q is p:
+            continue
+        for tr in reversed(q.transitions):
+            if tr.time < since:
+                break
+            if tr.to_state is Lifecycle.ACTIVE and tr.time > since:
+                return True
+    return False
+
+
+@dataclass(frozen=True)
+class LastOutcomeVeto:
+    """Poisoning guard of the key test: observations neither revive nor promote a value whose
+    last outcome failed (only a success, or ``promote`` by hand, can).
+
+    Example:
+        >>> from langchain_tepa.core.types import Precedent
+        >>> LastOutcomeVeto().blocks(Precedent("default", "k", "v", "v", "p1", recent=[False]))
+        True
+    """
+
+    def blocks(self, p: Precedent) -> bool:
+        """Whether the value's last outcome failed."""
+        return bool(p.recent) and not p.recent[-1]
+
+
 # ---------------------------------------------------------------------- promotion rules
 @dataclass(frozen=True)
 class ImmediatePromotion:
@@ -634,6 +913,16 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
         revocation.append(PosteriorRevocation(policy.n_min, policy.theta_rev))
     if policy.revoke_recent:
         revocation.append(RecentWindowRevocation(policy.w_min, policy.theta_rec))
+    if policy.revoke_keyed:
+        revocation.append(
+            KeyChangeRevocation(
+                policy.keyed_working,
+                policy.keyed_failing,
+                policy.keyed_hazard,
+                policy.keyed_weight,
+                policy.keyed_odds,
+            )
+        )
     change = None
     if policy.revoke_change:
         change = ChangeRevocation(
@@ -641,18 +930,20 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
         )
         revocation.append(change)
     if policy.outcome_veto:
-        vetoes.append(
-            ChangeVeto(change)
-            if change is not None
-            else OutcomeVeto(policy.w_min, policy.theta_rec)
-        )
+        if change is not None:
+            vetoes.append(ChangeVeto(change))
+        elif policy.revoke_keyed:
+            vetoes.append(LastOutcomeVeto())
+        else:
+            vetoes.append(OutcomeVeto(policy.w_min, policy.theta_rec))
     promotion: PromotionRule | None = None
     if policy.promotion == "immediate":
         promotion = ImmediatePromotion(policy.name)
     elif policy.promotion == "posterior":
         promotion = PosteriorPromotion(policy.theta_pro, policy.n_pro)
+    counts_rule = HistoryCounts if policy.revoke_keyed else BetaCounts
     return RuleSet(
-        counts=BetaCounts(policy.track_conflict, policy.window),
+        counts=counts_rule(policy.track_conflict, policy.window),
         boundary=tuple(boundary),
         record=tuple(record),
         revocation=tuple(revocation),
