@@ -563,23 +563,58 @@ class KeyRates:
     hazard: float
     successes: int
     changes: int
+    recovered: tuple[int, ...] = ()
+
+    def continuation(self, k: int, weight: float) -> float:
+        """Chance that a working value's failure run goes on to ``k`` failures, given ``k - 1``.
+
+        The key's recovered runs (noise, glitch bursts), with independent noise at
+        ``1 - working`` as a prior worth ``weight`` runs.
+        """
+        q = 1.0 - self.working
+        if k <= 1:
+            return q
+
+        def reach(m: int) -> float:
+            return sum(1 for n in self.recovered if n >= m) + weight * q ** (m - 1)
+
+        return reach(k) / reach(k - 1)
 
 
-def _switches(state: KeyState) -> int:
-    """How many times the key's believed value changed: a promotion of another value."""
-    events: list[tuple[float, str, int]] = []
+def _changes(state: KeyState, tenure: int) -> int:
+    """How many times the key's believed value was displaced after it had held.
+
+    A change is counted when an Active value that had held for at least ``tenure`` records of
+    its key is revoked and the next value promoted is another one (a glitch it comes back from,
+    or a lucky value revoked at once, is not a change).
+    """
+    promotions: list[tuple[float, str, int]] = []
+    held: dict[int, list[bool]] = {}
     for i, q in enumerate(state.precedents.values()):
-        events.extend(
-            (tr.time, tr.evidence_id, i) for tr in q.transitions if tr.to_state is Lifecycle.ACTIVE
-        )
-    events.sort()
-    switches = 0
+        position = {eid: n for n, eid in enumerate(q.evidence_ids)}
+        start: int | None = None
+        periods: list[bool] = []
+        for tr in q.transitions:
+            if tr.to_state is Lifecycle.ACTIVE:
+                promotions.append((tr.time, tr.evidence_id, i))
+                start = position.get(tr.evidence_id, 0)
+            elif tr.from_state is Lifecycle.ACTIVE and start is not None:
+                periods.append(position.get(tr.evidence_id, start) - start >= tenure)
+                start = None
+        held[i] = periods
+    promotions.sort()
+    seen: dict[int, int] = {}
+    changes = 0
     incumbent = -1
-    for _, _, i in events:
+    for _, _, i in promotions:
         if incumbent >= 0 and i != incumbent:
-            switches += 1
+            k = seen.get(incumbent, 0) - 1  # the incumbent's period that just ended
+            periods = held[incumbent]
+            if 0 <= k < len(periods) and periods[k]:
+                changes += 1
+        seen[i] = seen.get(i, 0) + 1
         incumbent = i
-    return switches
+    return changes
 
 
 def key_rates(
@@ -589,6 +624,7 @@ def key_rates(
     working: float = 0.8,
     hazard: float = 0.02,
     weight: float = 10.0,
+    tenure: int = 4,
 ) -> KeyRates:
     """The key's working success rate and change rate, each with its prior.
 
@@ -617,6 +653,7 @@ def key_rates(
     """
     successes = 0
     failures = 0
+    recovered: list[int] = []
     for q in state.precedents.values():
         history = q.recent
         if q is tested:
@@ -624,12 +661,14 @@ def key_rates(
         runs = OutcomeRuns.of(history)
         successes += runs.successes
         failures += sum(runs.recovered)
-    changes = _switches(state)
+        recovered.extend(runs.recovered)
+    changes = _changes(state, tenure)
     return KeyRates(
         working=(successes + weight * working) / (successes + failures + weight),
         hazard=(changes + 1.0) / (state.seq + 1.0 / hazard),
         successes=successes,
         changes=changes,
+        recovered=tuple(recovered),
     )
 
 
@@ -679,14 +718,20 @@ class KeyChangeRevocation:
     hazard: float = 0.02
     weight: float = 10.0
     odds: float = 1.0
+    run_weight: float = 4.0
 
     def test(self, p: Precedent, state: KeyState) -> tuple[float, KeyRates]:
         """The posterior odds of a change of ``p`` and the key's rates behind them."""
         rates = key_rates(state, p, working=self.working, hazard=self.hazard, weight=self.weight)
         working = min(max(rates.working, self.failing + 1e-3), 1.0 - 1e-3)
+        hazard = min(rates.hazard, 0.5)
+        run = trailing_failures(p.recent)
         odds = change_statistic(
-            p.recent, working=working, failing=self.failing, hazard=min(rates.hazard, 0.5)
+            p.recent[: len(p.recent) - run], working=working, failing=self.failing, hazard=hazard
         )
+        for k in range(1, run + 1):  # the current run, against the key's own run lengths
+            cont = 1.0 - working if k == 1 else rates.continuation(k, self.run_weight)
+            odds = (odds + hazard) * (1.0 - self.failing) / max(cont, 1e-9) / (1.0 - hazard)
         return odds, rates
 
     def reason(self, p: Precedent, step: Step) -> str | None:
