@@ -12,7 +12,8 @@ actions and 160 interactions per task; the first change comes at step 40. Three 
   change every 40 steps.
 
 **Tuning.** Each method with free parameters (``temporal``: its window; ``reactive``: failures
-in a row before revoking; ``tepa-rev``: its recent-window rule; ``tepa-cd``: its hazard) gets
+in a row before revoking; ``tepa-rev``: its recent-window rule; ``tepa-cd``: its hazard;
+``tepa-key``: the posterior odds at which its key test revokes) gets
 the same budget: six candidate settings, each run on the tuning configurations (other noise
 levels, mixes, burst shapes and change frequencies than the evaluation cells) and the tuning
 seeds 0-7; the setting with the highest mean success wins. Evaluation uses seeds 1000-1019 and

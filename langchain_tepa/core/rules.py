@@ -44,7 +44,12 @@ __all__ = [
     "ChangeRevocation",
     "ChangeVeto",
     "CountRule",
+    "HistoryCounts",
     "ImmediatePromotion",
+    "KeyChangeRevocation",
+    "KeyRates",
+    "LastOutcomeVeto",
+    "OutcomeRuns",
     "OutcomeVeto",
     "PosteriorPromotion",
     "PosteriorRevocation",
@@ -59,7 +64,10 @@ __all__ = [
     "TemporalExpiry",
     "Veto",
     "change_odds",
+    "change_statistic",
+    "key_rates",
     "rules_for",
+    "trailing_failures",
 ]
 
 LIVE = (Lifecycle.HYPOTHESIS, Lifecycle.ACTIVE)
@@ -486,23 +494,24 @@ class ChangeRevocation:
         return None
 
 
+# ---------------------------------------------------------------------- the key test (tepa-key)
 @dataclass(frozen=True)
 class OutcomeRuns:
-    """The failure runs in one outcome history (oldest first): what the key test pools.
+    """The failure runs of one outcome history (oldest first), as the key test pools them.
 
-    A *run* is a maximal sequence of failures that follows a success (the value was working
-    when it began); runs at the start of the history, with no success before them, are not
-    counted (the value may never have worked).
+    A *run* is a maximal sequence of failures that follows a success (the value was working when
+    it began); failures before a value's first success are not a run of a working value and are
+    not counted.
 
     Attributes:
-        successes: Successful outcomes (each is a step at which a run could have begun).
-        recovered: Lengths of the runs that ended with a success of the same value (noise, or a
-            glitch burst that passed).
+        successes: Successful outcomes (each one a step at which a run could have begun).
+        recovered: Lengths of the runs that ended with a success of the same value (its noise, or
+            a glitch burst that passed).
         open_run: Length of the run at the end of the history (0 when the last outcome
             succeeded or no success came before it).
 
     Example:
-        >>> OutcomeRuns.of([True, False, True, True, False, False, True, False, False])
+        >>> OutcomeRuns.of([False, True, False, True, True, False, False, True, False, False])
         OutcomeRuns(successes=4, recovered=(1, 2), open_run=2)
     """
 
@@ -512,29 +521,27 @@ class OutcomeRuns:
 
     @classmethod
     def of(cls, outcomes: Sequence[bool]) -> OutcomeRuns:
-        """Parse an outcome history."""
+        """Parse an outcome history (oldest first)."""
         successes = 0
         recovered: list[int] = []
         run = 0
-        seen_success = False
         for ok in outcomes:
             if ok:
-                if seen_success and run:
+                if run:
                     recovered.append(run)
                 successes += 1
-                seen_success = True
                 run = 0
-            elif seen_success:
+            elif successes:
                 run += 1
         return cls(successes, tuple(recovered), run)
 
 
 def trailing_failures(outcomes: Sequence[bool]) -> int:
-    """Failures at the end of an outcome history.
+    """Failures at the end of an outcome history (the current failure run).
 
     Example:
-        >>> trailing_failures([True, False, False])
-        2
+        >>> trailing_failures([True, False, False]), trailing_failures([False, True])
+        (2, 0)
     """
     n = 0
     for ok in reversed(outcomes):
@@ -546,17 +553,19 @@ def trailing_failures(outcomes: Sequence[bool]) -> int:
 
 @dataclass(frozen=True)
 class KeyRates:
-    """What a key's own evidence says about how its values behave.
+    """What a key's own evidence says about how its values behave (see :func:`key_rates`).
 
     Attributes:
-        working: Success rate of a value while it works (pooled over the key's values).
-        hazard: Changes of the working value per record of the key.
-        successes: Successes behind ``working`` (its evidence, prior excluded).
+        working: Success rate of a value while it works, pooled over the key's values.
+        hazard: Changes of the key's working value per record of the key.
+        successes: Successes behind ``working`` (the prior excluded).
         changes: Changes behind ``hazard``.
+        recovered: Lengths of the failure runs the key's values recovered from.
 
     Example:
-        >>> KeyRates(0.9, 0.02, 40, 1).working
-        0.9
+        >>> rates = KeyRates(0.95, 0.02, 40, 1, recovered=(1, 2, 2))
+        >>> round(rates.continuation(1, 4.0), 2), round(rates.continuation(2, 4.0), 2)
+        (0.05, 0.31)
     """
 
     working: float
@@ -566,10 +575,16 @@ class KeyRates:
     recovered: tuple[int, ...] = ()
 
     def continuation(self, k: int, weight: float) -> float:
-        """Chance that a working value's failure run goes on to ``k`` failures, given ``k - 1``.
+        """Chance that a working value fails a ``k``-th time in a row, given ``k - 1`` failures.
 
-        The key's recovered runs (noise, glitch bursts), with independent noise at
-        ``1 - working`` as a prior worth ``weight`` runs.
+        The first failure has the key's failure rate ``1 - working``. Later ones follow the
+        lengths of the runs the key's values recovered from (its glitch bursts), with
+        independent failures at ``1 - working`` as a prior worth ``weight`` runs: a key whose
+        values often fail twice and come back makes a second failure unsurprising.
+
+        Args:
+            k: The failure (1 for the first of a run).
+            weight: Weight of the independent-failure prior, in runs.
         """
         q = 1.0 - self.working
         if k <= 1:
@@ -584,12 +599,12 @@ class KeyRates:
 def _changes(state: KeyState, tenure: int) -> int:
     """How many times the key's believed value was displaced after it had held.
 
-    A change is counted when an Active value that had held for at least ``tenure`` records of
-    its key is revoked and the next value promoted is another one (a glitch it comes back from,
-    or a lucky value revoked at once, is not a change).
+    A change is counted when a value that was Active for at least ``tenure`` records of its key
+    is revoked and the next value promoted is another one: a value that comes back after a
+    glitch, or a lucky value revoked at once, is not a change.
     """
     promotions: list[tuple[float, str, int]] = []
-    held: dict[int, list[bool]] = {}
+    held: list[list[bool]] = []
     for i, q in enumerate(state.precedents.values()):
         position = {eid: n for n, eid in enumerate(q.evidence_ids)}
         start: int | None = None
@@ -601,18 +616,17 @@ def _changes(state: KeyState, tenure: int) -> int:
             elif tr.from_state is Lifecycle.ACTIVE and start is not None:
                 periods.append(position.get(tr.evidence_id, start) - start >= tenure)
                 start = None
-        held[i] = periods
+        held.append(periods)
     promotions.sort()
-    seen: dict[int, int] = {}
+    promoted = [0] * len(held)
     changes = 0
     incumbent = -1
     for _, _, i in promotions:
         if incumbent >= 0 and i != incumbent:
-            k = seen.get(incumbent, 0) - 1  # the incumbent's period that just ended
-            periods = held[incumbent]
-            if 0 <= k < len(periods) and periods[k]:
+            ended = promoted[incumbent] - 1  # the incumbent's Active period that ended
+            if ended < len(held[incumbent]) and held[incumbent][ended]:
                 changes += 1
-        seen[i] = seen.get(i, 0) + 1
+        promoted[i] += 1
         incumbent = i
     return changes
 
@@ -628,23 +642,25 @@ def key_rates(
 ) -> KeyRates:
     """The key's working success rate and change rate, each with its prior.
 
-    Noise is a property of the key (the tool, the world), not of one value: a value revived after
-    a change starts with fresh counts, so its own history says little. Pooled over the outcome
-    histories of every value of the key (:class:`OutcomeRuns`), a working value has had ``S``
-    successes and ``F`` failures in runs it recovered from (its noise, its glitch bursts); the
-    tested value's current failure run is left out (it is what is being judged). The key's
-    believed value has changed ``C`` times (promotions of another value) in ``N`` records. With
-    priors worth ``weight`` outcomes (and ``weight / hazard`` records)::
+    Noise is a property of the key (the tool, the world), not of one value: a value revived
+    after a change starts with fresh counts, so its own history says little. Pooled over the
+    outcome histories of every value of the key (:class:`OutcomeRuns`), working values have had
+    ``S`` successes and ``F`` failures in runs they recovered from (noise, glitch bursts); the
+    tested value's current run is left out (it is what is judged). The key's believed value has
+    changed ``C`` times (:func:`_changes`) in its ``N`` records. With priors::
 
         working = (S + weight * working0) / (S + F + weight)
         hazard  = (C + 1) / (N + 1 / hazard0)
 
+    Only the key's own evidence enters: its precedents' outcome histories and transitions.
+
     Args:
         state: The key's state.
-        tested: The precedent being tested (its current failure run is excluded).
-        working: Prior success rate of a working value.
-        hazard: Prior changes per record.
-        weight: Prior weight of ``working``, in outcomes.
+        tested: The precedent being tested (its current failure run is left out).
+        working: Prior success rate of a working value (``working0``).
+        hazard: Prior changes per record (``hazard0``): one change in ``1 / hazard0`` records.
+        weight: Weight of the ``working`` prior, in outcomes.
+        tenure: Records a value must have been Active for its displacement to count as a change.
 
     Example:
         >>> rates = key_rates(KeyState("default", "k"))
@@ -672,45 +688,74 @@ def key_rates(
     )
 
 
-def change_statistic(outcomes: Sequence[bool], *, working: float, failing: float, hazard: float) -> float:
-    """Shiryaev-Roberts statistic: the posterior odds that a value's rate fell to ``failing``.
+def change_statistic(
+    outcomes: Sequence[bool], *, working: float, failing: float, hazard: float
+) -> float:
+    """Shiryaev-Roberts statistic: the posterior odds that a value's success rate fell.
 
-    Over the value's outcomes (oldest first) ``R <- (R + hazard) * L / (1 - hazard)``, with ``L``
-    the likelihood ratio of the outcome (``failing / working`` for a success, ``(1 - failing) /
-    (1 - working)`` for a failure). ``R`` is the posterior odds of "the value stopped working at
-    some point" against "it still works" when a change is a priori ``hazard`` likely at each
-    step: one failure of a precise value (working 0.99) multiplies them by about 100, one of a
-    noisy value (0.7) by about 3, and each success divides them.
+    Over the value's outcomes (oldest first) ``R <- (R + hazard) * L / (1 - hazard)``, where
+    ``L`` is the outcome's likelihood ratio of "stopped working" (success rate ``failing``)
+    against "works" (``working``): ``failing / working`` for a success, ``(1 - failing) / (1 -
+    working)`` for a failure. ``R`` is the posterior odds that a change happened at some point,
+    when a change is a priori ``hazard`` likely at each outcome. One failure of a precise value
+    (working 0.99) multiplies them by about 80, one of a noisy value (0.7) by under 3; each
+    success divides them.
+
+    Args:
+        outcomes: The value's outcomes, oldest first.
+        working: Success rate of the value while it works.
+        failing: Success rate of a value that no longer works.
+        hazard: Prior probability of a change at each outcome.
 
     Example:
         >>> history = [True] * 30
-        >>> odds = lambda h, w: change_statistic(history + h, working=w, failing=0.1, hazard=0.02)
-        >>> odds([False], 0.99) > 1, odds([False], 0.7) > 1, odds([False] * 3, 0.7) > 1
+        >>> def odds(tail, working):
+        ...     return change_statistic(history + tail, working=working, failing=0.2, hazard=0.02)
+        >>> odds([False], 0.99) > 1, odds([False], 0.7) > 1, odds([False] * 4, 0.7) > 1
         (True, False, True)
     """
-    lf = (1.0 - failing) / (1.0 - working)
-    ls = failing / working
+    if not 0.0 < working < 1.0 or not 0.0 <= failing < working or not 0.0 < hazard < 1.0:
+        raise ValueError(
+            "change_statistic needs 0 <= failing < working < 1 and 0 < hazard < 1, got "
+            f"working={working}, failing={failing}, hazard={hazard}"
+        )
+    on_failure = (1.0 - failing) / (1.0 - working)
+    on_success = failing / working
     stay = 1.0 - hazard
     odds = 0.0
     for ok in outcomes:
-        odds = (odds + hazard) * (ls if ok else lf) / stay
+        odds = (odds + hazard) * (on_success if ok else on_failure) / stay
     return odds
 
 
 @dataclass(frozen=True)
 class KeyChangeRevocation:
-    """Revoke an Active value when a change is likely, given its key's noise and change rate.
+    """``tepa-key``: revoke an Active value when a change is likely, given its key's behaviour.
 
-    A Bayesian change test (:func:`change_statistic`) on the value's own outcomes, with the
-    rates of its key (:func:`key_rates`): how often a working value of this key succeeds,
-    pooled over all its values and their burst recoveries, and how often the key's working
-    value has changed. A precise key is revoked after one failure, a noisy one needs several;
-    a key that changes often is revoked sooner than one that never has. The value is revoked
-    when the posterior odds of a change reach ``odds``.
+    A Bayesian change test on the value's own outcomes with the rates of its key
+    (:func:`key_rates`): how often a working value of this key succeeds (pooled over all its
+    values, so a value just revived after a change is judged by its key's noise, not by its
+    three outcomes), and how often the key's working value has changed. The value's outcomes
+    before its current failure run go through :func:`change_statistic`; each failure of the
+    current run then multiplies the odds by ``(1 - failing) / c_k``, ``c_k`` being the chance
+    that a working value of this key fails a ``k``-th time in a row
+    (:meth:`KeyRates.continuation`: its failure rate for the first, then the lengths of the
+    runs its values came back from). So a precise key is revoked after one failure and a noisy
+    one after several; a key that has changed often is revoked sooner than one that never has;
+    a key whose values often fail twice and come back (glitch bursts) waits for a third.
+
+    Attributes:
+        working: Prior success rate of a working value.
+        failing: Success rate of a value that stopped working.
+        hazard: Prior changes per record of the key.
+        weight: Weight of the ``working`` prior, in outcomes.
+        odds: Revoke when the posterior odds of a change reach this.
+        run_weight: Weight, in runs, of independent failures as the prior of the run lengths.
 
     Example:
-        >>> KeyChangeRevocation().odds
-        1.0
+        >>> from langchain_tepa.core.policy import LifecyclePolicy
+        >>> type(rules_for(LifecyclePolicy.preset("tepa-key")).revocation[-1]).__name__
+        'KeyChangeRevocation'
     """
 
     working: float = 0.8
@@ -721,7 +766,7 @@ class KeyChangeRevocation:
     run_weight: float = 4.0
 
     def test(self, p: Precedent, state: KeyState) -> tuple[float, KeyRates]:
-        """The posterior odds of a change of ``p`` and the key's rates behind them."""
+        """The posterior odds of a change of ``p``, and the key's rates behind them."""
         rates = key_rates(state, p, working=self.working, hazard=self.hazard, weight=self.weight)
         working = min(max(rates.working, self.failing + 1e-3), 1.0 - 1e-3)
         hazard = min(rates.hazard, 0.5)
@@ -729,34 +774,35 @@ class KeyChangeRevocation:
         odds = change_statistic(
             p.recent[: len(p.recent) - run], working=working, failing=self.failing, hazard=hazard
         )
-        for k in range(1, run + 1):  # the current run, against the key's own run lengths
+        for k in range(1, run + 1):
             cont = 1.0 - working if k == 1 else rates.continuation(k, self.run_weight)
             odds = (odds + hazard) * (1.0 - self.failing) / max(cont, 1e-9) / (1.0 - hazard)
         return odds, rates
 
     def reason(self, p: Precedent, step: Step) -> str | None:
-        """The reason when a change is likely enough."""
+        """The reason when a change of an Active value is likely enough, else ``None``."""
         if p.state is not Lifecycle.ACTIVE or not p.recent or p.recent[-1]:
             return None
         odds, rates = self.test(p, step.state)
-        if odds >= self.odds:
-            run = trailing_failures(p.recent)
-            return (
-                f"revoked: change odds {odds:.1f} >= {self.odds:g} after {run} failure(s) in a "
-                f"row (key: works {rates.working:.2f}, changes {rates.hazard:.3f} per record)"
-            )
-        return None
+        if odds < self.odds:
+            return None
+        return (
+            f"revoked: change odds {odds:.1f} >= {self.odds:g} after "
+            f"{trailing_failures(p.recent)} failure(s) in a row (key: works "
+            f"{rates.working:.2f}, changes {rates.hazard:.3f} per record)"
+        )
 
 
 @dataclass(frozen=True)
 class HistoryCounts(BetaCounts):
-    """:class:`BetaCounts` that keeps a value's outcome history when it is revived.
+    """:class:`BetaCounts` that keeps a revived value's outcome history unless it was replaced.
 
-    A revived value starts with fresh support and conflict (the evidence before the change says
-    nothing about the regime after it), but its outcome history stays: the key test
-    (:class:`KeyChangeRevocation`) learns from it how long this key's failure runs last when a
-    value comes back. Used with ``revive_fresh=False`` (the fold then keeps the history; this
-    rule restarts the counts).
+    A revived value starts with fresh support and conflict, as with ``revive_fresh``. Its
+    outcome history is kept when no other value was promoted while it was revoked (it came back
+    from a glitch: the key test learns from it how long this key's failure runs last) and
+    restarted otherwise (another value worked meanwhile: a change, whose history says nothing
+    about the new regime). Used with ``revive_fresh=False``, so that the fold keeps the history
+    and this rule decides.
 
     Example:
         >>> HistoryCounts(window=40).window
@@ -764,7 +810,7 @@ class HistoryCounts(BetaCounts):
     """
 
     def count(self, step: Step) -> None:
-        """Restart the counts of a value revived by this record, then count it."""
+        """Restart the counts (and maybe the history) of a value this record revived; count."""
         target = step.target
         assert target is not None
         trs = target.transitions
@@ -776,13 +822,13 @@ class HistoryCounts(BetaCounts):
                 and revoked.to_state is Lifecycle.REVOKED
             ):
                 target.support = target.conflict = 0
-                if _taken_over(step.state, target, revoked.time):
+                if _replaced(step.state, target, revoked.time):
                     target.recent.clear()
         super().count(step)
 
 
-def _taken_over(state: KeyState, p: Precedent, since: float) -> bool:
-    """Whether another value of the key was promoted after ``since`` (``p`` was revoked then)."""
+def _replaced(state: KeyState, p: Precedent, since: float) -> bool:
+    """Whether another value of the key was promoted after ``since``."""
     for q in state.precedents.values():
         if q is p:
             continue
@@ -796,8 +842,10 @@ def _taken_over(state: KeyState, p: Precedent, since: float) -> bool:
 
 @dataclass(frozen=True)
 class LastOutcomeVeto:
-    """Poisoning guard of the key test: observations neither revive nor promote a value whose
-    last outcome failed (only a success, or ``promote`` by hand, can).
+    """Poisoning guard of ``tepa-key``: no revival or promotion by assertion after a failure.
+
+    Observations can neither revive nor promote a value whose last outcome failed; only a
+    successful outcome (or ``promote`` by hand) can.
 
     Example:
         >>> from langchain_tepa.core.types import Precedent

@@ -42,6 +42,7 @@ _PRESETS = (
     "lww-outcome",
     "oracle-rev",
     "tepa-cd",
+    "tepa-key",
 )
 POLICIES: dict[str, LifecyclePolicy] = {
     **{name: LifecyclePolicy.preset(name) for name in _PRESETS},
@@ -55,6 +56,9 @@ POLICIES: dict[str, LifecyclePolicy] = {
     "reactive/multi": LifecyclePolicy.preset("reactive", multi_valued=True),
     "reactive/3": LifecyclePolicy.preset("reactive", reactive_failures=3),
     "tepa-cd/raw-fresh": LifecyclePolicy.preset("tepa-cd", revive_fresh=False, change_hazard=0.2),
+    "tepa-key/fresh-eager": LifecyclePolicy.preset(
+        "tepa-key", revive_fresh=True, window=6, keyed_odds=0.25
+    ),
 }
 """Every preset, and variants that switch each remaining option."""
 
