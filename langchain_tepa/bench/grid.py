@@ -28,7 +28,9 @@ actions in a row), false revocations per task (Active values revoked while they 
 working action), revocations and interactions per seed. The comparison of a cell takes the
 best TEPA preset and the best deployable tuned baseline (oracles excluded: they are told the
 change points) by mean success and tests their paired difference over seeds (sign-flip
-permutation test; bootstrap interval of the difference).
+permutation test; bootstrap interval of the difference); the same comparison is made for each
+TEPA preset alone (``presets`` per cell, ``preset_verdicts`` over the grid), which is how the
+presets are compared with each other.
 
 Example:
     >>> cells = evaluation_cells()
@@ -355,28 +357,32 @@ def summarise_cell(methods: dict[str, list[RunOutcome]], seed: int = 0) -> dict[
     tepa = [m for m in TEPA_PRESETS if m in summary]
     base = [m for m in BASELINES if m in summary]
     comparison: dict[str, Any] = {}
+    presets: dict[str, dict[str, Any]] = {}
     if tepa and base:
         best_t = max(tepa, key=lambda m: summary[m]["success"])
         best_b = max(base, key=lambda m: summary[m]["success"])
-        x = np.array(summary[best_t]["per_seed"])
-        y = np.array(summary[best_b]["per_seed"])
-        diff = x - y
-        lo_b = summary[best_b]["ci95"][0]
-        p = paired_permutation_test(x, y, seed=seed)
-        verdict = "loses"
-        if diff.mean() > 0 and p < 0.01:
-            verdict = "better"
-        elif x.mean() >= lo_b:
-            verdict = "within"
-        comparison = {
-            "tepa": best_t,
-            "baseline": best_b,
-            "diff": round(float(diff.mean()), 4),
-            "diff_ci95": [round(v, 4) for v in bootstrap_ci(diff, seed=seed)],
-            "p_value": float(f"{p:.3g}"),
-            "verdict": verdict,
-        }
-    return {"methods": summary, "comparison": comparison}
+        presets = {m: _compare(summary[m], summary[best_b], seed) for m in tepa}
+        comparison = {"tepa": best_t, "baseline": best_b, **presets[best_t]}
+    return {"methods": summary, "comparison": comparison, "presets": presets}
+
+
+def _compare(tepa: dict[str, Any], base: dict[str, Any], seed: int) -> dict[str, Any]:
+    """One TEPA preset's paired difference from a baseline over seeds, and its verdict."""
+    x = np.array(tepa["per_seed"])
+    y = np.array(base["per_seed"])
+    diff = x - y
+    p = paired_permutation_test(x, y, seed=seed)
+    verdict = "loses"
+    if diff.mean() > 0 and p < 0.01:
+        verdict = "better"
+    elif x.mean() >= base["ci95"][0]:
+        verdict = "within"
+    return {
+        "diff": round(float(diff.mean()), 4),
+        "diff_ci95": [round(v, 4) for v in bootstrap_ci(diff, seed=seed)],
+        "p_value": float(f"{p:.3g}"),
+        "verdict": verdict,
+    }
 
 
 CURVE_CELLS: tuple[str, ...] = (
@@ -439,6 +445,11 @@ def run_grid(options: GridOptions, *, curves: bool = True) -> dict[str, Any]:
         cells.append({**asdict(cell), **summarise_cell(runs[cell.name])})
     curve_data = operating_curves(options) if curves else {}
     verdicts = [c["comparison"]["verdict"] for c in cells if c["comparison"]]
+    by_preset: dict[str, dict[str, int]] = {}
+    for c in cells:
+        for m, cmp_ in c["presets"].items():
+            counts = by_preset.setdefault(m, {"better": 0, "within": 0, "loses": 0})
+            counts[cmp_["verdict"]] += 1
     return {
         "scenario": "grid",
         "config": {
@@ -460,6 +471,7 @@ def run_grid(options: GridOptions, *, curves: bool = True) -> dict[str, Any]:
         "cells": cells,
         "operating_curves": curve_data,
         "verdicts": {v: verdicts.count(v) for v in ("better", "within", "loses")},
+        "preset_verdicts": by_preset,
     }
 
 

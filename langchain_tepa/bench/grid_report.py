@@ -143,6 +143,11 @@ def format_grid(result: dict[str, Any]) -> str:
         f"verdicts: better {v['better']}, within {v['within']}, loses {v['loses']} of {n} cells "
         f"(at or within: {(v['better'] + v['within']) / n:.0%})",
     ]
+    for method, pv in (result.get("preset_verdicts") or {}).items():
+        lines.append(
+            f"  {method:<9} alone: better {pv['better']}, within {pv['within']}, loses "
+            f"{pv['loses']}"
+        )
     for method in CHANGE_RULES:
         ratios = false_revocation_ratios(result, method)
         if not ratios:
