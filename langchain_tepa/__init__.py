@@ -25,9 +25,11 @@ from langchain_tepa.core import (
     LifecyclePolicy,
     PolicyError,
     Precedent,
+    SourceTrust,
     StorageError,
     TEPAError,
     Transition,
+    TrustPolicy,
     UnknownPrecedentError,
 )
 from langchain_tepa.embeddings import HashingEmbeddings, default_embeddings
@@ -73,6 +75,7 @@ __all__ = [
     "PolicyError",
     "Precedent",
     "ReconcileReport",
+    "SourceTrust",
     "StorageBackend",
     "StorageError",
     "TEPAError",
@@ -81,6 +84,7 @@ __all__ = [
     "TEPAStore",
     "TEPAVectorStore",
     "Transition",
+    "TrustPolicy",
     "UnknownPrecedentError",
     "__version__",
     "default_embeddings",

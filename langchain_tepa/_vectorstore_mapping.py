@@ -32,17 +32,19 @@ from langchain_tepa.core.values import (
     validate_value,
     value_identity,
 )
+from langchain_tepa.validation import validate_text
 
 __all__ = [
     "DOC_KEY_PREFIX",
     "DocumentMapping",
     "Hit",
-    "cosine",
     "doc_key",
     "documents_of_texts",
     "documents_with_ids",
     "id_list",
     "is_document",
+    "mmr_order",
+    "query_text",
     "query_vector",
     "search_prefix",
     "valid_doc_id",
@@ -194,6 +196,11 @@ class DocumentMapping:
                 f"document {position} must be a Document, got {type(doc).__name__}"
             )
         text = doc.page_content
+        if not isinstance(text, str):
+            raise InvalidArgumentError(
+                f"document {position}: page_content must be a string, got {type(text).__name__}"
+            )
+        validate_text(text, f"document {position}: page_content")
         metadata = _plain_metadata(doc.metadata, position)
         if self.key_field is not None and self.key_field in metadata:
             key = validate_key(metadata.pop(self.key_field))
@@ -258,7 +265,13 @@ def documents_of_texts(
         raise InvalidArgumentError("texts must be a list of strings")
     texts = list(texts)
     for name, extra in (("metadatas", metadatas), ("ids", ids)):
-        if extra is not None and len(extra) != len(texts):
+        if extra is None:
+            continue
+        if isinstance(extra, str | bytes) or not isinstance(extra, Sequence):
+            raise InvalidArgumentError(
+                f"{name} must be a list with one entry per text, got {type(extra).__name__}"
+            )
+        if len(extra) != len(texts):
             raise InvalidArgumentError(
                 f"got {len(extra)} {name} for {len(texts)} texts; pass one per text"
             )
@@ -267,6 +280,10 @@ def documents_of_texts(
         if not isinstance(text, str):
             raise InvalidArgumentError(f"text {i} must be a string, got {type(text).__name__}")
         meta = metadatas[i] if metadatas is not None else None
+        if meta is not None and not isinstance(meta, dict):
+            raise InvalidArgumentError(
+                f"metadatas[{i}] must be a dict or None, got {type(meta).__name__}"
+            )
         docs.append(Document(page_content=text, metadata=meta or {}))
     return docs
 
@@ -275,11 +292,11 @@ def id_list(ids: object) -> list[Any]:
     """The ids of ``get_by_ids``/``delete``, without repeats (strings only)."""
     if isinstance(ids, str) or not isinstance(ids, Iterable):
         raise InvalidArgumentError(f"ids must be a list of strings, got {type(ids).__name__}")
-    out = list(dict.fromkeys(ids))
-    for doc_id in out:
+    given = list(ids)
+    for doc_id in given:  # before deduplicating: an unhashable id is refused, not a TypeError
         if not isinstance(doc_id, str):
             raise InvalidArgumentError(f"ids must be strings, got {type(doc_id).__name__}")
-    return out
+    return list(dict.fromkeys(given))
 
 
 def search_prefix(kwargs: dict[str, Any]) -> str | None:
@@ -292,6 +309,13 @@ def search_prefix(kwargs: dict[str, Any]) -> str | None:
         )
     prefix = kwargs.get("key_prefix")
     return validate_key(prefix) if prefix is not None else None
+
+
+def query_text(query: object) -> str:
+    """A search query as the memory takes it (a string, at most 1,000,000 characters, no NUL)."""
+    if not isinstance(query, str):
+        raise InvalidArgumentError(f"query must be a string, got {type(query).__name__}")
+    return validate_text(query, "query") or ""
 
 
 def query_vector(embedding: object) -> np.ndarray:
@@ -307,8 +331,36 @@ def query_vector(embedding: object) -> np.ndarray:
     return vector
 
 
-def cosine(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
-    """Cosine similarity of each row of ``matrix`` with ``vector`` (0 for zero vectors)."""
-    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(vector))
-    dots = matrix @ vector
-    return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+def _unit(rows: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+
+
+def mmr_order(
+    query: np.ndarray, rows: Sequence[Sequence[float]], k: int, lambda_mult: float
+) -> list[int]:
+    """Maximal marginal relevance: LangChain's algorithm, with zero vectors scored 0.
+
+    The first pick is the row most similar to ``query``; each next one maximises
+    ``lambda_mult * similarity to the query - (1 - lambda_mult) * highest similarity to a row
+    already picked`` (ties: the earlier row). LangChain's ``maximal_marginal_relevance`` raises
+    ``ValueError`` when every similarity is undefined (a zero query or zero rows); here a zero
+    vector is simply similar to nothing.
+
+    Example:
+        >>> mmr_order(np.array([1.0, 0.0]), [[1.0, 0.0], [0.99, 0.1], [0.0, 1.0]], 2, 0.1)
+        [0, 2]
+        >>> mmr_order(np.zeros(2), [[1.0, 0.0], [0.0, 1.0]], 2, 0.5)
+        [0, 1]
+    """
+    if not rows or k <= 0:
+        return []
+    matrix = _unit(np.asarray(rows, dtype=np.float64))
+    to_query = matrix @ _unit(np.asarray(query, dtype=np.float64).reshape(1, -1))[0]
+    chosen = [int(np.argmax(to_query))]
+    while len(chosen) < min(k, len(matrix)):
+        redundancy = (matrix @ matrix[chosen].T).max(axis=1)
+        scores = lambda_mult * to_query - (1.0 - lambda_mult) * redundancy
+        scores[chosen] = -np.inf
+        chosen.append(int(np.argmax(scores)))
+    return chosen

@@ -5,7 +5,7 @@ Example:
     >>> memory = TEPAMemory.in_memory()
     >>> result = memory.observe("user.diet", "vegan")
     >>> result.precedent.state.value, [t.reason for t in result.transitions]
-    ('active', ['new candidate: first observation', 'promoted: validity 0.67 > 0.60'])
+    ('active', ['new candidate: first observation', 'promoted: validity 0.67 >= 0.60'])
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from langchain_tepa.core.types import Evidence, Lifecycle, Precedent, Transition
+from langchain_tepa.core.trust import provenance_rows
+from langchain_tepa.core.types import Evidence, Lifecycle, Precedent, Transition, answer_order
 from langchain_tepa.core.values import canonical_json
 
 __all__ = ["KeyAudit", "ObservationResult", "ReconcileReport", "TextsResult"]
@@ -61,9 +62,9 @@ class KeyAudit:
 
     @property
     def active(self) -> list[Precedent]:
-        """Active precedents, best first."""
+        """Active precedents, best first (the first is what ``get`` answers)."""
         act = [p for p in self.precedents if p.state is Lifecycle.ACTIVE]
-        return sorted(act, key=lambda p: (-p.validity, -p.last_support_at))
+        return sorted(act, key=answer_order)
 
     @property
     def revoked(self) -> list[Precedent]:
@@ -81,8 +82,13 @@ class KeyAudit:
                     "state": p.state.value,
                     "support": p.support,
                     "conflict": p.conflict,
+                    "weighted_support": round(p.weighted_support, 3),
+                    "weighted_conflict": round(p.weighted_conflict, 3),
                     "validity": round(p.validity, 3),
                     "lower_95": round(p.lower_bound, 3),
+                    "provenance": {
+                        k: [round(v[0], 3), round(v[1], 3)] for k, v in p.provenance.items()
+                    },
                     "last_reason": last.reason if last else "",
                     "by_evidence": last.evidence_id if last else "",
                 }
@@ -97,6 +103,14 @@ class KeyAudit:
                 f"  {shown!s:<24} {p.state.value:<10} support={p.support:<3} "
                 f"conflict={p.conflict:<3} validity={p.validity:.2f}"
             )
+            if p.provenance and (
+                p.weighted_support != p.support or p.weighted_conflict != p.conflict
+            ):
+                lines.append(
+                    f"      weighted support={p.weighted_support:.2f} "
+                    f"conflict={p.weighted_conflict:.2f}: "
+                    + ", ".join(f"{k} +{s:.2f}/-{c:.2f}" for k, s, c in provenance_rows(p))
+                )
             for t in p.transitions:
                 lines.append(f"      {_when(t.time)}  {t.reason}  [{t.evidence_id}]")
         return "\n".join(lines)

@@ -3,12 +3,22 @@
 ``create_memory_tools(memory)`` returns three LangChain tools (sync and async) that any
 tool-calling agent can use, for example ``langchain.agents.create_agent(model, tools)``:
 
-- ``remember(key, value, text=None)``: an observation. Saying a new value for a key is
-  evidence against the old one; after enough such evidence the old value is revoked.
-- ``recall(query, k=None, key_prefix=None)``: the Active facts most similar to the query, as
-  JSON (``[{"key", "value", "validity", "support", "conflict"}]``); the ``Document`` objects
-  are the tool message's ``artifact``.
-- ``forget(key, value, reason=...)``: revokes a value by hand (it stays in the audit archive).
+- ``remember(key, value, text=None, correction=False)``: an observation. Saying a new value for
+  a key is evidence against the old one: it becomes the answer once it is better supported, and
+  the old value is revoked after enough such evidence. ``correction=True`` ("it is mushroom
+  now") supersedes in one step when the tools' ``source`` may correct (``source="user"``, or a
+  policy that trusts the agent); from the default source ``"agent"`` it counts as evidence.
+- ``recall(query, k=None, key_prefix=None)``: the Active facts most similar to the query, one
+  answer per key, as JSON (``[{"key", "value", "validity", "support", "conflict"}]``, with
+  ``"contested": true`` and the ``"alternatives"`` when other values of the key are Active too);
+  the ``Document`` objects are the tool message's ``artifact``.
+- ``forget(key, value, reason=...)``: revokes a value by hand (it stays in the audit archive),
+  if the tools' source may: a source trusted to correct may forget anything; any other source
+  (the default ``"agent"``) only what it alone asserted. A value that other sources or
+  successful outcomes support is not forgotten and the model is told why: an agent that read a
+  malicious page cannot erase what the user and real executions established (``forget`` then
+  ``remember`` does not replace a well-supported fact). The application can still revoke any
+  value by hand (``memory.revoke``).
 
 Every failure comes back to the model as a tool message (``status="error"``) that says what
 went wrong and what to do, and nothing is stored then: arguments the tool schema refuses (a
@@ -29,6 +39,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable, Iterator, Sequence
@@ -45,7 +56,9 @@ from langchain_tepa.core.errors import (
     TEPAError,
     UnknownPrecedentError,
 )
-from langchain_tepa.core.values import validate_namespace
+from langchain_tepa.core.trust import APP_SOURCE, OUTCOMES
+from langchain_tepa.core.types import Lifecycle
+from langchain_tepa.core.values import canonical_json, validate_namespace, value_identity
 from langchain_tepa.validation import validate_k
 
 if TYPE_CHECKING:
@@ -67,6 +80,11 @@ class RememberInput(BaseModel):
     )
     value: str = Field(description="The value only, e.g. 'vegan' or 'mushroom'.")
     text: str | None = Field(default=None, description="Optional: the sentence the fact came from.")
+    correction: bool = Field(
+        default=False,
+        description="True when the user corrects or changes an earlier value ('it is mushroom "
+        "now', 'not X but Y', 'no longer X').",
+    )
 
 
 class RecallInput(BaseModel):
@@ -114,6 +132,10 @@ def _validation_message(tool: str) -> Callable[[ValidationError], str]:
     return message
 
 
+class _RefusedError(Exception):
+    """A memory call the tool refuses to make (its message goes to the model as it is)."""
+
+
 @contextmanager
 def _errors_to_model(tool: str) -> Iterator[None]:
     """Turn every failure of a memory call into a :class:`ToolException` the model can read.
@@ -124,6 +146,8 @@ def _errors_to_model(tool: str) -> Iterator[None]:
     """
     try:
         yield
+    except _RefusedError as exc:
+        raise ToolException(f"{exc}.") from exc
     except UnknownPrecedentError as exc:
         raise ToolException(f"{exc}. Call recall to see the stored values.") from exc
     except InvalidArgumentError as exc:
@@ -155,11 +179,19 @@ class _MemoryTools:
         self.source = source
 
     # ---------------------------------------------------------------- formatting
-    def _remembered(self, key: str, value: str, result: ObservationResult) -> str:
+    def _remembered(
+        self, key: str, value: str, result: ObservationResult, correction: bool = False
+    ) -> str:
         prec = result.precedent
         head = f"Remembered {key} = {value!r}"
         if prec is not None:
             head += f" ({prec.state.value}, validity {prec.validity:.2f})"
+        trust = self.memory.policy.trust
+        if correction and (trust is None or not trust.may_correct(self.source)):
+            head += (
+                f" as evidence, not as a correction: source {self.source!r} may not correct "
+                "values others support"
+            )
         try:
             audit = self.memory.audit(key, namespace=self.namespace)
         except Exception:  # stored already: say so, without the summary of the key
@@ -191,20 +223,63 @@ class _MemoryTools:
             }
             if d.metadata.get("contested"):  # other values of the key are Active too
                 fact["contested"] = True
-                fact["alternatives"] = d.metadata["alternatives"]
+                fact["alternatives"] = d.metadata.get("alternatives", [])
             facts.append(fact)
         return json.dumps(facts, ensure_ascii=False), docs
 
     def _k(self, k: int | None) -> int:
         return self.k if k is None else k
 
+    def _refusal(self, key: str, value: str) -> str | None:
+        """Why this source may not forget ``key = value``, or ``None`` when it may.
+
+        A source trusted to correct may forget anything. Any other source may forget only a
+        value that nothing but its own assertions supports (in the value's current epoch).
+        """
+        policy = self.memory.policy
+        trust = policy.trust
+        if trust is None or trust.may_correct(self.source):
+            return None
+        vid = value_identity(value, normalize=policy.normalize_values)
+        audit = self.memory.audit(key, namespace=self.namespace)
+        found = [p for p in audit.precedents if p.value_id == vid]
+        if not found or found[0].state is Lifecycle.REVOKED:
+            return None  # unknown: the memory's own error; already revoked: nothing to refuse
+        mine = self.source or APP_SOURCE
+        others = {
+            label: counts[0]
+            for label, counts in found[0].provenance.items()
+            if label != mine and counts[0] > 0
+        }
+        if not others:
+            return None
+        parts = []
+        outcomes = others.pop(OUTCOMES, 0.0)
+        if outcomes:
+            parts.append(f"{outcomes:g} successful outcome(s) of real executions")
+        parts += [f"source {label!r} ({w:.2f})" for label, w in sorted(others.items())]
+        shown = value if isinstance(value, str) else canonical_json(value)
+        return (
+            f"Not forgotten: {audit.key} = {shown!r} is supported by {', '.join(parts)}, not "
+            f"only by {self.source!r}. This agent can forget only what it alone asserted. If "
+            "the user says the value changed, call remember with the new value; to erase it "
+            "anyway the application must revoke it by hand"
+        )
+
     # ---------------------------------------------------------------- sync
-    def remember(self, key: str, value: str, text: str | None = None) -> str:
+    def remember(
+        self, key: str, value: str, text: str | None = None, correction: bool = False
+    ) -> str:
         with _errors_to_model("remember"):
             result = self.memory.observe(
-                key, value, text=text, namespace=self.namespace, source=self.source
+                key,
+                value,
+                text=text,
+                namespace=self.namespace,
+                source=self.source,
+                correction=bool(correction),
             )
-        return self._remembered(result.evidence.key, value, result)
+        return self._remembered(result.evidence.key, value, result, bool(correction))
 
     def recall(
         self, query: str, k: int | None = None, key_prefix: str | None = None
@@ -217,18 +292,28 @@ class _MemoryTools:
 
     def forget(self, key: str, value: str, reason: str = "the user asked to forget it") -> str:
         with _errors_to_model("forget"):
+            refusal = self._refusal(key, value)
+            if refusal is not None:
+                raise _RefusedError(refusal)
             self.memory.revoke(
                 key, value, reason=reason, namespace=self.namespace, source=self.source
             )
         return f"Forgot {key} = {value!r} (revoked; kept in the audit archive)."
 
     # ---------------------------------------------------------------- async
-    async def aremember(self, key: str, value: str, text: str | None = None) -> str:
+    async def aremember(
+        self, key: str, value: str, text: str | None = None, correction: bool = False
+    ) -> str:
         with _errors_to_model("remember"):
             result = await self.memory.aobserve(
-                key, value, text=text, namespace=self.namespace, source=self.source
+                key,
+                value,
+                text=text,
+                namespace=self.namespace,
+                source=self.source,
+                correction=bool(correction),
             )
-        return self._remembered(result.evidence.key, value, result)
+        return self._remembered(result.evidence.key, value, result, bool(correction))
 
     async def arecall(
         self, query: str, k: int | None = None, key_prefix: str | None = None
@@ -243,6 +328,9 @@ class _MemoryTools:
         self, key: str, value: str, reason: str = "the user asked to forget it"
     ) -> str:
         with _errors_to_model("forget"):
+            refusal = await asyncio.to_thread(self._refusal, key, value)
+            if refusal is not None:
+                raise _RefusedError(refusal)
             await self.memory.arevoke(
                 key, value, reason=reason, namespace=self.namespace, source=self.source
             )
@@ -289,7 +377,8 @@ def create_memory_tools(
         description=(
             "Store a durable fact about the user or the world as a key and a value. Call it "
             "whenever the user states a preference or a fact, also when it changes an earlier "
-            "one: the memory keeps the evidence and retires values that stop being true."
+            "one (then set correction=true): the memory keeps the evidence and retires values "
+            "that stop being true."
         ),
         args_schema=RememberInput,
         handle_validation_error=_validation_message("remember"),
@@ -315,7 +404,9 @@ def create_memory_tools(
         name="forget",
         description=(
             "Retire a stored value that is wrong or that the user wants forgotten. It stops "
-            "being recalled but stays in the audit history."
+            "being recalled but stays in the audit history. A value that the user or real "
+            "executions also support is not forgotten (the answer says why); if the user says "
+            "it changed, call remember with the new value instead."
         ),
         args_schema=ForgetInput,
         handle_validation_error=_validation_message("forget"),

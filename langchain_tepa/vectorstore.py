@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -41,33 +39,32 @@ import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
-from langchain_core.vectorstores.utils import maximal_marginal_relevance
 
 from langchain_tepa._plan import Plan, adrive, drive
 from langchain_tepa._vectorstore_mapping import (
     DOC_KEY_PREFIX,
     DocumentMapping,
     Hit,
-    cosine,
     doc_key,
     documents_of_texts,
     documents_with_ids,
     id_list,
     is_document,
+    mmr_order,
+    query_text,
     query_vector,
     search_prefix,
     valid_doc_id,
 )
 from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentError
 from langchain_tepa.core.types import Lifecycle, Precedent
-from langchain_tepa.core.values import short_hash, validate_namespace
+from langchain_tepa.core.values import validate_namespace
 from langchain_tepa.memory import TEPAMemory
 from langchain_tepa.validation import validate_k
 
 __all__ = ["DOC_KEY_PREFIX", "TEPAVectorStore"]
 
 T = TypeVar("T")
-_VECTOR_CACHE = 10_000  # precedent vectors one store keeps for by-vector and MMR searches
 _DELETED = "deleted through the vector store"
 _REPLACED = "replaced: added again under the same id"
 
@@ -92,11 +89,11 @@ class TEPAVectorStore(VectorStore):
 
     **Searching** sees the namespace's Active precedents only. ``similarity_search`` and its
     score and relevance variants rank through the memory (the score is the cosine similarity;
-    relevance is that similarity clipped to ``[0, 1]``). By-vector and MMR searches rank in
-    process over the vectors of the Active precedents, which this object embeds once and caches
-    (up to 10,000): the memory's public API does not hand out stored vectors. Searches take
-    ``key_prefix`` (``"doc"``: documents only); facts written through the memory or its tools are
-    found too.
+    relevance is that similarity clipped to ``[0, 1]``). By-vector searches rank the same way
+    from the given vector (``memory.retrieve_by_vector``); MMR re-ranks the ``fetch_k`` best with
+    the precedents' stored vectors (``memory.vectors``): nothing stored is ever embedded again,
+    and a text query is embedded once. Searches take ``key_prefix`` (``"doc"``: documents only);
+    facts written through the memory or its tools are found too.
 
     Deliberate differences from what LangChain's ``VectorStoreIntegrationTests`` expect (every
     standard test passes; these are where TEPA goes further):
@@ -188,8 +185,6 @@ class TEPAVectorStore(VectorStore):
             lifecycle_key=lifecycle_key,
             normalize_values=memory.policy.normalize_values,
         )
-        self._vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-        self._cache_lock = threading.Lock()
 
     @property
     def embeddings(self) -> Embeddings:
@@ -396,47 +391,20 @@ class TEPAVectorStore(VectorStore):
         )
         return [(hit, float(hit.score)) for hit in map(Hit.of_document, docs)]
 
-    def _vectors_plan(self, hits: list[Hit]) -> Plan[np.ndarray]:
-        """The vectors of ``hits`` (rows); embeds only those not cached yet, in one call."""
-        keys = [(h.precedent_id, short_hash(h.text, 16)) for h in hits]
-        texts = dict(zip(keys, (h.text for h in hits), strict=True))
-        with self._cache_lock:
-            found = {k: self._vectors[k] for k in texts if k in self._vectors}
-        missing = [k for k in texts if k not in found]
-        if missing:
-            vectors = yield ("embeddings", "embed_documents", ([texts[k] for k in missing],), {})
-            for k, vector in zip(missing, vectors, strict=True):
-                found[k] = np.asarray(vector, dtype=np.float64)
-        with self._cache_lock:  # least recently used vectors leave first
-            for k, vector in found.items():
-                self._vectors[k] = vector
-                self._vectors.move_to_end(k)
-            while len(self._vectors) > _VECTOR_CACHE:
-                self._vectors.popitem(last=False)
-        return np.vstack([found[k] for k in keys])
-
     def _by_vector_plan(
         self, embedding: object, k: int, kwargs: dict[str, Any]
     ) -> Plan[list[tuple[Hit, float]]]:
         k, prefix, vector = validate_k(k), search_prefix(kwargs), query_vector(embedding)
+        norm = float(np.linalg.norm(vector))
+        if norm > 0:  # cosine ignores length; unit length keeps huge components finite
+            vector = vector / norm
         docs = yield (
             "memory",
-            "active_documents",
-            (),
+            "retrieve_by_vector",
+            (vector.tolist(), k),
             {"namespace": self.namespace, "key_prefix": prefix},
         )
-        hits = [Hit.of_document(d) for d in docs]
-        if not hits:
-            return []
-        matrix = yield from self._vectors_plan(hits)
-        if matrix.shape[1] != vector.size:
-            raise InvalidArgumentError(
-                f"embedding has {vector.size} dimensions; the memory's embeddings have "
-                f"{matrix.shape[1]}"
-            )
-        scores = cosine(matrix, vector)
-        order = sorted(range(len(hits)), key=lambda i: (-scores[i], hits[i].precedent_id))
-        return [(hits[i], float(scores[i])) for i in order[:k]]
+        return [(hit, float(hit.score)) for hit in map(Hit.of_document, docs)]
 
     def _mmr_plan(
         self,
@@ -451,16 +419,19 @@ class TEPAVectorStore(VectorStore):
         if not (math.isfinite(lambda_mult) and 0.0 <= lambda_mult <= 1.0):
             raise InvalidArgumentError(f"lambda_mult must be from 0 to 1, got {lambda_mult}")
         if query is not None:
-            found = yield from self._search_plan(query, fetch_k, kwargs)
-            embedding = yield ("embeddings", "embed_query", (query,), {})
-        else:
-            found = yield from self._by_vector_plan(embedding, fetch_k, kwargs)
+            search_prefix(kwargs)  # refuse unknown options before embedding anything
+            embedding = yield ("embeddings", "embed_query", (query_text(query),), {})
+        found = yield from self._by_vector_plan(embedding, fetch_k, kwargs)
         if not found:
             return []
-        matrix = yield from self._vectors_plan([hit for hit, _ in found])
-        chosen = maximal_marginal_relevance(
-            query_vector(embedding), list(matrix), lambda_mult=float(lambda_mult), k=k
-        )
+        # The candidates' stored vectors (never embedded again); one namespace read.
+        ids = [hit.precedent_id for hit, _ in found]
+        stored = yield ("memory", "vectors", (ids,), {"namespace": self.namespace})
+        found = [(hit, score) for hit, score in found if hit.precedent_id in stored]
+        if not found:
+            return []
+        rows = [stored[hit.precedent_id] for hit, _ in found]
+        chosen = mmr_order(query_vector(embedding), rows, k, float(lambda_mult))
         return [found[i] for i in chosen]
 
     def _documents_of(self, found: list[tuple[Hit, float]]) -> list[Document]:

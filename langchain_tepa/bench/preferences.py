@@ -17,19 +17,23 @@ In a session the user states the value they want in the request with probability
 (and always in a glitch session: that is what makes it a glitch). The agent answers with one
 value; the user is satisfied when it is the value wanted in that session. The feedback is
 written to memory: every stated value is an observation (``source="user"``), the chosen value
-gets an outcome, and a dissatisfied user states the value they wanted (a correction).
+gets an outcome, and a dissatisfied user states the value they wanted as a correction
+(``correction=True``, ``source="user"``: one step under the TEPA policies, a plain assertion
+under the baselines, which the paper defines without corrections).
 
 **Agent** (the same for every method): a value the user states in this session's request wins;
 otherwise the :class:`~langchain_tepa.bench.agent.OfflineAgent` rule over the retrieved memory
 (highest shown validity at or above 0.50); with neither, it guesses uniformly.
 
 **TEPA-Full.** When the agent is about to rely on memory (the user states no value), the
-Hypotheses of the session's slot first go through trial-by-execution: supportive,
-counterfactual and polluted trials judged by :func:`langchain_tepa.graph.run_trials`, a
-candidate promoted only with at least 60% positive trials and a supportive success. The trial
-executor holds a :class:`UserChannel` and nothing of the session: each trial serves a value to
-the user and observes whether they are satisfied. That is an interaction with the user, so it
-is **charged**: it counts in the method's interactions and its outcome in the score.
+slot's *contenders* (Hypotheses that could become its answer: :data:`CONTENDERS_ONLY`) first go
+through trial-by-execution: supportive, counterfactual and polluted trials judged by
+:class:`langchain_tepa.graph.TrialRunner`, a candidate promoted only with at least 60% positive
+trials and a supportive success. Values the agent served with success are promoted without
+trials (``promote_on_outcomes``), as under TEPA-Rev. The trial executor holds a
+:class:`UserChannel` and nothing of the session: each trial serves a value to the user and
+observes whether they are satisfied. That is an interaction with the user, so it is
+**charged**: it counts in the method's interactions and its outcome in the score.
 
 **Phases.** ``overall`` (every session), ``after_change`` (the first ``window`` sessions of a slot
 after a real change, the change session itself included) and ``after_glitch`` (the first
@@ -280,6 +284,11 @@ PAPER_DIFFERENCE = (
 
 RETRIEVE_K = 4
 
+CONTENDERS_ONLY = True
+"""TEPA-Full tests only the Hypotheses that could become the slot's answer (the trial runner's
+``contenders_only``): a value the answer outweighs would only be served to be turned down, and
+every trial is a charged interaction. Tests set it to ``False`` to force the trial path."""
+
 
 @dataclass
 class SessionRecord:
@@ -443,6 +452,7 @@ def run_preference_seed(
             _executor(channel, random.Random(f"pref-trials-{seed}")),
             trial_builder=DefaultTrialBuilder(context_k=0),
             max_concurrency=1,
+            contenders_only=CONTENDERS_ONLY,
         )
     records: list[SessionRecord] = []
     adoption: list[int] = []
@@ -468,7 +478,9 @@ def run_preference_seed(
                 memory.observe(s.slot, s.cue, namespace=ns, source="user")
             memory.record_outcome(s.slot, choice, success, namespace=ns)
             if not success:
-                memory.observe(s.slot, s.wanted, namespace=ns, source="user-correction")
+                # "No, I want X": an explicit correction by the user (plain evidence under the
+                # baselines, which have no trust rules)
+                memory.observe(s.slot, s.wanted, namespace=ns, source="user", correction=True)
             records.append(
                 SessionRecord(
                     success,

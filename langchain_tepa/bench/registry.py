@@ -49,6 +49,7 @@ PLUGIN_MODULES: tuple[str, ...] = (
     "langchain_tepa.bench.perf",
     "langchain_tepa.bench.preferences",
     "langchain_tepa.bench.grid",
+    "langchain_tepa.bench.attack",
 )
 """Modules imported by the CLI (when installed) so that they register themselves."""
 

@@ -9,7 +9,10 @@ evidence. It holds only a :class:`~langchain_tepa.bench.world.WorldChannel`: it 
 action in the world and observe the outcome, nothing else (no phase, no schedule, no working
 action). Every trial execution is **charged**: it uses one interaction of the task's budget
 and its outcome counts in the method's score. Trials run only when the task's budget still
-holds every execution they may need (two per counterfactual, one otherwise).
+holds every execution they may need (two per counterfactual, one otherwise), and only for
+*contenders*: Hypotheses that could become the key's answer (``contenders_only``). Values with
+a successful outcome are promoted by the posterior rule without trials (``promote_on_outcomes``),
+so in these worlds, where every value the agent meets comes from acting on it, trials are rare.
 
 Example:
     >>> from langchain_tepa import TEPAMemory
@@ -17,7 +20,7 @@ Example:
     >>> from langchain_tepa.bench.world import WorldChannel
     >>> world = DriftWorld(DriftConfig(tasks=1, p_right=1.0, p_wrong=0.0), seed=0)
     >>> memory = TEPAMemory.in_memory(policy="tepa-full")
-    >>> _ = memory.record_outcome(world.tasks[0].key, "beta", True)
+    >>> _ = memory.observe(world.tasks[0].key, "beta")  # an assertion alone waits for a trial
     >>> log = []
     >>> hook = make_trial_hook(memory, WorldChannel(world, log.append))
     >>> hook(0) == len(log) == world.clock(0) > 0     # every trial is an interaction
@@ -33,7 +36,12 @@ from langchain_tepa.bench.world import WorldChannel
 from langchain_tepa.core.types import Lifecycle
 from langchain_tepa.memory import TEPAMemory
 
-__all__ = ["make_trial_hook", "max_executions"]
+__all__ = ["CONTENDERS_ONLY", "make_trial_hook", "max_executions"]
+
+CONTENDERS_ONLY = True
+"""TEPA-Full tests only the Hypotheses that could become the key's answer (the trial runner's
+``contenders_only``). In the drift worlds every value comes from acting on it, so contenders
+are rare (none in the runs the tests make); tests set it to ``False`` to force the trial path."""
 
 
 def max_executions(trials: list[object]) -> int:
@@ -66,6 +74,7 @@ def make_trial_hook(
             executor,
             trial_builder=DefaultTrialBuilder(tasks=[task.text], context_k=0),
             max_concurrency=1,
+            contenders_only=CONTENDERS_ONLY,
         )
         for task in tasks
     }
@@ -76,6 +85,7 @@ def make_trial_hook(
         if not any(p.state is Lifecycle.HYPOTHESIS for p in audit.precedents):
             return 0
         runner = runners[key]
+        # select() keeps the contenders only; build() asks the memory for their trials
         planned = runner.build(runner.select(key=key))
         if not planned or max_executions(list(planned)) > channel.remaining(task_index):
             return 0

@@ -25,6 +25,7 @@ from langchain_tepa.core.fold import apply_evidence, fold, fold_all, refresh_pos
 from langchain_tepa.core.policy import POLICY_NAMES, LifecyclePolicy, PromotionMode
 from langchain_tepa.core.rules import RuleSet, Step, change_odds, rules_for
 from langchain_tepa.core.stats import beta_lower_bound, posterior_mean
+from langchain_tepa.core.trust import DEFAULT_SOURCES, SourceTrust, TrustPolicy
 from langchain_tepa.core.types import (
     Evidence,
     EvidenceKind,
@@ -46,6 +47,7 @@ from langchain_tepa.core.values import (
 
 __all__ = [
     "DEFAULT_NAMESPACE",
+    "DEFAULT_SOURCES",
     "POLICY_NAMES",
     "Evidence",
     "EvidenceKind",
@@ -63,10 +65,12 @@ __all__ = [
     "PromotionMode",
     "ReadOnlyError",
     "RuleSet",
+    "SourceTrust",
     "Step",
     "StorageError",
     "TEPAError",
     "Transition",
+    "TrustPolicy",
     "UnknownPrecedentError",
     "apply_evidence",
     "beta_lower_bound",

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.rules import LIVE, RuleSet, Step
 from langchain_tepa.core.stats import beta_lower_bound, posterior_mean
+from langchain_tepa.core.trust import APP_SOURCE, OUTCOMES, TrustLedger, is_correction
 from langchain_tepa.core.types import (
     Evidence,
     EvidenceKind,
@@ -46,9 +47,15 @@ def _lower(a: float, b: float) -> float:
 
 
 def refresh_posterior(p: Precedent, policy: LifecyclePolicy) -> None:
-    """Recompute ``validity`` and ``lower_bound`` of ``p`` from its counts."""
-    p.validity = posterior_mean(p.support, p.conflict, policy.a0, policy.b0)
-    p.lower_bound = _lower(p.support + policy.a0, p.conflict + policy.b0)
+    """Recompute ``validity``, ``lower_bound`` and ``standing`` of ``p`` from its counts.
+
+    The posterior uses the weighted counts (equal to the record counts when the policy weighs
+    nothing); ``standing`` is what the answer of a key is chosen by (``policy.answer_by``).
+    """
+    s, c = p.weighted_support, p.weighted_conflict
+    p.validity = posterior_mean(s, c, policy.a0, policy.b0)
+    p.lower_bound = _lower(s + policy.a0, c + policy.b0)
+    p.standing = round(s - c, 9) if policy.answer_by == "net_support" else p.validity
 
 
 def _decide(step: Step, policy: LifecyclePolicy) -> None:
@@ -58,20 +65,60 @@ def _decide(step: Step, policy: LifecyclePolicy) -> None:
     if target is None:
         return
     step.touch(target)
+    moved = False
     if ev.kind is EvidenceKind.PROMOTE and target.state is not Lifecycle.ACTIVE:
         if target.state is Lifecycle.REVOKED and policy.revive_fresh:
-            target.support = target.conflict = 0
+            target.reset_counts()
             target.recent.clear()
         step.move(target, Lifecycle.ACTIVE, ev.reason or "promoted by hand")
+        moved = True
     elif ev.kind is EvidenceKind.REVOKE and target.state is not Lifecycle.REVOKED:
         step.move(target, Lifecycle.REVOKED, ev.reason or "revoked by hand")
+        moved = True
     refresh_posterior(target, policy)
+    rules = policy.rules
+    if moved and rules.settle_decisions and rules.promotion is not None:
+        # the answer stays the best-supported believable value after a decision
+        step.single = not policy.is_multi_valued(step.state.key)
+        for q in step.state.precedents.values():
+            if q.state is Lifecycle.HYPOTHESIS and not rules.vetoed(q):
+                refresh_posterior(q, policy)
+                reason = rules.promotion.reason(q, step)
+                if reason is not None:
+                    step.touch(q)
+                    step.move(q, Lifecycle.ACTIVE, reason)
 
 
-def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet) -> Precedent:
+def _classify(step: Step, rules: RuleSet) -> None:
+    """Where the record comes from, whether that source is trusted, whether it corrects."""
+    ev = step.ev
+    if step.is_outcome:
+        step.label = OUTCOMES
+        return
+    step.label = ev.source or APP_SOURCE
+    if rules.trust is not None:
+        entry = rules.trust.entry(ev.source)
+        step.trusted = entry.trusted
+        step.correction = entry.corrections and is_correction(ev.metadata)
+
+
+def _weigh(step: Step, rules: RuleSet, vid: str) -> None:
+    """What the record counts (its source's weight, after repeats and the cap)."""
+    trust = rules.trust
+    if trust is None:
+        return
+    if step.is_outcome:
+        step.weight = trust.outcome_weight
+        return
+    state = step.state
+    if state.ledger is None:
+        state.ledger = TrustLedger()
+    step.weight = trust.weigh(state.ledger, step.ev.source, vid, step.ev.time)
+
+
+def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet, vid: str) -> Precedent:
     """The precedent of the record's value: created as a Hypothesis, or revived, when needed."""
     state, ev = step.state, step.ev
-    vid = value_identity(ev.value, normalize=policy.normalize_values)
     target = state.precedents.get(vid)
     if target is None:
         target = Precedent(
@@ -97,7 +144,7 @@ def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet) -> Prec
         and (step.is_outcome or not rules.vetoed(target))
     ):
         if policy.revive_fresh:
-            target.support = target.conflict = 0
+            target.reset_counts()
             if step.is_outcome:  # a success starts a new window; an assertion does not erase it
                 target.recent.clear()
         step.move(target, Lifecycle.HYPOTHESIS, "revived: new support after revocation")
@@ -160,7 +207,12 @@ def apply_evidence(
     step.supports = kind is EvidenceKind.OBSERVATION or ev.outcome is True
     step.is_outcome = kind is EvidenceKind.OUTCOME
     step.single = not policy.is_multi_valued(state.key) if single is None else single
-    target = step.target = _find_or_create(step, policy, rules)
+    vid = value_identity(ev.value, normalize=policy.normalize_values)
+    _classify(step, rules)
+    target = step.target = _find_or_create(step, policy, rules, vid)
+    if step.correction and rules.vetoed(target):  # a correction cannot overrule executions
+        step.correction = False
+    _weigh(step, rules, vid)
     step.others = [p for p in state.precedents.values() if p is not target and p.state in LIVE]
     rules.counts.count(step)
     for record_rule in rules.record:

@@ -62,6 +62,8 @@ class Head:
             namespace with an index of its own) instead of handing them to the memory.
         views: ``stream -> sequence number up to which its precedent views are written``.
         written: ``stream -> wall-clock time of its last append`` here.
+        indexed: For a dedicated namespace, ``stream -> sequence number`` through which the
+            vectors of that stream's pages are known to be in the namespace's own index.
 
     Example:
         >>> head = Head("users.u1", {"s1": 3}, {"s1": 7})
@@ -76,6 +78,7 @@ class Head:
     dedicated: bool = False
     views: Mapping[str, int] = field(default_factory=dict)
     written: Mapping[str, float] = field(default_factory=dict)
+    indexed: Mapping[str, int] = field(default_factory=dict)
 
     def unwritten_views(self, now: float, grace: float) -> dict[str, int]:
         """Streams that stopped before writing their views, with their positions.

@@ -20,10 +20,14 @@ from typing import Any, Literal
 
 from langchain_tepa.core.errors import PolicyError
 from langchain_tepa.core.rules import RuleSet, rules_for
+from langchain_tepa.core.trust import TrustPolicy
 
-__all__ = ["POLICY_NAMES", "LifecyclePolicy", "PromotionMode"]
+__all__ = ["POLICY_NAMES", "AnswerBy", "LifecyclePolicy", "PromotionMode"]
 
 PromotionMode = Literal["posterior", "immediate", "trials"]
+AnswerBy = Literal["net_support", "validity"]
+
+_DEFAULT_TRUST = TrustPolicy()
 
 _MAX_PRIOR = 1e6
 _SWITCHES = (
@@ -41,6 +45,7 @@ _SWITCHES = (
     "supersede_on_failure",
     "revoke_change",
     "revoke_keyed",
+    "promote_on_outcomes",
 )
 
 POLICY_NAMES: tuple[str, ...] = (
@@ -159,6 +164,32 @@ class LifecyclePolicy:
             move the estimate halfway.
         keyed_odds: Revoke when the posterior odds of a change reach this. 1: a change is more
             likely than not (tuned in the benchmarks' grid).
+        trust: How much each source's assertions count, the cap per source family and who may
+            correct (:class:`~langchain_tepa.core.trust.TrustPolicy`; the defaults and the reason
+            for each are in :data:`~langchain_tepa.core.trust.DEFAULT_SOURCES`). On for the TEPA
+            policies: one source repeating a value counts with diminishing weight (at most twice
+            one assertion per key per day), a ``web`` page at most 0.4, outcomes in full, so one
+            untrusted source can neither inject a value nor erase a verified one, and a trusted
+            correction supersedes in one step. ``None`` (the baselines, as the paper defines them):
+            every record counts 1 and corrections are plain assertions.
+        answer_by: What the answer of a single-valued key is chosen by, and what a challenger
+            must beat to be promoted over an Active value. ``"validity"`` (every preset): the
+            highest posterior mean, ties going to the value a trusted source supported last.
+            ``"net_support"``: the greatest weighted support minus weighted conflict, so every
+            displacement, outcomes included, takes evidence proportionate to what supports the
+            believed value (more than half its net support): the strictest reading, slower to
+            follow a real change.
+        displace_ratio: With trust and ``answer_by="validity"``: a challenger that only
+            assertions back (no successful outcome) displaces a believed value only once its
+            weighted support is at least this fraction of the best-supported believed value's.
+            0.5: one source's repeated say is worth at most twice one assertion, so it can push
+            aside a value stated once or twice, never one that real executions or several
+            sources back (a value with five successful outcomes needs assertions worth three);
+            a challenger with a successful outcome of its own is compared by validity alone.
+        promote_on_outcomes: TEPA-Full (``promotion="trials"``): a Hypothesis whose support
+            includes a successful outcome (a real execution) is promoted by the same rule as
+            TEPA-Rev's, and only values supported by assertions alone wait for a trial. On: an
+            outcome is the evidence a trial would gather. ``False`` is the paper's TEPA-Full.
     """
 
     name: str = "tepa-rev"
@@ -198,6 +229,10 @@ class LifecyclePolicy:
     keyed_hazard: float = 0.02
     keyed_weight: float = 10.0
     keyed_odds: float = 1.0
+    trust: TrustPolicy | None = _DEFAULT_TRUST
+    answer_by: AnswerBy = "validity"
+    promote_on_outcomes: bool = True
+    displace_ratio: float = 0.5
 
     def __post_init__(self) -> None:
         for name in (
@@ -214,6 +249,7 @@ class LifecyclePolicy:
             "keyed_hazard",
             "keyed_weight",
             "keyed_odds",
+            "displace_ratio",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
@@ -241,6 +277,8 @@ class LifecyclePolicy:
             )
         if not 0.0 < self.change_hazard < 1.0:
             raise PolicyError(f"change_hazard must be within (0, 1), got {self.change_hazard}")
+        if not 0.0 <= self.displace_ratio <= 1e6:
+            raise PolicyError(f"displace_ratio must be within [0, 1e6], got {self.displace_ratio}")
         if not self.change_threshold > 0.0:
             raise PolicyError(f"change_threshold must be > 0, got {self.change_threshold}")
         if not 0.0 <= self.keyed_failing < self.keyed_working < 1.0:
@@ -280,6 +318,16 @@ class LifecyclePolicy:
         if self.promotion not in ("posterior", "immediate", "trials"):
             raise PolicyError(
                 f"promotion must be 'posterior', 'immediate' or 'trials', got {self.promotion!r}"
+            )
+        if isinstance(self.trust, dict):
+            object.__setattr__(self, "trust", TrustPolicy.from_dict(self.trust))
+        if self.trust is not None and not isinstance(self.trust, TrustPolicy):
+            raise PolicyError(
+                f"trust must be a TrustPolicy, a dict or None, got {type(self.trust).__name__}"
+            )
+        if self.answer_by not in ("net_support", "validity"):
+            raise PolicyError(
+                f"answer_by must be 'net_support' or 'validity', got {self.answer_by!r}"
             )
         if not isinstance(self.multi_valued_prefixes, tuple) or not all(
             isinstance(p, str) and p for p in self.multi_valued_prefixes
@@ -334,6 +382,7 @@ class LifecyclePolicy:
         """The policy as a JSON-serialisable dict."""
         data = asdict(self)
         data["multi_valued_prefixes"] = list(self.multi_valued_prefixes)
+        data["trust"] = None if self.trust is None else self.trust.to_dict()
         return data
 
     @classmethod
@@ -380,11 +429,13 @@ class LifecyclePolicy:
             PolicyError: For an unknown name or invalid overrides.
         """
         off = {"revoke_posterior": False, "revoke_recent": False}
+        paper = {"trust": None}  # the baselines as the paper has them: every record counts 1
         accumulate = {
             "promotion": "immediate",
             "track_conflict": False,
             "outcome_veto": False,
             **off,
+            **paper,
         }
         presets: dict[str, dict[str, Any]] = {
             "no-memory": {"retrieval_enabled": False, **accumulate},
@@ -398,6 +449,7 @@ class LifecyclePolicy:
                 "revoke_on_first_failure": True,
                 "outcome_veto": False,
                 **off,
+                **paper,
             },
             "oracle-reset": {**accumulate, "honour_boundary": True},
             "oracle-rev": {"honour_boundary": True},

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from langchain_tepa.core.trust import Correction, SupportPromotion, TrustPolicy
 from langchain_tepa.core.types import Evidence, KeyState, Lifecycle, Precedent, Transition
 
 if TYPE_CHECKING:
@@ -92,18 +93,28 @@ class Step:
         single: The key is single-valued.
         created: The record created ``target``.
         transitions: Transitions caused so far, in order.
+        weight: What the record counts (1 without trust; see
+            :class:`~langchain_tepa.core.trust.TrustPolicy`).
+        label: Where the record comes from, for provenance (its source, ``"app"`` without one,
+            or ``"outcomes"``).
+        trusted: The record comes from a trusted (full-weight) source, or is an outcome.
+        correction: The record is a correction from a source that may correct.
     """
 
     __slots__ = (
+        "correction",
         "created",
         "ev",
         "is_outcome",
+        "label",
         "others",
         "single",
         "state",
         "supports",
         "target",
         "transitions",
+        "trusted",
+        "weight",
     )
 
     def __init__(self, state: KeyState, ev: Evidence) -> None:
@@ -116,6 +127,10 @@ class Step:
         self.single = True
         self.created = False
         self.transitions: list[Transition] = []
+        self.weight = 1.0
+        self.label = ""
+        self.trusted = True
+        self.correction = False
 
     def move(self, p: Precedent, to: Lifecycle, reason: str) -> None:
         """Move ``p`` to state ``to`` for ``reason`` (recorded on ``p`` and in this step)."""
@@ -208,19 +223,28 @@ class BetaCounts:
         """Update the counts for the record of ``step``."""
         target = step.target
         assert target is not None
+        w, label = step.weight, step.label
         if step.supports:
             target.support += 1
             target.lifetime_support += 1
+            target.weighted_support += w
+            target.provenance.setdefault(label, [0.0, 0.0])[0] += w
             target.last_support_at = step.ev.time
             target.last_support_seq = step.state.seq
+            if step.trusted:
+                target.trusted_at = step.ev.time
             if step.single and self.track_conflict:
                 for q in step.others:
                     step.touch(q)
                     q.conflict += 1
                     q.lifetime_conflict += 1
+                    q.weighted_conflict += w
+                    q.provenance.setdefault(label, [0.0, 0.0])[1] += w
         elif self.track_conflict:
             target.conflict += 1
             target.lifetime_conflict += 1
+            target.weighted_conflict += w
+            target.provenance.setdefault(label, [0.0, 0.0])[1] += w
         if step.is_outcome:
             target.recent.append(bool(step.ev.outcome))
             del target.recent[: max(0, len(target.recent) - self.window)]
@@ -340,7 +364,9 @@ class TemporalExpiry:
 class PosteriorRevocation:
     """TEPA-Rev: revoke when the validity is under ``theta_rev`` after ``n_min`` observations.
 
-    Observations are support plus conflict in the current epoch.
+    Observations are the records counted in the current epoch (support plus conflict); the
+    validity is the posterior of their weighted counts, so an untrusted source's many records
+    can make a value eligible for revocation but barely move its validity.
 
     Example:
         >>> from langchain_tepa.core.types import Precedent
@@ -821,7 +847,7 @@ class HistoryCounts(BetaCounts):
                 and revived.to_state is Lifecycle.HYPOTHESIS
                 and revoked.to_state is Lifecycle.REVOKED
             ):
-                target.support = target.conflict = 0
+                target.reset_counts()
                 if _replaced(step.state, target, revoked.time):
                     target.recent.clear()
         super().count(step)
@@ -965,11 +991,17 @@ class ChangeVeto:
 class RuleSet:
     """The rules of one policy, by stage (see the module docstring).
 
+    ``trust`` weighs each observation before it is counted (``None``: every record counts 1);
+    with ``settle_decisions`` a revocation or promotion decided by hand or by the trial judge is
+    followed by the promotion rule on the key's other Hypotheses, so the answer is always the
+    best-supported believable value.
+
     Example:
         >>> from langchain_tepa.core.policy import LifecyclePolicy
         >>> rules = rules_for(LifecyclePolicy.preset("tepa-full"))
-        >>> rules.promotion is None
+        >>> rules.promotion.require_outcome  # executions promote; assertions wait for trials
         True
+        >>> rules_for(LifecyclePolicy.preset("tepa-full", promote_on_outcomes=False)).promotion
     """
 
     counts: CountRule
@@ -978,6 +1010,8 @@ class RuleSet:
     revocation: tuple[RevocationRule, ...] = ()
     promotion: PromotionRule | None = None
     vetoes: tuple[Veto, ...] = ()
+    trust: TrustPolicy | None = None
+    settle_decisions: bool = False
 
     def vetoed(self, p: Precedent) -> bool:
         """Whether any veto blocks ``p``."""
@@ -994,6 +1028,8 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
     record: list[RecordRule] = []
     revocation: list[RevocationRule] = []
     vetoes: list[Veto] = []
+    if policy.trust is not None:
+        record.append(Correction())
     if policy.honour_boundary:
         boundary.append(BoundaryReset())
     if policy.revoke_on_first_failure:
@@ -1025,15 +1061,35 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
     if policy.outcome_veto:
         if change is not None:
             vetoes.append(ChangeVeto(change))
+            if policy.trust is not None:
+                # a value that never worked shows no drop: with corrections, veto it as well
+                vetoes.append(OutcomeVeto(policy.w_min, policy.theta_rec))
         elif policy.revoke_keyed:
+            # covers a value that never worked too: its last outcome failed
             vetoes.append(LastOutcomeVeto())
         else:
             vetoes.append(OutcomeVeto(policy.w_min, policy.theta_rec))
     promotion: PromotionRule | None = None
+    paper = policy.trust is None and policy.answer_by == "validity"
+    by_net = policy.answer_by == "net_support"
     if policy.promotion == "immediate":
         promotion = ImmediatePromotion(policy.name)
     elif policy.promotion == "posterior":
-        promotion = PosteriorPromotion(policy.theta_pro, policy.n_pro)
+        promotion = (
+            PosteriorPromotion(policy.theta_pro, policy.n_pro)
+            if paper
+            else SupportPromotion(
+                policy.theta_pro, policy.n_pro, by_net=by_net, displace_ratio=policy.displace_ratio
+            )
+        )
+    elif policy.promote_on_outcomes:  # TEPA-Full: real executions promote, assertions wait
+        promotion = SupportPromotion(
+            policy.theta_pro,
+            policy.n_pro,
+            require_outcome=True,
+            by_net=by_net,
+            displace_ratio=policy.displace_ratio,
+        )
     counts_rule = HistoryCounts if policy.revoke_keyed else BetaCounts
     return RuleSet(
         counts=counts_rule(policy.track_conflict, policy.window),
@@ -1042,4 +1098,6 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
         revocation=tuple(revocation),
         promotion=promotion,
         vetoes=tuple(vetoes),
+        trust=policy.trust,
+        settle_decisions=isinstance(promotion, SupportPromotion),
     )

@@ -12,9 +12,12 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_tepa.core.values import DEFAULT_NAMESPACE, canonical_json, short_hash
+
+if TYPE_CHECKING:
+    from langchain_tepa.core.trust import TrustLedger
 
 __all__ = [
     "Evidence",
@@ -24,6 +27,7 @@ __all__ = [
     "Lifecycle",
     "Precedent",
     "Transition",
+    "answer_order",
     "precedent_id",
 ]
 
@@ -268,6 +272,18 @@ class Precedent:
         last_support_seq: Position (in its key's evidence) of the last support.
         ever_active: Whether it has been Active before (for "re-promoted").
         source: Source of the first observation.
+        weighted_support: Support in the current epoch, each record weighed by its source's
+            trust (:mod:`langchain_tepa.core.trust`); what the posterior uses. Equal to
+            ``support`` when the policy weighs nothing (``trust=None``).
+        weighted_conflict: Conflict in the current epoch, weighed the same way.
+        provenance: Where the weighted counts came from: ``label -> [support, conflict]``,
+            a label being the asserting source (``"app"`` for evidence without one) or
+            ``"outcomes"``.
+        trusted_at: Time of the last support from a trusted (full-weight) source or a
+            successful outcome: it breaks ties between equally supported values.
+        standing: What the answer of a key is chosen by (highest first): the net support
+            (``weighted_support - weighted_conflict``) under the trust presets, the validity
+            under the paper's (``LifecyclePolicy.answer_by``).
     """
 
     namespace: str
@@ -292,11 +308,27 @@ class Precedent:
     last_support_seq: int = 0
     ever_active: bool = False
     source: str | None = None
+    weighted_support: float = 0.0
+    weighted_conflict: float = 0.0
+    provenance: dict[str, list[float]] = field(default_factory=dict)
+    trusted_at: float = 0.0
+    standing: float = 0.0
 
     @property
     def observations(self) -> int:
         """Support plus conflict in the current epoch."""
         return self.support + self.conflict
+
+    @property
+    def net_support(self) -> float:
+        """Weighted support minus weighted conflict (current epoch)."""
+        return self.weighted_support - self.weighted_conflict
+
+    def reset_counts(self) -> None:
+        """Start a fresh epoch of counts (support, conflict, their weights and provenance)."""
+        self.support = self.conflict = 0
+        self.weighted_support = self.weighted_conflict = 0.0
+        self.provenance = {}
 
     @property
     def is_active(self) -> bool:
@@ -329,6 +361,7 @@ class Precedent:
                 "recent": list(self.recent),
                 "evidence_ids": list(self.evidence_ids),
                 "transitions": list(self.transitions),
+                "provenance": {k: list(v) for k, v in self.provenance.items()},
             }
         )
 
@@ -339,6 +372,7 @@ class Precedent:
         data["recent"] = list(self.recent)
         data["evidence_ids"] = list(self.evidence_ids)
         data["transitions"] = [t.to_dict() for t in self.transitions]
+        data["provenance"] = {k: list(v) for k, v in self.provenance.items()}
         return data
 
     def view(self) -> dict[str, Any]:
@@ -398,7 +432,19 @@ class Precedent:
         clean["transitions"] = [Transition.from_dict(t) for t in clean.get("transitions", [])]
         clean["recent"] = [bool(x) for x in clean.get("recent", [])]
         clean["evidence_ids"] = list(clean.get("evidence_ids", []))
+        clean["provenance"] = {
+            str(k): [float(x) for x in v] for k, v in (clean.get("provenance") or {}).items()
+        }
         return cls(**clean)
+
+
+def answer_order(p: Precedent) -> tuple[float, float, float, str]:
+    """Sort key of the Active values of a key, best first: what a read answers with.
+
+    Highest ``standing`` (net support or validity, by the policy), then the latest support
+    from a trusted source, then the latest support of any kind, then the id (deterministic).
+    """
+    return (-p.standing, -p.trusted_at, -p.last_support_at, p.id)
 
 
 @dataclass
@@ -411,6 +457,9 @@ class KeyState:
         precedents: Precedents by value identity, in creation order.
         seq: Evidence records folded so far.
         last_sort_key: ``(time, id)`` of the last record folded (for out-of-order detection).
+        ledger: What recent assertions already counted, per source (repeats and caps of
+            :class:`~langchain_tepa.core.trust.TrustPolicy`); ``None`` until a policy with
+            trust folds an observation.
     """
 
     namespace: str
@@ -418,11 +467,12 @@ class KeyState:
     precedents: dict[str, Precedent] = field(default_factory=dict)
     seq: int = 0
     last_sort_key: tuple[float, str] = (float("-inf"), "")
+    ledger: TrustLedger | None = None
 
     def active(self) -> list[Precedent]:
-        """Active precedents, best first (validity, then most recent support)."""
+        """Active precedents, best first (:func:`answer_order`: standing, then trusted recency)."""
         act = [p for p in self.precedents.values() if p.state is Lifecycle.ACTIVE]
-        return sorted(act, key=lambda p: (-p.validity, -p.last_support_at, p.id))
+        return sorted(act, key=answer_order)
 
     def snapshot(self) -> KeyState:
         """An independent deep copy."""
@@ -432,6 +482,7 @@ class KeyState:
             precedents={k: p.snapshot() for k, p in self.precedents.items()},
             seq=self.seq,
             last_sort_key=self.last_sort_key,
+            ledger=None if self.ledger is None else self.ledger.copy(),
         )
 
 

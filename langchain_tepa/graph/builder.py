@@ -95,6 +95,8 @@ def build_trial_graph(
     timeout_s: float | None = None,
     require_approval: bool = False,
     supersede: bool = True,
+    restore: bool = True,
+    contenders_only: bool = False,
     checkpointer: Checkpointer = None,
     name: str = "tepa_full_trials",
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
@@ -119,6 +121,10 @@ def build_trial_graph(
             precedent id to one of those. Needs a checkpointer: a saver here, ``True`` for the
             parent's when this graph is a subgraph node (or use :func:`tepa_full_node`).
         supersede: On promotion, revoke Active values beaten in a counterfactual trial.
+        restore: When a candidate is not promoted, make Active again each Revoked value that
+            succeeded in a counterfactual trial where the candidate failed (a wrongly revoked
+            incumbent). On by default.
+        contenders_only: Test only the Hypotheses that could become their key's answer.
         checkpointer: ``InMemorySaver()``, ``SqliteSaver(...)``, ... (``None``: none, or the
             parent graph's when used as a subgraph).
         name: The compiled graph's name.
@@ -145,6 +151,8 @@ def build_trial_graph(
         timeout_s=timeout_s,
         require_approval=require_approval,
         supersede=supersede,
+        restore=restore,
+        contenders_only=contenders_only,
         checkpointer=checkpointer,
         name=name,
     )
@@ -163,6 +171,8 @@ def _compile(
     supersede: bool,
     checkpointer: Checkpointer,
     name: str,
+    restore: bool = True,
+    contenders_only: bool = False,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     runner = TrialRunner(
         memory,
@@ -171,6 +181,8 @@ def _compile(
         threshold=threshold,
         reject_below=reject_below,
         supersede=supersede,
+        restore=restore,
+        contenders_only=contenders_only,
     )
 
     def select_candidates(state: TrialGraphState) -> dict[str, Any]:

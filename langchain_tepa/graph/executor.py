@@ -73,7 +73,7 @@ def _describe(trial: Trial, success: bool | None, competitor: bool | None) -> tu
     word = {True: "success", False: "failure", None: "no answer"}
     if trial.kind is TrialKind.COUNTERFACTUAL:
         positive = success is True and competitor is False
-        if success is not True:
+        if success is not True and competitor is None:
             text = "candidate failed the task, competitor not run"
         else:
             text = f"candidate {word[success]}, competitor {word[competitor]}"
@@ -89,8 +89,10 @@ class TrialExecutor:
     """Runs trials through the user's executor, counting errors and timeouts as negatives.
 
     A counterfactual trial makes two calls: the control run with the candidate
-    (:meth:`Trial.control`), then, only if it succeeded, the run with the competitor. The
-    timeout covers the whole trial. A sync call that times out is abandoned in its daemon thread
+    (:meth:`Trial.control`), then, only if it succeeded, the run with the competitor; when the
+    competitor is a revoked value (``trial.metadata["competitor_revoked"]``) it is run anyway,
+    since its success where the candidate failed restores it. The timeout covers the whole
+    trial. A sync call that times out is abandoned in its daemon thread
     (Python cannot stop a thread): make slow executors honour their own deadline too.
 
     Args:
@@ -166,13 +168,14 @@ class TrialExecutor:
     def _arms(self, trial: Trial) -> tuple[bool, bool | None]:
         if trial.kind is TrialKind.COUNTERFACTUAL and trial.control_facts is not None:
             control = self._call(trial.control())
-            return control, (self._call(trial) if control else None)
+            return control, (self._call(trial) if _competitor_runs(trial, control) else None)
         return self._call(trial), None
 
     async def _aarms(self, trial: Trial) -> tuple[bool, bool | None]:
         if trial.kind is TrialKind.COUNTERFACTUAL and trial.control_facts is not None:
             control = await self._acall(trial.control())
-            return control, (await self._acall(trial) if control else None)
+            run = _competitor_runs(trial, control)
+            return control, (await self._acall(trial) if run else None)
         return await self._acall(trial), None
 
     def _finish(
@@ -228,6 +231,11 @@ class TrialExecutor:
             except Exception as exc:  # any executor failure is a failed trial
                 return self._finish(trial, None, f"executor raised {type(exc).__name__}: {exc}")
         return self._finish(trial, arms, None)
+
+
+def _competitor_runs(trial: Trial, control: bool) -> bool:
+    """Run the competitor arm: after a control success, or for a revoked competitor."""
+    return control or bool(trial.metadata.get("competitor_revoked"))
 
 
 async def _await(awaitable: Awaitable[Any]) -> Any:

@@ -56,6 +56,8 @@ class Decision:
         review: ``"approved"``, ``"rejected"`` or ``"kept"`` after a human review, else ``None``.
         applied: Whether the action was written to the memory.
         superseded: Values revoked because the promoted candidate beat them in a counterfactual.
+        restored: Revoked values made Active again because they succeeded in a counterfactual
+            trial where the candidate failed (a wrongly revoked incumbent).
 
     Example:
         >>> cand = Candidate("default", "k", "v", "p1")
@@ -75,12 +77,14 @@ class Decision:
     review: str | None = None
     applied: bool = False
     superseded: tuple[Any, ...] = ()
+    restored: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
         if self.proposed is None:
             object.__setattr__(self, "proposed", self.action)
         object.__setattr__(self, "results", tuple(self.results))
         object.__setattr__(self, "superseded", tuple(self.superseded))
+        object.__setattr__(self, "restored", tuple(self.restored))
 
     @property
     def namespace(self) -> str:
@@ -121,6 +125,7 @@ class Decision:
             "review": self.review,
             "applied": self.applied,
             "superseded": list(self.superseded),
+            "restored": list(self.restored),
         }
 
     @classmethod
@@ -138,6 +143,7 @@ class Decision:
             review=data.get("review"),
             applied=bool(data.get("applied", False)),
             superseded=tuple(data.get("superseded", ())),
+            restored=tuple(data.get("restored", ())),
         )
 
 

@@ -76,7 +76,8 @@ def tepa_full_node(
         output_field: State field the decisions (JSON dicts) are written to.
         name: The node runnable's name.
         **graph_kwargs: ``trial_builder``, ``threshold``, ``reject_below``,
-            ``max_concurrency``, ``timeout_s``, ``require_approval``, ``supersede`` of
+            ``max_concurrency``, ``timeout_s``, ``require_approval``, ``supersede``,
+            ``restore``, ``contenders_only`` of
             :func:`~langchain_tepa.graph.build_trial_graph` (the checkpointer is the parent's).
 
     Returns:
@@ -97,6 +98,8 @@ def tepa_full_node(
         "timeout_s": None,
         "require_approval": False,
         "supersede": True,
+        "restore": True,
+        "contenders_only": False,
         "name": "tepa_full_trials",
     }
     unknown = set(graph_kwargs) - set(options)

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.types import Lifecycle
 from langchain_tepa.core.values import canonical_json, value_identity
 from langchain_tepa.graph.executor import ExecutorLike, TrialExecutor
 from langchain_tepa.graph.judge import DEFAULT_THRESHOLD, Decision, TrialJudge, review_decision
@@ -71,6 +72,12 @@ class TrialRunner:
         timeout_s: Seconds per trial (``None``: no limit); a timeout is a negative trial.
         supersede: On promotion in a single-valued key, revoke the Active values that failed
             where the candidate succeeded in a counterfactual trial.
+        restore: When a candidate is not promoted, make Active again each Revoked value that
+            succeeded in a counterfactual trial where the candidate failed: an incumbent that
+            conflicting assertions revoked although it still works (default on).
+        contenders_only: Test only Hypotheses that could become their key's answer (see
+            :func:`~langchain_tepa.graph.trials.select_candidates`): fewer trials, each of
+            which can change what the agent is told.
 
     Example:
         >>> from langchain_tepa import TEPAMemory
@@ -90,6 +97,8 @@ class TrialRunner:
         max_concurrency: int = 4,
         timeout_s: float | None = None,
         supersede: bool = True,
+        restore: bool = True,
+        contenders_only: bool = False,
     ) -> None:
         self.memory = memory
         self.executor = (
@@ -100,6 +109,8 @@ class TrialRunner:
         self.judge = TrialJudge(threshold, reject_below)
         self._build = resolve_trial_builder(trial_builder)
         self.supersede = bool(supersede)
+        self.restore = bool(restore)
+        self.contenders_only = bool(contenders_only)
 
     # ------------------------------------------------------------------ steps
     def select(
@@ -110,7 +121,13 @@ class TrialRunner:
         candidates: Sequence[Any] | None = None,
     ) -> list[Candidate]:
         """The candidates (see :func:`~langchain_tepa.graph.trials.select_candidates`)."""
-        return select_candidates(self.memory, key=key, namespace=namespace, candidates=candidates)
+        return select_candidates(
+            self.memory,
+            key=key,
+            namespace=namespace,
+            candidates=candidates,
+            contenders_only=self.contenders_only,
+        )
 
     def build(self, candidates: Sequence[Candidate]) -> list[Trial]:
         """Every trial of every candidate, checked (right key, unique ids).
@@ -212,17 +229,50 @@ class TrialRunner:
         ]
 
     def apply(self, decision: Decision) -> Decision:
-        """Write the decision: promote (and supersede beaten incumbents), revoke, or nothing."""
+        """Write the decision: promote (and supersede beaten incumbents), revoke, or nothing.
+
+        A candidate that is not promoted may still restore a wrongly revoked incumbent (see
+        ``restore``).
+        """
         cand = decision.candidate
         mem = self.memory
         superseded: list[Any] = []
+        restored: list[Any] = []
         if decision.action == "promote":
             mem.promote(cand.key, cand.value, reason=decision.reason, namespace=cand.namespace)
             if self.supersede and not mem.policy.is_multi_valued(cand.key):
                 superseded = self._supersede(decision)
         elif decision.action == "reject":
             mem.revoke(cand.key, cand.value, reason=decision.reason, namespace=cand.namespace)
-        return dataclasses.replace(decision, applied=True, superseded=tuple(superseded))
+        if decision.action != "promote" and self.restore:
+            restored = self._restore(decision)
+        return dataclasses.replace(
+            decision, applied=True, superseded=tuple(superseded), restored=tuple(restored)
+        )
+
+    def _restore(self, decision: Decision) -> list[Any]:
+        """Promote the Revoked competitors that succeeded where the candidate failed."""
+        cand = decision.candidate
+        proven = {
+            self._vid(r.competitor): r.competitor
+            for r in decision.results
+            if r.kind is TrialKind.COUNTERFACTUAL
+            and r.competitor is not None
+            and r.competitor_success is True
+            and r.success is False
+        }
+        out = []
+        for p in self.memory.audit(cand.key, namespace=cand.namespace).precedents:
+            if p.value_id in proven and p.state is Lifecycle.REVOKED:
+                self.memory.promote(
+                    cand.key,
+                    p.value,
+                    reason=f"promoted: restored, it succeeded in a counterfactual trial where "
+                    f"the challenger {_shown(cand.value)} failed",
+                    namespace=cand.namespace,
+                )
+                out.append(p.value)
+        return out
 
     def _supersede(self, decision: Decision) -> list[Any]:
         cand = decision.candidate
@@ -335,12 +385,16 @@ def run_trials(
     max_concurrency: int = 4,
     timeout_s: float | None = None,
     supersede: bool = True,
+    restore: bool = True,
+    contenders_only: bool = False,
 ) -> list[Decision]:
     """Run TEPA-Full trials once, synchronously, without a graph (benchmarks, scripts).
 
     The same steps as the graph of :func:`~langchain_tepa.graph.builder.build_trial_graph`:
     select the Hypotheses of ``key`` (or of every key of ``namespace``), build and run their
-    trials, record every result as trial evidence, judge, and promote, keep or reject.
+    trials, record every result as trial evidence, judge, and promote, keep or reject; a
+    rejected candidate's counterfactual trials restore a revoked incumbent that succeeded where
+    it failed (``restore``). Options as in :class:`TrialRunner`.
 
     Returns:
         One applied :class:`~langchain_tepa.graph.judge.Decision` per candidate (empty when
@@ -361,6 +415,8 @@ def run_trials(
         max_concurrency=max_concurrency,
         timeout_s=timeout_s,
         supersede=supersede,
+        restore=restore,
+        contenders_only=contenders_only,
     )
     return runner.run(key=key, namespace=namespace, candidates=candidates)
 
@@ -378,6 +434,8 @@ async def arun_trials(
     max_concurrency: int = 4,
     timeout_s: float | None = None,
     supersede: bool = True,
+    restore: bool = True,
+    contenders_only: bool = False,
 ) -> list[Decision]:
     """Async twin of :func:`run_trials`."""
     runner = TrialRunner(
@@ -389,5 +447,7 @@ async def arun_trials(
         max_concurrency=max_concurrency,
         timeout_s=timeout_s,
         supersede=supersede,
+        restore=restore,
+        contenders_only=contenders_only,
     )
     return await runner.arun(key=key, namespace=namespace, candidates=candidates)

@@ -38,7 +38,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from langchain_core.documents import Document
 
 from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentError
-from langchain_tepa.core.types import Lifecycle, Precedent
+from langchain_tepa.core.rules import Step
+from langchain_tepa.core.trust import SupportPromotion
+from langchain_tepa.core.types import Evidence, KeyState, Lifecycle, Precedent
 from langchain_tepa.core.values import (
     canonical_json,
     validate_key,
@@ -328,6 +330,7 @@ def select_candidates(
     key: str | None = None,
     namespace: str | None = None,
     candidates: Sequence[Any] | None = None,
+    contenders_only: bool = False,
 ) -> list[Candidate]:
     """The candidates of one run: the Hypotheses of ``key``, or of every key of ``namespace``.
 
@@ -338,6 +341,12 @@ def select_candidates(
         candidates: Explicit candidates instead: ``(key, value)`` pairs, dicts with ``key``,
             ``value`` (and optionally ``namespace``) or :class:`Candidate` objects. Each must
             exist; Active ones are skipped (nothing to promote).
+        contenders_only: Only the Hypotheses that could become their key's answer: those
+            TEPA-Rev's promotion rule would promote if assertions sufficed (believable on their
+            own when the key has no Active value; better than the answer and backed in
+            proportion when it has one), and every Hypothesis of a multi-valued key. A value
+            the answer outweighs would only be tested to be turned down, and every trial is an
+            execution. Explicit ``candidates`` are always taken.
 
     Returns:
         The candidates, by key and then creation order.
@@ -354,8 +363,33 @@ def select_candidates(
     else:
         precs = memory.precedents(namespace=ns)
     chosen = [p for p in precs if p.state is Lifecycle.HYPOTHESIS]
+    if contenders_only:
+        chosen = [p for p in chosen if _contends(memory, p, precs)]
     chosen.sort(key=lambda p: (p.key, p.created_at, p.id))
     return [Candidate.from_precedent(p) for p in chosen]
+
+
+def _contends(memory: TEPAMemory, p: Precedent, precs: Sequence[Precedent]) -> bool:
+    """Whether TEPA-Rev's rule would promote Hypothesis ``p`` if assertions sufficed.
+
+    That is the promotion rule of the policy without TEPA-Full's demand for an execution
+    (:class:`~langchain_tepa.core.trust.SupportPromotion` with ``require_outcome=False``): a
+    value believable on its own, or better than the answer and backed in proportion. A trial
+    then gathers the execution evidence the rule lacks. A value the rule would not promote
+    anyway (the answer outweighs it) is no contender.
+    """
+    policy = memory.policy
+    if policy.is_multi_valued(p.key):
+        return True
+    rule = SupportPromotion(
+        policy.theta_pro,
+        policy.n_pro,
+        by_net=policy.answer_by == "net_support",
+        displace_ratio=policy.displace_ratio,
+    )
+    state = KeyState(p.namespace, p.key, {q.value_id: q for q in precs if q.key == p.key})
+    step = Step(state, Evidence.observation(p.key, p.value, time=0.0, id="contender"))
+    return rule.reason(p, step) is not None
 
 
 def _explicit_candidates(
@@ -443,8 +477,10 @@ class DefaultTrialBuilder:
     For each task: ``repeats`` supportive trials; one counterfactual per competitor (the
     incumbent Active values of the key, then archived Revoked values, newest first, at most
     ``max_competitors``; when the key has no other value, the competitor is "no value": the
-    key left out of the view); and one polluted trial holding the candidate next to up to
-    ``max_stale`` stale values (skipped when the key has no other value).
+    key left out of the view; a Revoked competitor is marked ``competitor_revoked`` in the
+    trial's metadata, so its arm runs even when the candidate fails, and a success there
+    restores it); and one polluted trial holding the candidate next to up to ``max_stale``
+    stale values (skipped when the key has no other value).
 
     Every view also holds up to ``context_k`` other Active facts of the namespace, the ones most
     similar to the task, as the agent would retrieve them.
@@ -510,6 +546,8 @@ class DefaultTrialBuilder:
         )
         rivals = [p.value for p in [*incumbents, *archive]]
         competitors: list[Any] = rivals[: self.max_competitors] or [None]
+        revoked = {p.value_id for p in archive}
+        norm = memory.policy.normalize_values
         # Oldest first, so the candidate (the newest claim) comes last in a polluted view.
         stale = list(reversed(rivals[: self.max_stale]))
         k, v = candidate.key, candidate.value
@@ -527,12 +565,14 @@ class DefaultTrialBuilder:
                 add(TrialKind.SUPPORTIVE, task, with_candidate, value=v)
             for rival in competitors:
                 view = ctx if rival is None else [*ctx, (k, rival)]
+                was_revoked = rival is not None and value_identity(rival, normalize=norm) in revoked
                 add(
                     TrialKind.COUNTERFACTUAL,
                     task,
                     view,
                     value=rival,
                     control_facts=tuple(with_candidate),
+                    metadata={"competitor_revoked": True} if was_revoked else {},
                 )
             if stale:
                 polluted = [*ctx, *((k, s) for s in stale), (k, v)]

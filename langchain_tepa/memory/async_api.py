@@ -54,10 +54,18 @@ class AsyncMemoryMixin:
         namespace: _Namespace | None = None,
         metadata: Mapping[str, Any] | None = None,
         source: str | None = None,
+        correction: bool = False,
     ) -> ObservationResult:
         """Async twin of :meth:`TEPAMemory.observe`."""
         return await self._run(
-            "observe", key, value, text=text, namespace=namespace, metadata=metadata, source=source
+            "observe",
+            key,
+            value,
+            text=text,
+            namespace=namespace,
+            metadata=metadata,
+            source=source,
+            correction=correction,
         )
 
     async def arecord_outcome(

@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -84,9 +85,15 @@ class MemoryCore:
         if isinstance(as_of, bool):
             raise InvalidArgumentError("as_of must be a datetime, seconds or an evidence id")
         if isinstance(as_of, int | float):
-            if as_of != as_of or as_of in (float("inf"), float("-inf")):
-                raise InvalidArgumentError(f"as_of must be finite, got {as_of!r}")
-            return AsOf(float(as_of))
+            try:
+                seconds = float(as_of)
+            except OverflowError:
+                seconds = math.inf
+            if not math.isfinite(seconds):
+                raise InvalidArgumentError(
+                    f"as_of must be a finite number of seconds, got {as_of!r}"
+                )
+            return AsOf(seconds)
         if isinstance(as_of, str):
             ev = self._engine.find_evidence(namespace, as_of)
             if ev is None:

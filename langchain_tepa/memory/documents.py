@@ -5,7 +5,8 @@ changes nothing stored and nothing another caller sees.
 
 Example:
     >>> from langchain_tepa.core import LifecyclePolicy, Precedent
-    >>> p = Precedent("default", "user.diet", "vegan", "vegan", "p1", support=1)
+    >>> p = Precedent("default", "user.diet", "vegan", "vegan", "p1", support=1,
+    ...                weighted_support=1.0)
     >>> doc = precedent_document(p, LifecyclePolicy())
     >>> doc.page_content, doc.metadata["value"], doc.metadata["validity"]
     ('user.diet: vegan', 'vegan', 0.6667)

@@ -6,7 +6,7 @@ namespace, asks the storage for that namespace's head: if another writer appende
 memory's clock, only the pages after the clock are read and folded. Writes are decided on the
 state caught up that way, so a writer never folds a new record against evidence it has not seen.
 
-What each process sees (the consistency model, README "Several workers"):
+What each process sees (the consistency model, ``docs/consistency.md``):
 
 * with ``max_staleness_s=0`` (the default) every read reflects every write acknowledged by any
   process before the read began (one head read per namespace read);
@@ -48,6 +48,7 @@ from langchain_tepa.state import (
     StateCache,
     VectorTable,
     ViewBuffer,
+    active_in,
     fold_as_of,
 )
 from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest, StorageBackend
@@ -70,6 +71,10 @@ class Folded:
     evidence: Evidence
     state: KeyState
     transitions: list[Transition]
+
+
+def _precedent_id(p: Precedent) -> str:
+    return p.id
 
 
 class Engine:
@@ -236,32 +241,47 @@ class Engine:
                     known = [p for p in pages.get(ns, []) if p.seq <= head.clock.get(p.stream, 0)]
                     absorbed = st.absorb(known, self.policy)
                     self._settle_clock(st, head)
-                    self._take_vectors(st, known)
+                    self._take_vectors(st, known, head)
                     self._suspect(st, absorbed.suspect)
                     self._heal_if_stopped(st, head)
                 self.cache.put(st)
                 out[ns] = st
         return out
 
-    def _take_vectors(self, st: NamespaceState, pages: Sequence[Page]) -> None:
+    def _take_vectors(self, st: NamespaceState, pages: Sequence[Page], head: Head) -> None:
         """Add the vectors and item vectors of folded pages to ``st``'s tables."""
         for page in pages:
             for space, owners in page.items.items():
                 table = st.spaces.setdefault(space, ItemTable())
                 for owner, vecs in owners.items():
                     table.put(owner, vecs)
-        fresh = {pid: v for page in pages for pid, v in page.vectors.items()}
         if st.dedicated:
-            if fresh and not self.read_only:
-                # A writer that had not seen the namespace's own index wrote vectors in its
-                # page only: add them to the index.
-                rows = [(p.snapshot(), fresh[pid]) for pid in fresh if (p := st.precedent(pid))]
-                if rows:
-                    self.storage.index_vectors(st.namespace, rows)
+            self._index_stray_vectors(st, pages, head)
             return
+        fresh = {pid: v for page in pages for pid, v in page.vectors.items()}
         if st.vectors is not None:
             st.vectors.add(fresh)
             self._complete_vectors(st, st.vectors)
+
+    def _index_stray_vectors(self, st: NamespaceState, pages: Sequence[Page], head: Head) -> None:
+        """A large namespace: index vectors that pages after the head's index marks carry.
+
+        Pages up to :attr:`~langchain_tepa.core.log.Head.indexed` are in the index (copied when
+        the namespace was dedicated). A later page carries vectors only if its writer had not
+        seen the flag: those are indexed here (by a writable memory), then the marks move to
+        this state's clock so no other reader reads them again.
+        """
+        later = [p for p in pages if p.seq > head.indexed.get(p.stream, 0) and p.vectors]
+        if not later or self.read_only:
+            return
+        fresh = {pid: v for page in later for pid, v in page.vectors.items()}
+        have = self.storage.indexed(st.namespace, list(fresh))
+        rows = [
+            (p.snapshot(), fresh[pid])
+            for pid in fresh
+            if pid not in have and (p := st.precedent(pid)) is not None
+        ]
+        self.storage.index_vectors(st.namespace, rows, through=dict(st.clock))
 
     def _suspect(self, st: NamespaceState, keys: set[str]) -> None:
         """Rewrite the views of keys whose last writers raced (at the next flush)."""
@@ -308,7 +328,7 @@ class Engine:
             for key in sorted(absorbed.refold):
                 self._refold(st, key)
             self._settle_clock(st, head)
-            self._take_vectors(st, known)
+            self._take_vectors(st, known, head)
             self._suspect(st, absorbed.suspect)
         self._heal_if_stopped(st, head)
 
@@ -377,18 +397,23 @@ class Engine:
         *,
         key_prefix: str | None = None,
     ) -> list[tuple[Precedent, float]]:
-        """The ``k`` candidates most similar to ``query``, best first."""
+        """The ``k`` candidates most similar to ``query``, best first.
+
+        Ranking the same ``candidates`` list object again (a state's cached
+        :meth:`~langchain_tepa.state.NamespaceState.ranking`) does no work per candidate in
+        Python.
+        """
         if not candidates:
             return []
-        by_id = {p.id: p for p in candidates}
         if st.vectors is not None and not st.dedicated:
-            return [(by_id[pid], s) for pid, s in st.vectors.rank(query, list(by_id), k)]
+            return st.vectors.top(query, candidates, k, _precedent_id)
         # A large namespace: the backend's index ranks, this state says which hits are live.
-        n = min(max(4 * k, 16), max(len(by_id), k))
+        wanted = st.members(candidates)
+        n = min(max(4 * k, 16), max(len(candidates), k))
         total = st.precedent_count()
         while True:
             hits = self.storage.query_vectors(st.namespace, query, n, key_prefix=key_prefix)
-            out = [(by_id[pid], s) for pid, s in hits if pid in by_id][:k]
+            out = [(p, s) for pid, s in hits if (p := wanted.get(pid)) is not None][:k]
             if len(out) >= k or len(hits) < n or n >= total:
                 return out
             n = min(n * 4, total)
@@ -478,9 +503,8 @@ class Engine:
                             or len(p.evidence_ids) != seen.get(p.id, -1)
                         ):
                             touched.append(p)
-                active = len(st.active()) + sum(
-                    len(ks.active()) - (len(st.keys[k].active()) if k in st.keys else 0)
-                    for k, ks in keys.items()
+                active = st.active_count() + sum(
+                    active_in(ks) - st.active_in_key(k) for k, ks in keys.items()
                 )
                 after = clock_digest({**st.clock, stream: seq})
                 writes.append(
@@ -528,7 +552,7 @@ class Engine:
                 vec = st.vectors.vector(p.id)
                 if vec is not None:
                     rows.append((p.snapshot(), vec.tolist()))
-        self.storage.dedicate(st.namespace, rows)
+        self.storage.dedicate(st.namespace, rows, dict(st.clock))
         st.dedicated, st.vectors = True, None
 
     # ------------------------------------------------------------------ views
@@ -583,10 +607,10 @@ class Engine:
             return summary.active
         cached = self.cache.peek(head.namespace)
         if cached is not None and cached.clock == dict(head.clock):
-            return len(cached.active())
+            return cached.active_count()
         with self.reading([head.namespace]) as states:
             st = states[head.namespace]
-            count = len(st.active())
+            count = st.active_count()
             if not self.read_only and st.clock == dict(head.clock):
                 self.storage.write_summary(head.namespace, st.summary())
         return count

@@ -58,7 +58,7 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
 
     Opening reads no evidence: each namespace (a tenant) is loaded on its first use and kept in
     a bounded cache. Several memories (threads, processes, machines) may share one store; what
-    each sees is set by ``max_staleness_s`` (README, "Several workers").
+    each sees is set by ``max_staleness_s`` (``docs/consistency.md``).
 
     Args:
         storage: A storage backend. Defaults to an in-process store; use :meth:`from_path`
@@ -185,8 +185,8 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
     ) -> TEPAMemory:
         """A memory on a Chroma server (``chroma run``): ``chromadb.HttpClient`` made for you.
 
-        Several processes may open the same server and prefix: see the README's consistency
-        model ("Several workers").
+        Several processes may open the same server and prefix: see the consistency model in
+        ``docs/consistency.md`` ("Several workers").
 
         Raises:
             StorageUnavailableError: If no server answers at that address.

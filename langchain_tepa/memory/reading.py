@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
@@ -74,15 +74,8 @@ class ReadingMixin(MemoryCore):
         if not isinstance(query, str):
             raise InvalidArgumentError(f"query must be a string, got {type(query).__name__}")
         _validate_text(query, "query")
-        k = _validate_k(k)
-        ns = self._ns(namespace)
-        prefix = validate_key(key_prefix) if key_prefix is not None else None
-        self._check_open()
-        if not self.policy.retrieval_enabled:
-            return []
-        point = self._point(ns, as_of) if as_of is not None else None
         return self._ranked(
-            self.embeddings.embed_query(query), k, ns, prefix, point, bool(all_values)
+            lambda: self.embeddings.embed_query(query), k, namespace, key_prefix, as_of, all_values
         )
 
     def retrieve_by_vector(
@@ -102,6 +95,18 @@ class ReadingMixin(MemoryCore):
                 its size differs from the stored vectors'.
         """
         vec = _as_vector(vector)
+        return self._ranked(lambda: vec, k, namespace, key_prefix, as_of, all_values)
+
+    def _ranked(
+        self,
+        embed: Callable[[], Sequence[float]],
+        k: int,
+        namespace: Namespace | None,
+        key_prefix: str | None,
+        as_of: AsOfPoint | None,
+        all_values: bool,
+    ) -> list[Document]:
+        """The shared body of :meth:`retrieve` and :meth:`retrieve_by_vector`."""
         k = _validate_k(k)
         ns = self._ns(namespace)
         prefix = validate_key(key_prefix) if key_prefix is not None else None
@@ -109,40 +114,32 @@ class ReadingMixin(MemoryCore):
         if not self.policy.retrieval_enabled:
             return []
         point = self._point(ns, as_of) if as_of is not None else None
-        return self._ranked(vec, k, ns, prefix, point, bool(all_values))
-
-    def _ranked(
-        self,
-        vector: Sequence[float],
-        k: int,
-        ns: str,
-        prefix: str | None,
-        point: Any,
-        all_values: bool = False,
-    ) -> list[Document]:
+        vector = embed()  # outside the namespace's lock
         with self._engine.reading([ns]) as states:
             st = states[ns]
-            if point is None:
-                chosen = st.answers(self.policy)
-                if all_values:
-                    chosen = [(p, []) for p in st.active()]
+            candidates: Sequence[Precedent]
+            rivals_of: Mapping[str, list[Precedent]] = {}
+            if point is None and all_values:
+                candidates = st.active()
+            elif point is None:
+                ranking = st.ranking(self.policy)  # cached lists: ranking them again is cheap
+                candidates, rivals_of = ranking.precedents, ranking.rivals
             else:
                 past = self._engine.as_of(ns, point).values()
-                chosen = (
-                    [(p, []) for ks in past for p in ks.active()]
-                    if all_values
-                    else answers_of(past, self.policy)
-                )
+                if all_values:
+                    candidates = [p for ks in past for p in ks.active()]
+                else:
+                    answers = answers_of(past, self.policy)
+                    candidates = [p for p, _ in answers]
+                    rivals_of = {p.id: rivals for p, rivals in answers if rivals}
             if prefix is not None:
-                chosen = [
-                    (p, rivals)
-                    for p, rivals in chosen
-                    if p.key == prefix or p.key.startswith(prefix + ".")
+                candidates = [
+                    p for p in candidates if p.key == prefix or p.key.startswith(prefix + ".")
                 ]
-            rivals_of = {p.id: rivals for p, rivals in chosen}
-            ranked = self._engine.rank(st, [p for p, _ in chosen], vector, k, key_prefix=prefix)
+            ranked = self._engine.rank(st, candidates, vector, k, key_prefix=prefix)
             return [
-                precedent_document(p, self.policy, score, rivals_of[p.id]) for p, score in ranked
+                precedent_document(p, self.policy, score, rivals_of.get(p.id, []))
+                for p, score in ranked
             ]
 
     def vectors(
@@ -155,8 +152,8 @@ class ReadingMixin(MemoryCore):
         index) are read from that index.
         """
         ns = self._ns(namespace)
+        wanted = _as_ids(ids)
         self._check_open()
-        wanted = list(dict.fromkeys(ids))
         with self._engine.reading([ns]) as states:
             return self._engine.stored_vectors(states[ns], wanted)
 
@@ -329,15 +326,16 @@ class ReadingMixin(MemoryCore):
         stored vector are absent from the result.
         """
         ns = self._ns(namespace)
+        wanted_ids = _as_ids(ids)
         self._check_open()
         if isinstance(query, str):
             _validate_text(query, "query")
             vector: Sequence[float] = self.embeddings.embed_query(query)
         else:
-            vector = [float(x) for x in query]
+            vector = _as_vector(query)
         with self._engine.reading([ns]) as states:
             st = states[ns]
-            wanted = [p for pid in ids if (p := st.precedent(pid)) is not None]
+            wanted = [p for pid in wanted_ids if (p := st.precedent(pid)) is not None]
             return {p.id: s for p, s in self._engine.rank(st, wanted, vector, len(wanted))}
 
     def precedents(self, *, namespace: Namespace | None = None) -> list[Precedent]:
@@ -390,3 +388,15 @@ def _as_vector(vector: object) -> list[float]:
             raise InvalidArgumentError(f"vector must hold finite numbers, got {x!r}")
         out.append(float(x))
     return out
+
+
+def _as_ids(ids: object) -> list[str]:
+    """Precedent ids: a list (or tuple) of strings, each once."""
+    if isinstance(ids, str | bytes) or not isinstance(ids, list | tuple | set | frozenset):
+        raise InvalidArgumentError(
+            f"ids must be a list of precedent ids (strings), got {type(ids).__name__}"
+        )
+    for pid in ids:
+        if not isinstance(pid, str):
+            raise InvalidArgumentError(f"ids must be strings, got {type(pid).__name__}")
+    return list(dict.fromkeys(ids))

@@ -29,6 +29,19 @@ from langchain_tepa.validation import validate_text as _validate_text
 __all__ = ["WritingMixin"]
 
 
+def _with_correction(
+    metadata: Mapping[str, Any] | None, correction: object
+) -> Mapping[str, Any] | None:
+    """``metadata`` with ``correction: True`` added when ``correction`` is set."""
+    if not isinstance(correction, bool):
+        raise InvalidArgumentError(f"correction must be True or False, got {correction!r}")
+    if not correction:
+        return metadata
+    if metadata is not None and not isinstance(metadata, Mapping):
+        return metadata  # validation refuses it with the usual message
+    return {**(metadata or {}), "correction": True}
+
+
 class WritingMixin(MemoryCore):
     """The writing calls of :class:`~langchain_tepa.memory.TEPAMemory`.
 
@@ -47,11 +60,14 @@ class WritingMixin(MemoryCore):
         namespace: Namespace | None = None,
         metadata: Mapping[str, Any] | None = None,
         source: str | None = None,
+        correction: bool = False,
     ) -> ObservationResult:
         """Assert that ``key`` has ``value``.
 
         Same key and value adds support; same key and another value adds conflict to the other
-        values (single-valued keys). A new value starts as a Hypothesis.
+        values (single-valued keys). A new value starts as a Hypothesis. How much the assertion
+        counts depends on its source (``policy.trust``: one source repeating itself counts with
+        diminishing weight, a ``web`` page little).
 
         Args:
             key: The key (``"user.pizza_topping"``).
@@ -60,13 +76,30 @@ class WritingMixin(MemoryCore):
             text: Free text the value came from; it is embedded for retrieval.
             namespace: Scope (default: the memory's namespace).
             metadata: Scalar metadata kept with the evidence.
-            source: Who asserted it (user, tool, extractor).
+            source: Who asserted it (``"user"``, ``"tool.search"``, ``"web"``; ``None``: the
+                application itself).
+            correction: The statement corrects the key ("it is mushroom now"). From a source
+                the policy trusts to correct (``user``, the application, ...), the value becomes
+                Active at once and the key's other values are revoked, the audit naming the
+                correction; from any other source, or under a baseline policy, it counts as a
+                plain assertion. Stored as ``metadata["correction"] = True`` (which a ``Fact``
+                from the offline extractor carries for "now", "instead", "no longer",
+                "anymore" statements).
 
         Returns:
             The evidence written, the precedent and the transitions it caused.
 
         Raises:
             InvalidArgumentError: On bad input; nothing is stored then.
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> memory = TEPAMemory.in_memory()
+            >>> _ = memory.observe("user.pizza_topping", "pineapple", source="user")
+            >>> result = memory.observe("user.pizza_topping", "mushroom", source="user",
+            ...                         correction=True)
+            >>> [t.reason for t in result.transitions][-1]
+            "revoked: corrected by user to 'mushroom' (correction)"
         """
         ev = self._make(
             EvidenceKind.OBSERVATION,
@@ -74,7 +107,7 @@ class WritingMixin(MemoryCore):
             key,
             value,
             text=text,
-            metadata=metadata,
+            metadata=_with_correction(metadata, correction),
             source=source,
         )
         return self._commit([ev])[0]

@@ -18,7 +18,13 @@ from __future__ import annotations
 
 from langchain_tepa.state.asof import AsOf, fold_as_of
 from langchain_tepa.state.cache import DEFAULT_CACHE_SIZE, StateCache
-from langchain_tepa.state.namespace import Absorbed, NamespaceState, answers_of
+from langchain_tepa.state.namespace import (
+    Absorbed,
+    NamespaceState,
+    Ranking,
+    active_in,
+    answers_of,
+)
 from langchain_tepa.state.vectors import ItemTable, VectorTable, unit_rows
 from langchain_tepa.state.views import Pending, ViewBuffer
 
@@ -29,9 +35,11 @@ __all__ = [
     "ItemTable",
     "NamespaceState",
     "Pending",
+    "Ranking",
     "StateCache",
     "VectorTable",
     "ViewBuffer",
+    "active_in",
     "answers_of",
     "fold_as_of",
     "unit_rows",

@@ -19,7 +19,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from langchain_tepa.core.fold import apply_evidence, fold
@@ -28,7 +28,7 @@ from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Evidence, KeyState, Lifecycle, Precedent
 from langchain_tepa.state.vectors import ItemTable, VectorTable
 
-__all__ = ["Absorbed", "NamespaceState", "answers_of"]
+__all__ = ["Absorbed", "NamespaceState", "Ranking", "active_in", "answers_of"]
 
 
 def answers_of(
@@ -45,6 +45,25 @@ def answers_of(
         else:
             out.append((act[0], act[1:]))
     return out
+
+
+def active_in(state: KeyState) -> int:
+    """How many of a key's precedents are Active."""
+    return sum(1 for p in state.precedents.values() if p.state is Lifecycle.ACTIVE)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """What reads rank: one precedent per answer, and the rivals of those that have some.
+
+    Attributes:
+        precedents: The answering precedents (a list that stays the same object while the
+            state does not change, so per-list caches stay valid).
+        rivals: ``precedent id -> the key's other Active values`` (contested keys only).
+    """
+
+    precedents: list[Precedent]
+    rivals: Mapping[str, list[Precedent]]
 
 
 @dataclass
@@ -106,8 +125,12 @@ class NamespaceState:
         self.spaces: dict[str, ItemTable] = {}
         self.checked_at = -math.inf
         self._by_id: dict[str, Precedent] = {}
+        self._active_count = 0
+        self._active_by_key: dict[str, int] = {}
         self._active: list[Precedent] | None = None
         self._answers: list[tuple[Precedent, list[Precedent]]] | None = None
+        self._ranking: Ranking | None = None
+        self._members: tuple[object, dict[str, Precedent]] | None = None
 
     # ------------------------------------------------------------------ reading
     @property
@@ -139,6 +162,27 @@ class NamespaceState:
             ]
         return self._active
 
+    def active_count(self) -> int:
+        """How many precedents are Active (kept up to date, no scan)."""
+        return self._active_count
+
+    def active_in_key(self, key: str) -> int:
+        """How many precedents of ``key`` are Active."""
+        return self._active_by_key.get(key, 0)
+
+    def ranking(self, policy: LifecyclePolicy) -> Ranking:
+        """:meth:`answers` as a :class:`Ranking` (cached until the state changes)."""
+        if self._ranking is None:
+            answers = self.answers(policy)
+            self._ranking = Ranking([p for p, _ in answers], {p.id: r for p, r in answers if r})
+        return self._ranking
+
+    def members(self, candidates: Sequence[Precedent]) -> Mapping[str, Precedent]:
+        """``candidates`` by id; kept while the same list object is asked for again."""
+        if self._members is None or self._members[0] is not candidates:
+            self._members = (candidates, {p.id: p for p in candidates})
+        return self._members[1]
+
     def answers(self, policy: LifecyclePolicy) -> list[tuple[Precedent, list[Precedent]]]:
         """Per key, what a read answers: ``(precedent, the other Active values)``.
 
@@ -151,16 +195,21 @@ class NamespaceState:
 
     def summary(self) -> NamespaceSummary:
         """The summary a writer stores in the head after a write."""
-        return NamespaceSummary(self.digest, len(self.active()), len(self.keys))
+        return NamespaceSummary(self.digest, self._active_count, len(self.keys))
 
     # ------------------------------------------------------------------ changing
     def replace_key(self, key: str, state: KeyState) -> None:
         """Install a new state for ``key`` (after a commit or a refold)."""
+        # Counted per key: ``state`` may be the old object, changed in place.
+        now = active_in(state)
+        self._active_count += now - self._active_by_key.get(key, 0)
+        self._active_by_key[key] = now
         self.keys[key] = state
         for p in state.precedents.values():
             self._by_id[p.id] = p
         self._active = None
         self._answers = None
+        self._ranking = None
 
     def advance(self, stream: str, seq: int, records: int) -> None:
         """Record that this memory's own page ``seq`` of ``stream`` is folded."""

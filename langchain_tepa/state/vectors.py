@@ -14,7 +14,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -22,14 +23,24 @@ from langchain_tepa.core.errors import InvalidArgumentError
 
 __all__ = ["ItemTable", "VectorTable", "unit_rows"]
 
+T = TypeVar("T")
+
 
 def unit_rows(matrix: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (zero rows stay zero), as float32."""
-    m = np.asarray(matrix, dtype=np.float32)
+    """Rows scaled to unit length (zero rows stay zero), as float32.
+
+    The scaling is done in float64 after dividing each row by its largest component, so a finite
+    row beyond float32's range (or below its smallest normal) keeps its direction.
+    """
+    m = np.asarray(matrix, dtype=np.float64)
     if m.ndim == 1:
         m = m.reshape(1, -1)
+    if m.size:
+        peak = np.max(np.abs(m), axis=1, keepdims=True)
+        m = np.divide(m, peak, out=np.zeros_like(m), where=peak > 0)
     norms = np.linalg.norm(m, axis=1, keepdims=True)
-    return np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+    out = np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+    return out.astype(np.float32)
 
 
 class VectorTable:
@@ -46,6 +57,9 @@ class VectorTable:
         self._rows: dict[str, int] = {}
         self._pending: list[np.ndarray] = []
         self._matrix: np.ndarray | None = None
+        self._version = 0
+        # One candidate list's rows, kept while the same list object is ranked again.
+        self._subset: tuple[Any, int, np.ndarray, np.ndarray, list[str]] | None = None
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -59,8 +73,9 @@ class VectorTable:
 
     def add(self, vectors: Mapping[str, Sequence[float] | np.ndarray]) -> None:
         """Add (or replace) vectors by id."""
+        self._version += 1
         for pid, vec in vectors.items():
-            row = unit_rows(np.asarray(vec, dtype=np.float32))[0]
+            row = unit_rows(np.asarray(vec, dtype=np.float64))[0]
             if pid in self._rows:
                 self._flush()
                 assert self._matrix is not None
@@ -114,6 +129,57 @@ class VectorTable:
         order = sorted(scored.items(), key=lambda item: (-item[1], item[0]))
         return order[:k]
 
+    def top(
+        self,
+        query: Sequence[float] | np.ndarray,
+        items: Sequence[T],
+        k: int,
+        ident: Callable[[T], str],
+    ) -> list[tuple[T, float]]:
+        """The ``k`` items most similar to ``query``, best first; ties by id (as :meth:`rank`).
+
+        ``items`` are ranked by the vector of ``ident(item)`` (items without one are left out).
+        The rows of the last ``items`` list are kept: ranking the same list object again (a
+        namespace's cached answers) costs one matrix-vector product and a partial sort, with
+        no work per item in Python.
+
+        Raises:
+            InvalidArgumentError: If the query has another size than the stored vectors.
+        """
+        if not items or k <= 0:
+            return []
+        cached = self._subset
+        if cached is None or cached[0] is not items or cached[1] != self._version:
+            self._flush()
+            ids = [ident(item) for item in items]
+            keep = [i for i, pid in enumerate(ids) if pid in self._rows]
+            positions = np.asarray(keep, dtype=np.int64)
+            assert self._matrix is not None
+            rows = np.fromiter((self._rows[ids[i]] for i in keep), dtype=np.int64, count=len(keep))
+            sub = self._matrix[rows] if len(keep) else np.zeros((0, 0), dtype=np.float32)
+            cached = (items, self._version, positions, sub, ids)
+            self._subset = cached
+        _, _, positions, sub, ids = cached
+        if not len(positions):
+            return []
+        q = unit_rows(np.asarray(query, dtype=np.float64))[0]
+        if q.shape[0] != sub.shape[1]:
+            raise InvalidArgumentError(
+                f"query embedding has {q.shape[0]} dimensions, stored ones "
+                f"{sub.shape[1]}: use the same embeddings for writing and reading"
+            )
+        sims = sub @ q
+        n = len(sims)
+        if n > k:
+            # Everything that ties with the k-th score, then the exact order among those.
+            kth = np.partition(sims, n - k)[n - k]
+            chosen = np.nonzero(sims >= kth)[0]
+        else:
+            chosen = np.arange(n)
+        scored = [(float(sims[j]), ids[int(positions[j])], int(positions[j])) for j in chosen]
+        scored.sort(key=lambda t: (-t[0], t[1]))
+        return [(items[pos], s) for s, _, pos in scored[:k]]
+
     def scores(self, query: Sequence[float] | np.ndarray, ids: Sequence[str]) -> dict[str, float]:
         """Cosine similarity of ``query`` with each stored id of ``ids``."""
         present = [pid for pid in ids if pid in self._rows]
@@ -121,7 +187,7 @@ class VectorTable:
             return {}
         self._flush()
         assert self._matrix is not None
-        q = unit_rows(np.asarray(query, dtype=np.float32))[0]
+        q = unit_rows(np.asarray(query, dtype=np.float64))[0]
         if q.shape[0] != self._matrix.shape[1]:
             raise InvalidArgumentError(
                 f"query embedding has {q.shape[0]} dimensions, stored ones "

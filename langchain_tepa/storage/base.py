@@ -197,18 +197,32 @@ class StorageBackend(Protocol):
         """Nearest precedents of a namespace the backend indexes itself (``(id, cosine)``)."""
         ...
 
-    def dedicate(self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]) -> None:
+    def dedicate(
+        self,
+        namespace: str,
+        rows: Sequence[tuple[Precedent, Sequence[float]]],
+        through: Mapping[str, int],
+    ) -> None:
         """Give ``namespace`` an index of its own.
 
-        The index holds ``rows`` (all its precedents with their vectors); the head is flagged so
-        every reader ranks through it.
+        The index holds ``rows`` (all its precedents with their vectors, those of the pages up
+        to the clock ``through``); the head is flagged so every reader ranks through it, and
+        records ``through`` as :attr:`~langchain_tepa.core.log.Head.indexed`.
         """
         ...
 
     def index_vectors(
-        self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]
+        self,
+        namespace: str,
+        rows: Sequence[tuple[Precedent, Sequence[float]]],
+        *,
+        through: Mapping[str, int] | None = None,
     ) -> None:
-        """Add precedents to the index of a namespace the backend indexes itself."""
+        """Add precedents to the index of a namespace the backend indexes itself.
+
+        With ``through``, the head then records that the vectors of every page up to that
+        clock are indexed (readers skip those pages' vectors).
+        """
         ...
 
     def index_vectors_of(self, namespace: str, ids: Sequence[str]) -> dict[str, list[float]]:

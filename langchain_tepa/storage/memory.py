@@ -236,12 +236,21 @@ class InMemoryStorage:
         """``None``: no namespace gets an index of its own here."""
         return None
 
-    def dedicate(self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]) -> None:
+    def dedicate(
+        self,
+        namespace: str,
+        rows: Sequence[tuple[Precedent, Sequence[float]]],
+        through: Mapping[str, int],
+    ) -> None:
         """Refused: every namespace is ranked by the memory."""
         raise StorageError("InMemoryStorage indexes no namespace itself")
 
     def index_vectors(
-        self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]
+        self,
+        namespace: str,
+        rows: Sequence[tuple[Precedent, Sequence[float]]],
+        *,
+        through: Mapping[str, int] | None = None,
     ) -> None:
         """Nothing to index: every namespace is ranked by the memory."""
 

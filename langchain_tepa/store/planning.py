@@ -14,7 +14,8 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,7 @@ from langchain_tepa.core.errors import (
 )
 from langchain_tepa.core.types import Precedent
 from langchain_tepa.core.values import validate_key, validate_namespace, validate_value
+from langchain_tepa.store.corrections import correction_of
 from langchain_tepa.store.queries import validate_filter
 from langchain_tepa.store.ttl import validate_ttl
 from langchain_tepa.validation import MAX_TEXT_CHARS, validate_text
@@ -46,8 +48,11 @@ __all__ = [
     "PutPlan",
     "SearchPlan",
     "StoreNamespaceError",
+    "as_ops",
     "check_count",
+    "check_namespace_arg",
     "copy_json",
+    "namespace_errors",
     "plan_put",
     "read_key",
     "read_namespace",
@@ -85,6 +90,41 @@ def _as_tuple(namespace: object, what: str) -> tuple[str, ...]:
             f"got {type(namespace).__name__}"
         )
     return tuple(namespace)
+
+
+def check_namespace_arg(namespace: object, what: str = "namespace") -> tuple[str, ...]:
+    """A namespace argument of a store method: a tuple (or list) of string labels.
+
+    Raises:
+        StoreNamespaceError: When it is not one (checked before LangGraph's own checks, which
+            would raise a bare ``TypeError`` or LangGraph's error instead).
+    """
+    labels = _as_tuple(namespace, what)
+    for label in labels:
+        if not isinstance(label, str):
+            raise StoreNamespaceError(
+                f"{what} labels must be strings, got {type(label).__name__} in {labels!r}"
+            )
+    return labels
+
+
+def as_ops(ops: object) -> list[Any]:
+    """The ops a ``batch`` call was given, as a list (any iterable but a string or a mapping)."""
+    if isinstance(ops, str | bytes | Mapping) or not isinstance(ops, Iterable):
+        raise InvalidArgumentError(
+            f"batch takes an iterable of GetOp, PutOp, SearchOp or ListNamespacesOp, "
+            f"got {type(ops).__name__}"
+        )
+    return list(ops)
+
+
+@contextmanager
+def namespace_errors() -> Iterator[None]:
+    """Turn LangGraph's namespace error (raised by ``BaseStore``'s own checks) into ours."""
+    try:
+        yield
+    except LangGraphNamespaceError as exc:
+        raise StoreNamespaceError(str(exc)) from exc
 
 
 def write_namespace(namespace: object) -> str:
@@ -170,6 +210,8 @@ class PutPlan:
             indexed, ``index=False``).
         index_given: ``index`` was given explicitly (``False`` or paths).
         ttl: Minutes until the item expires (``None``: never).
+        correction: The put is a correction (``True``), plain evidence (``False``), or follows
+            the store's setting (``None``); see :mod:`langchain_tepa.store.corrections`.
     """
 
     namespace: str
@@ -178,6 +220,7 @@ class PutPlan:
     texts: list[str] | None
     index_given: bool
     ttl: float | None = None
+    correction: bool | None = None
 
 
 def plan_put(op: PutOp, fields: Sequence[str] | None) -> PutPlan:
@@ -196,7 +239,7 @@ def plan_put(op: PutOp, fields: Sequence[str] | None) -> PutPlan:
         for path in chosen:
             for text in get_text_at_path(value, path):
                 texts.append(embeddable(text, f"the text at index path {path!r}"))
-    return PutPlan(ns, key, value, texts, op.index is not None, ttl)
+    return PutPlan(ns, key, value, texts, op.index is not None, ttl, correction_of(op))
 
 
 def validate_op(op: object) -> None:

@@ -30,21 +30,25 @@ import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
+    NOT_PROVIDED,
     BaseStore,
     GetOp,
     IndexConfig,
     Item,
     ListNamespacesOp,
+    NamespacePath,
+    NotProvided,
     Op,
     PutOp,
     Result,
     SearchItem,
     SearchOp,
     TTLConfig,
+    _validate_namespace,  # what BaseStore.put checks first
     ensure_embeddings,
 )
 
@@ -55,14 +59,18 @@ from langchain_tepa.core.values import short_hash
 from langchain_tepa.memory import AsOfPoint, TEPAMemory, VectorSpace
 from langchain_tepa.results import KeyAudit
 from langchain_tepa.store.batching import AsyncCoalescer
+from langchain_tepa.store.corrections import put_op
 from langchain_tepa.store.planning import (
     Entry,
     Plan,
     PutPlan,
     SearchPlan,
     StoreNamespaceError,
+    as_ops,
     check_count,
+    check_namespace_arg,
     copy_json,
+    namespace_errors,
     plan_put,
     read_key,
     read_namespace,
@@ -97,6 +105,13 @@ def store_policy(**overrides: Any) -> LifecyclePolicy:
     return LifecyclePolicy.preset("tepa-rev").with_overrides(**{**base, **overrides})
 
 
+def _check_paths(prefix: object, suffix: object) -> None:
+    if prefix is not None:
+        check_namespace_arg(prefix, "prefix")
+    if suffix is not None:
+        check_namespace_arg(suffix, "suffix")
+
+
 def _when(seconds: float) -> datetime:
     try:
         return _EPOCH + timedelta(seconds=seconds)
@@ -126,13 +141,24 @@ class TEPAStore(AsyncCoalescer, BaseStore):
     Semantics, and every deliberate difference from LangGraph's ``InMemoryStore`` (each is
     marked and asserted in ``tests/unit_tests/store_conformance.py``):
 
-    1. **put is evidence, not an overwrite.** ``get``/``search`` show the best Active value of a
-       key (highest validity, then most recent support). Under the default TEPA-Rev rules a
-       value put once is displaced by one put of a new value at once (validity 0.67 against
-       0.50); a value put ``n`` times needs more contrary puts (2 against 3 puts). Older values
-       stay in the archive (:meth:`audit`) and are never shown while a better one is Active.
-       Reason: a single contradicting write should not erase a well-supported memory, and
-       nothing is lost.
+    1. **put is evidence, not an overwrite** (unless it is a correction, below). ``get``/
+       ``search`` show the best-supported Active value of a key (greatest net support, ties to
+       the latest trusted write). The store writes with one source, whose repeated puts of a
+       value count with diminishing weight (``policy.trust``), so a new value put once always
+       becomes what ``get`` returns over the store's own earlier puts, however many (a value
+       put 1000 times is worth two puts): a profile edit works as with ``InMemoryStore``. A
+       value that other evidence supports too (successful outcomes recorded with
+       ``store.memory.record_outcome``, other sources through the memory) is displaced only by
+       evidence proportionate to that support, or by a correction. Older values stay in the
+       archive (:meth:`audit`). Reason: what the application verified should not be erased by
+       one contradicting write, and nothing is lost.
+    1b. **Corrections.** ``put(..., correction=True)`` (or a store built with
+       ``corrections=True``) writes the put as a correction: the new value is Active at once
+       and the key's other values are revoked, whatever supports them, the audit naming the
+       correction. Default ``corrections=False``: LangGraph's and LangMem's writers (an LLM
+       extracting memories from a conversation) write through plain ``put`` and should not be
+       able to erase verified facts; a profile form or settings page, where the user edits their
+       own data, should pass ``correction=True``. See :mod:`langchain_tepa.store.corrections`.
     2. **delete revokes** every live value of the key with reason ``"deleted"`` and keeps the
        records (``audit``); putting the value again revives it. Reason: auditability.
     3. **list_namespaces** lists namespaces with at least one Active item, so a namespace whose
@@ -195,6 +221,10 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             paths, default ``["$"]``; ``dims``: checked when given; ``distance_type``:
             ``"cosine"``).
         source: The ``source`` recorded on the evidence of store writes.
+        ttl: LangGraph's ``TTLConfig`` (``default_ttl``, ``refresh_on_read``,
+            ``sweep_interval_minutes``).
+        corrections: Write every put as a correction (``put(..., correction=False)`` still
+            writes plain evidence). Default ``False``: puts are evidence (see 1 and 1b).
 
     Example:
         >>> from langchain_tepa import HashingEmbeddings
@@ -217,7 +247,11 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         index: IndexConfig | None = None,
         source: str = "langgraph-store",
         ttl: TTLConfig | None = None,
+        corrections: bool = False,
     ) -> None:
+        if not isinstance(corrections, bool):
+            raise InvalidArgumentError(f"corrections must be True or False, got {corrections!r}")
+        self.corrections = corrections
         if memory is None:
             memory = TEPAMemory.in_memory(policy=store_policy())
         if not isinstance(memory, TEPAMemory):
@@ -287,11 +321,13 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         index: IndexConfig | None = None,
         source: str = "langgraph-store",
         ttl: TTLConfig | None = None,
+        corrections: bool = False,
         **memory_kwargs: Any,
     ) -> TEPAStore:
         """A store on a new in-process memory (policy :func:`store_policy` unless given)."""
         memory_kwargs.setdefault("policy", store_policy())
-        return cls(TEPAMemory.in_memory(**memory_kwargs), index=index, source=source, ttl=ttl)
+        memory = TEPAMemory.in_memory(**memory_kwargs)
+        return cls(memory, index=index, source=source, ttl=ttl, corrections=corrections)
 
     @classmethod
     def from_client(
@@ -302,12 +338,13 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         index: IndexConfig | None = None,
         source: str = "langgraph-store",
         ttl: TTLConfig | None = None,
+        corrections: bool = False,
         **memory_kwargs: Any,
     ) -> TEPAStore:
         """A store on any chromadb client (policy :func:`store_policy` unless given)."""
         memory_kwargs.setdefault("policy", store_policy())
         memory = TEPAMemory.from_client(client, prefix=prefix, **memory_kwargs)
-        return cls(memory, index=index, source=source, ttl=ttl)
+        return cls(memory, index=index, source=source, ttl=ttl, corrections=corrections)
 
     @classmethod
     def from_path(
@@ -317,13 +354,14 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         index: IndexConfig | None = None,
         source: str = "langgraph-store",
         ttl: TTLConfig | None = None,
+        corrections: bool = False,
         **memory_kwargs: Any,
     ) -> TEPAStore:
         """A store in an embedded persistent Chroma at ``path`` (policy :func:`store_policy`)."""
         memory_kwargs.setdefault("policy", store_policy())
         memory_kwargs.setdefault("prefix", "tepa_store")
         memory = TEPAMemory.from_path(path, **memory_kwargs)
-        return cls(memory, index=index, source=source, ttl=ttl)
+        return cls(memory, index=index, source=source, ttl=ttl, corrections=corrections)
 
     # ------------------------------------------------------------------ batch
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -333,7 +371,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             StoreNamespaceError: For a namespace the store cannot hold.
             InvalidArgumentError: For any other invalid op; then nothing of the batch is stored.
         """
-        plan = self._prepare(list(ops))
+        plan = self._prepare(as_ops(ops))
         texts, queries = plan.texts(), plan.queries()
         emb = self.embeddings if self.embeddings is not None else self.memory.embeddings
         text_vecs = emb.embed_documents(texts) if texts else []
@@ -346,7 +384,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         Calls of one event loop that arrive while a batch runs are run together as the next
         batch (each caller's ops validated on their own, results split back).
         """
-        return await self._coalesced(list(ops), self._abatch_now)
+        return await self._coalesced(as_ops(ops), self._abatch_now)
 
     async def _abatch_now(self, ops: list[Op]) -> list[Result]:
         plan = await asyncio.to_thread(self._prepare, ops)
@@ -356,6 +394,81 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         query_vecs = list(await asyncio.gather(*(emb.aembed_query(q) for q in queries)))
         vectors = self._vectors(texts, text_vecs, queries, query_vecs)
         return await asyncio.to_thread(self._finish, plan, vectors)
+
+    # ------------------------------------------------------------------ corrections
+    def put(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+        correction: bool | None = None,
+    ) -> None:
+        """LangGraph's ``put``; ``correction=True`` writes it as a correction.
+
+        ``correction=None`` follows the store's ``corrections`` setting; ``False`` writes plain
+        evidence even on a store that writes corrections.
+
+        Raises:
+            StoreNamespaceError: For a namespace the store cannot hold.
+            InvalidArgumentError: For an invalid key, value, index, ttl or ``correction``.
+
+        Example:
+            >>> store = TEPAStore.in_memory()
+            >>> store.put(("u",), "diet", {"v": "vegan"})
+            >>> for _ in range(2):  # acting on it worked twice
+            ...     _ = store.memory.record_outcome("diet", {"v": "vegan"}, True, namespace="u")
+            >>> store.put(("u",), "diet", {"v": "keto"})  # evidence: the verified value holds
+            >>> store.get(("u",), "diet").value
+            {'v': 'vegan'}
+            >>> store.put(("u",), "diet", {"v": "keto"}, correction=True)  # a profile edit
+            >>> store.get(("u",), "diet").value
+            {'v': 'keto'}
+        """
+        self.batch([self._put_op(namespace, key, value, index, ttl, correction)])
+
+    async def aput(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+        correction: bool | None = None,
+    ) -> None:
+        """Async twin of :meth:`put`."""
+        await self.abatch([self._put_op(namespace, key, value, index, ttl, correction)])
+
+    def _put_op(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None,
+        ttl: float | NotProvided | None,
+        correction: bool | None,
+    ) -> PutOp:
+        """The op of ``put``/``aput``, after LangGraph's own checks (:meth:`_check_put`)."""
+        self._check_put(namespace, ttl)
+        return put_op(
+            namespace, key, value, index, ttl=ttl, ttl_config=self.ttl_config, correction=correction
+        )
+
+    def _check_put(self, namespace: tuple[str, ...], ttl: object) -> None:
+        """What LangGraph's ``put`` checks before its batch (the ``"langgraph"`` root too).
+
+        Raises:
+            StoreNamespaceError: For a namespace the store cannot hold (never LangGraph's
+                error or a bare ``TypeError``).
+        """
+        check_namespace_arg(namespace)
+        with namespace_errors():
+            _validate_namespace(namespace)
+        if ttl not in (NOT_PROVIDED, None) and not self.supports_ttl:  # pragma: no cover
+            raise NotImplementedError(f"TTL is not supported by {type(self).__name__}")
 
     # ------------------------------------------------------------------ points in time
     def get(
@@ -379,8 +492,10 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             >>> store.get(("u",), "k", as_of=then).value, store.get(("u",), "k").value
             ({'v': 1}, {'v': 2})
         """
+        check_namespace_arg(namespace)
         if as_of is None:
-            return super().get(namespace, key, refresh_ttl=refresh_ttl)
+            with namespace_errors():
+                return super().get(namespace, key, refresh_ttl=refresh_ttl)
         validate_op(GetOp(tuple(namespace), key))
         ns, k = read_namespace(tuple(namespace)), read_key(key)
         if ns is None or k is None:
@@ -397,8 +512,10 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         as_of: AsOfPoint | None = None,
     ) -> Item | None:
         """Async twin of :meth:`get`."""
+        check_namespace_arg(namespace)
         if as_of is None:
-            return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
+            with namespace_errors():
+                return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
         return await asyncio.to_thread(self.get, namespace, key, as_of=as_of)
 
     def search(
@@ -414,15 +531,17 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         as_of: AsOfPoint | None = None,
     ) -> list[SearchItem]:
         """Search items; with ``as_of``, among the items as the store held them then."""
+        check_namespace_arg(namespace_prefix, "namespace_prefix")
         if as_of is None:
-            return super().search(
-                namespace_prefix,
-                query=query,
-                filter=filter,
-                limit=limit,
-                offset=offset,
-                refresh_ttl=refresh_ttl,
-            )
+            with namespace_errors():
+                return super().search(
+                    namespace_prefix,
+                    query=query,
+                    filter=filter,
+                    limit=limit,
+                    offset=offset,
+                    refresh_ttl=refresh_ttl,
+                )
         op = SearchOp(tuple(namespace_prefix), filter, limit, offset, query, refresh_ttl=False)
         validate_op(op)
         plan = Plan([None])
@@ -446,15 +565,17 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         as_of: AsOfPoint | None = None,
     ) -> list[SearchItem]:
         """Async twin of :meth:`search`."""
+        check_namespace_arg(namespace_prefix, "namespace_prefix")
         if as_of is None:
-            return await super().asearch(
-                namespace_prefix,
-                query=query,
-                filter=filter,
-                limit=limit,
-                offset=offset,
-                refresh_ttl=refresh_ttl,
-            )
+            with namespace_errors():
+                return await super().asearch(
+                    namespace_prefix,
+                    query=query,
+                    filter=filter,
+                    limit=limit,
+                    offset=offset,
+                    refresh_ttl=refresh_ttl,
+                )
         return await asyncio.to_thread(
             functools.partial(
                 self.search,
@@ -466,6 +587,55 @@ class TEPAStore(AsyncCoalescer, BaseStore):
                 as_of=as_of,
             )
         )
+
+    # ------------------------------------------------------------------ typed errors
+    # BaseStore's convenience methods check namespaces themselves and raise LangGraph's
+    # InvalidNamespaceError (or a bare TypeError for a non-tuple); these overrides check first
+    # and raise StoreNamespaceError, the TEPAError batch() raises for the same namespace
+    # (put/aput do the same in :meth:`_check_put`).
+    def delete(self, namespace: tuple[str, ...], key: str) -> None:
+        """Revoke every Active value of ``key`` (kept for audit); see :class:`TEPAStore`."""
+        check_namespace_arg(namespace)
+        with namespace_errors():
+            super().delete(namespace, key)
+
+    async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
+        """Async twin of :meth:`delete`."""
+        check_namespace_arg(namespace)
+        with namespace_errors():
+            await super().adelete(namespace, key)
+
+    def list_namespaces(
+        self,
+        *,
+        prefix: NamespacePath | None = None,
+        suffix: NamespacePath | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[tuple[str, ...]]:
+        """Namespaces holding at least one Active item (``"*"`` matches any label)."""
+        _check_paths(prefix, suffix)
+        with namespace_errors():
+            return super().list_namespaces(
+                prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
+            )
+
+    async def alist_namespaces(
+        self,
+        *,
+        prefix: NamespacePath | None = None,
+        suffix: NamespacePath | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[tuple[str, ...]]:
+        """Async twin of :meth:`list_namespaces`."""
+        _check_paths(prefix, suffix)
+        with namespace_errors():
+            return await super().alist_namespaces(
+                prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
+            )
 
     # ------------------------------------------------------------------ extras
     def audit(self, namespace: tuple[str, ...], key: str) -> KeyAudit:
@@ -669,7 +839,17 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             if not pending:
                 return
             facts = [
-                Fact(key=put.key, value=put.value, namespace=put.namespace, source=self.source)
+                Fact(
+                    key=put.key,
+                    value=put.value,
+                    namespace=put.namespace,
+                    source=self.source,
+                    metadata=(
+                        {"correction": True}
+                        if (self.corrections if put.correction is None else put.correction)
+                        else None
+                    ),
+                )
                 for put in pending
             ]
             items = [self._items_of(put, vectors) for put in pending]

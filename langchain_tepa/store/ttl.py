@@ -56,11 +56,17 @@ def validate_ttl(ttl: object, what: str = "ttl") -> float | None:
     """``None`` or a positive, finite number of minutes."""
     if ttl is None:
         return None
-    if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not math.isfinite(ttl):
+    if isinstance(ttl, bool) or not isinstance(ttl, int | float):
         raise InvalidArgumentError(f"{what} must be None or a number of minutes, got {ttl!r}")
-    if ttl <= 0:
-        raise InvalidArgumentError(f"{what} must be > 0 minutes (or None: no expiry), got {ttl}")
-    return float(ttl)
+    try:
+        minutes = float(ttl)
+    except OverflowError:
+        minutes = math.inf
+    if not math.isfinite(minutes) or minutes <= 0:
+        raise InvalidArgumentError(
+            f"{what} must be a finite number of minutes > 0 (or None: no expiry), got {ttl!r}"
+        )
+    return minutes
 
 
 def validate_ttl_config(config: object) -> TTLConfig | None:

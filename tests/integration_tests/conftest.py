@@ -29,11 +29,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
-import sys
 import time
 import urllib.request
 import uuid
@@ -45,6 +42,7 @@ from typing import Any
 import pytest
 
 from langchain_tepa import HashingEmbeddings, TEPAMemory
+from langchain_tepa.bench.perf.server import chroma_executable, free_port
 
 __all__ = ["ChromaServer", "unique_prefix"]
 
@@ -54,22 +52,6 @@ _START_TIMEOUT = 60.0
 def unique_prefix(stem: str = "it") -> str:
     """A collection prefix no other test uses (``stem`` + 12 hex digits)."""
     return f"{stem}{uuid.uuid4().hex[:12]}"
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _chroma_executable() -> str:
-    here = Path(sys.executable).parent / "chroma"
-    if here.is_file():
-        return str(here)
-    found = shutil.which("chroma")
-    if found is None:
-        pytest.fail("the `chroma` command (installed with chromadb) is not on this venv's PATH")
-    return found
 
 
 @dataclass
@@ -138,7 +120,7 @@ class ChromaServer:
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 [
-                    _chroma_executable(),
+                    chroma_executable(),
                     "run",
                     "--path",
                     str(self.path),
@@ -177,10 +159,10 @@ class ChromaServer:
 
 
 def _start(folder: Path) -> ChromaServer:
-    exe = _chroma_executable()
+    exe = chroma_executable()
     last_error = "not started"
     for attempt in range(3):
-        port = _free_port()
+        port = free_port()
         data = folder / f"data{attempt}"
         log_path = folder / f"chroma{attempt}.log"
         env = {**os.environ, "ANONYMIZED_TELEMETRY": "False", "NO_COLOR": "1"}

@@ -1,5 +1,12 @@
 """The fold's golden trajectories: seeded random evidence sequences, folded under many policies.
 
+Regenerated deliberately for issue 15 (sources with declared trust): the TEPA presets and their
+variants changed (weighted counts, corrections, answers, TEPA-Full's outcome promotion); the
+baselines' digests did not, and the ``*/paper`` variants reproduce the TEPA presets' digests
+from before. After the merge of issue 15 into the ``rule`` branch only the ``tepa-key`` entries
+were regenerated (``tepa-key``, ``tepa-key/fresh-eager``, and ``tepa-key/paper``, which
+reproduces the ``tepa-key`` digest from before trust); every other digest is main's.
+
 For every policy of :data:`POLICIES` and every sequence of :func:`sequence` (``SEQUENCES`` of
 them), the fold is applied one record at a time and, after every step, everything the fold
 produced is hashed: the transitions the step returned (states and reasons) and every precedent
@@ -24,6 +31,7 @@ from typing import Any
 
 from langchain_tepa import Evidence, EvidenceKind, LifecyclePolicy
 from langchain_tepa.core import KeyState, apply_evidence
+from langchain_tepa.core.trust import TrustPolicy
 
 DATA = Path(__file__).parent / "data" / "fold_golden.json"
 SEQUENCES = 2000
@@ -58,6 +66,16 @@ POLICIES: dict[str, LifecyclePolicy] = {
     "tepa-cd/raw-fresh": LifecyclePolicy.preset("tepa-cd", revive_fresh=False, change_hazard=0.2),
     "tepa-key/fresh-eager": LifecyclePolicy.preset(
         "tepa-key", revive_fresh=True, window=6, keyed_odds=0.25
+    ),
+    # issue 15: the paper's counting (every record counts 1, answers by validity) is kept, and
+    # reproduces the digests the TEPA presets had before trust (checked when they were added)
+    "tepa-rev/paper": LifecyclePolicy(trust=None),
+    "tepa-full/paper": LifecyclePolicy.preset("tepa-full", trust=None, promote_on_outcomes=False),
+    "tepa-cd/paper": LifecyclePolicy.preset("tepa-cd", trust=None),
+    "tepa-key/paper": LifecyclePolicy.preset("tepa-key", trust=None),
+    "tepa-rev/net": LifecyclePolicy(answer_by="net_support"),
+    "tepa-rev/strict-trust": LifecyclePolicy(
+        trust=TrustPolicy(repeat_decay=1.0, window_s=3.0), displace_ratio=1.0
     ),
 }
 """Every preset, and variants that switch each remaining option."""
@@ -109,6 +127,9 @@ def sequence(index: int) -> tuple[Evidence, ...]:
                 reason=reason,
                 text=f"{key} is {value}" if rng.random() < 0.2 else None,
                 source=rng.choice((None, "user", "tool")),
+                # every fourth record a correction (drawn without the generator, so the
+                # sequences are those the digests of the baselines were computed on)
+                metadata={"correction": True} if i % 4 == 1 else {},
             )
         )
     return tuple(out)

@@ -24,6 +24,7 @@ import pytest
 
 import langchain_tepa
 from langchain_tepa.bench import preferences as P  # noqa: N812
+from langchain_tepa.bench import trials as bench_trials
 from langchain_tepa.bench.runner import RunSpec, run_one
 from langchain_tepa.bench.world import Schedule, WorldChannel
 from langchain_tepa.core.policy import POLICY_NAMES
@@ -81,8 +82,14 @@ def _allowed(file: str, func: str) -> bool:
 
 @pytest.mark.parametrize("scenario", ["drift", "filedrift"])
 def test_no_method_agent_or_executor_reads_the_schedule(
-    scenario: str, schedule_reads: list[tuple[str, str, list[str]]]
+    scenario: str,
+    schedule_reads: list[tuple[str, str, list[str]]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # TEPA-Full promotes values that worked without trials and tests contenders only, so in
+    # these worlds (every value comes from acting on it) its trials never run by default
+    # (issue 15): test every Hypothesis here, so the trial path runs under the tripwire.
+    monkeypatch.setattr(bench_trials, "CONTENDERS_ONLY", False)
     config: dict[str, Any] = {"tasks": 2, "acquisition": 4, "reversal": 8}
     if scenario == "drift":
         config.update(change_every=4, burst_every=6, burst_length=2, p_right=0.9, p_wrong=0.1)
@@ -107,7 +114,7 @@ def test_the_tripwire_catches_a_leaking_executor(
 
     world = DriftWorld(DriftConfig(tasks=1), seed=0)
     memory = TEPAMemory.in_memory(policy="tepa-full")
-    memory.record_outcome(world.tasks[0].key, "beta", True)
+    memory.observe(world.tasks[0].key, "beta")  # an assertion alone waits for a trial
 
     def leaking_executor(trial: Any) -> bool:
         return bool(trial.value == world.correct_action(0, "acquisition"))
@@ -133,8 +140,10 @@ def session_reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[str]]
 
 @pytest.mark.parametrize("method", POLICY_NAMES)
 def test_no_method_agent_or_executor_reads_the_session(
-    method: str, session_reads: list[tuple[str, list[str]]]
+    method: str, session_reads: list[tuple[str, list[str]]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # as above: the stream's contenders are rare under issue 15's rules; test every Hypothesis
+    monkeypatch.setattr(P, "CONTENDERS_ONLY", False)
     cfg = P.PreferenceConfig(users=2, sessions=40)
     run = P.run_preference_seed(method, 0, cfg)
     assert session_reads

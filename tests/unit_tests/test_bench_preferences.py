@@ -98,6 +98,7 @@ def test_flips_through_the_trial_path_are_counted(monkeypatch: pytest.MonkeyPatc
     at the next uncued session (and supersedes the lasting one); the agent then serves it, and
     the metric counts it."""
     cfg = P.PreferenceConfig(users=2, sessions=80, glitches=2, changes=1)
+    monkeypatch.setattr(P, "CONTENDERS_ONLY", False)  # test every Hypothesis, glitches too
     honest = P.run_preference_seed("tepa-full", 0, cfg)
     monkeypatch.setattr(
         P, "_executor", lambda channel, rng: lambda trial: trial.value == trial.candidate
@@ -107,7 +108,8 @@ def test_flips_through_the_trial_path_are_counted(monkeypatch: pytest.MonkeyPatc
     assert gullible["trials"] == 0  # the stub bypasses the user: no charged interaction
 
 
-def test_trials_are_charged_and_never_read_the_session() -> None:
+def test_trials_are_charged_and_never_read_the_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(P, "CONTENDERS_ONLY", False)  # many trials to check
     cfg = P.PreferenceConfig(users=2, sessions=60)
     run = P.run_preference_seed("tepa-full", 1, cfg)
     trials = sum(len(r.trials) for r in run["records"])

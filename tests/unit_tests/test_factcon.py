@@ -98,9 +98,12 @@ def test_json_contract() -> None:
 
 def test_reader_uses_validity_not_time() -> None:
     mem = TEPAMemory.in_memory(embeddings=HashingEmbeddings(), policy="tepa-rev")
-    mem.observe_many([Fact("ada.citizen_of", "Peru", text="Ada is a citizen of Peru.")] * 4)
+    peru = "Ada is a citizen of Peru."
+    mem.observe_many(
+        [Fact("ada.citizen_of", "Peru", text=peru, source=f"tool.doc{i}") for i in range(4)]
+    )
     mem.observe("ada.citizen_of", "Chile", text="Ada is a citizen of Chile.")
-    # Chile is newer but less supported: the posterior ranks Peru first
+    # Chile is newer but less supported (four sources said Peru): Peru stays the answer
     assert ActiveIndex(mem).answer("Which country is Ada a citizen of?").text == "Peru"
 
 

@@ -1,4 +1,10 @@
-"""Every transition of the lifecycle and its reason, one test each."""
+"""Every transition of the lifecycle and its reason, one test each.
+
+These pin the paper's rules: every record counts 1 and the answer is chosen by validity
+(``trust=None, answer_by="validity"``, the policy the golden trajectories show unchanged). The
+trust rules of the default policy (weighted counts, corrections, net-support answers) are tested
+in ``test_trust.py``.
+"""
 
 from __future__ import annotations
 
@@ -44,7 +50,8 @@ def prec(state: KeyState, value: object):
     return next(p for p in state.precedents.values() if p.value == value)
 
 
-TEPA = LifecyclePolicy()
+PAPER = {"trust": None, "answer_by": "validity"}
+TEPA = LifecyclePolicy(**PAPER)
 
 
 def test_new_candidate_then_promoted_by_posterior() -> None:
@@ -57,7 +64,7 @@ def test_new_candidate_then_promoted_by_posterior() -> None:
 
 
 def test_hypothesis_stays_below_theta_pro() -> None:
-    s = fold([obs("A", 1)], LifecyclePolicy(theta_pro=0.7))
+    s = fold([obs("A", 1)], LifecyclePolicy(theta_pro=0.7, **PAPER))
     assert prec(s, "A").state is Lifecycle.HYPOTHESIS
 
 
@@ -88,7 +95,9 @@ def test_revoked_by_recent_window_reason() -> None:
 
 
 def test_new_value_failing_three_times_reason() -> None:
-    s = fold([out("C", False, t) for t in (1, 2, 3)], LifecyclePolicy(revoke_posterior=False))
+    s = fold(
+        [out("C", False, t) for t in (1, 2, 3)], LifecyclePolicy(revoke_posterior=False, **PAPER)
+    )
     assert reasons(s, "C")[-1] == "revoked: recent success 0/3 < 0.34"
 
 
@@ -110,7 +119,7 @@ def test_revived_and_re_promoted() -> None:
 
 
 def test_revived_without_fresh_epoch_keeps_counts() -> None:
-    policy = LifecyclePolicy(revive_fresh=False)
+    policy = LifecyclePolicy(revive_fresh=False, **PAPER)
     s = fold([obs("A", 1), obs("B", 2), obs("B", 3), obs("A", 4)], policy)
     p = prec(s, "A")
     assert p.state is Lifecycle.HYPOTHESIS
@@ -147,7 +156,12 @@ def test_trial_evidence_moves_no_counts() -> None:
 
 
 def test_trials_policy_never_promotes_by_itself() -> None:
-    s = fold([obs("A", t) for t in range(1, 20)], LifecyclePolicy.preset("tepa-full"))
+    """Assertions alone wait for a trial under TEPA-Full (the paper's and the default)."""
+    paper = LifecyclePolicy.preset("tepa-full", promote_on_outcomes=False, **PAPER)
+    for policy in (paper, LifecyclePolicy.preset("tepa-full")):
+        s = fold([obs("A", t) for t in range(1, 20)], policy)
+        assert prec(s, "A").state is Lifecycle.HYPOTHESIS
+    s = fold([out("A", True, t) for t in range(1, 20)], paper)  # the paper: not even outcomes
     assert prec(s, "A").state is Lifecycle.HYPOTHESIS
 
 
@@ -193,7 +207,7 @@ def test_oracle_boundary() -> None:
 
 
 def test_multi_valued_values_do_not_conflict() -> None:
-    policy = LifecyclePolicy(multi_valued_prefixes=("user.allergies",))
+    policy = LifecyclePolicy(multi_valued_prefixes=("user.allergies",), **PAPER)
     evs = [obs("nuts", 1, key="user.allergies"), obs("milk", 2, key="user.allergies")]
     s = fold(evs, policy)
     assert {p.value for p in s.active()} == {"nuts", "milk"}
@@ -204,7 +218,7 @@ def test_value_normalisation() -> None:
     s = fold([obs("Vegan", 1), obs("  vegan ", 2)], TEPA)
     assert len(s.precedents) == 1
     assert prec(s, "Vegan").support == 2
-    s = fold([obs("Vegan", 1), obs("vegan", 2)], LifecyclePolicy(normalize_values=False))
+    s = fold([obs("Vegan", 1), obs("vegan", 2)], LifecyclePolicy(normalize_values=False, **PAPER))
     assert len(s.precedents) == 2
 
 

@@ -1,8 +1,10 @@
-"""The fold's golden trajectories: every step of 2,000 random sequences under 17 policies.
+"""The fold's golden trajectories: every step of 2,000 random sequences under 28 policies.
 
 The digests in ``data/fold_golden.json`` were computed by the fold before it was split into rule
 objects (``langchain_tepa.core.rules``); any change of a state, a count, a posterior, a window
 or a reason string shows here. See ``fold_golden.py`` to regenerate after an intended change.
+Regenerated for issue 15 (trust): the baselines' digests are unchanged, the TEPA presets'
+changed, and the ``*/paper`` variants equal the TEPA presets' digests from before it.
 """
 
 from __future__ import annotations

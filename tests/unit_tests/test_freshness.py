@@ -56,12 +56,12 @@ def test_a_reader_opened_before_the_writes_sees_them() -> None:
     """The issue's first finding: worker B, opened before A wrote, answered None."""
     a, b = _pair()
     assert b.get("user.diet") is None  # B touches the namespace first
-    for _ in range(3):
-        a.observe("user.diet", "vegan")
+    for i in range(3):  # distinct sources: each observation counts in full
+        a.observe("user.diet", "vegan", source=f"tool.s{i}")
     assert b.get("user.diet") == "vegan"
     assert [d.metadata["value"] for d in b.retrieve("diet", k=2)] == ["vegan"]
-    for _ in range(4):
-        a.observe("user.diet", "carnivore")
+    for i in range(4):
+        a.observe("user.diet", "carnivore", source=f"tool.s{i}")
     assert b.get("user.diet") == "carnivore"
     assert {p.value: p.state for p in b.audit("user.diet").precedents} == {
         "vegan": Lifecycle.REVOKED,
@@ -72,11 +72,11 @@ def test_a_reader_opened_before_the_writes_sees_them() -> None:
 def test_a_stale_writer_cannot_resurrect_a_revoked_value() -> None:
     """B's write is decided on all evidence of the key, including what A wrote since."""
     a, b = _pair()
-    for _ in range(3):
-        a.observe("user.diet", "vegan")
+    for i in range(3):
+        a.observe("user.diet", "vegan", source=f"tool.s{i}")
     assert b.get("user.diet") == "vegan"  # B's cache: vegan Active
-    for _ in range(4):
-        a.observe("user.diet", "carnivore")
+    for i in range(4):
+        a.observe("user.diet", "carnivore", source=f"tool.s{i}")
     result = b.observe("user.diet", "vegan")  # from B's (now stale) snapshot
     assert result.precedent is not None
     assert result.precedent.state is not Lifecycle.ACTIVE

@@ -1,13 +1,22 @@
-"""Hostile and bad input: a hypothesis fuzz of the public API.
+"""Hostile and bad input: a hypothesis fuzz of the public API, in process.
 
 Random keys, values, texts (control characters, lone surrogates, up to 1 MB), metadata,
-sources, reasons, namespaces, ``k`` values, fact lists and ``LifecyclePolicy`` fields. Every call
-either succeeds or raises a :class:`~langchain_tepa.TEPAError` subclass with a message; after a
-rejected call the memory's evidence, index, stored views and retrievable sets are identical to
-before; after any call the index equals a refold of the stored evidence.
+sources, reasons, namespaces, ``k`` values, vectors, points in time, fact lists, store ops,
+filters, documents, tool arguments and ``LifecyclePolicy`` fields (strategies and checks in
+``tests/support/fuzzing.py``). Every call either succeeds or raises a
+:class:`~langchain_tepa.TEPAError` subclass with a message (a tool answers with an error
+message); after a rejected call everything stored is identical to before.
 
-The number of generated cases and calls is printed with ``-s`` and appended to
-``$TEPA_RELIABILITY_FIGURES`` when that variable names a file.
+* ``test_fuzz_public_api``: the memory's calls; after each, its index and retrievable sets are
+  compared too, and the index equals a refold of the stored evidence.
+* ``test_fuzz_every_surface``: the memory, ``TEPAStore`` (with and without an index, ``batch``
+  with mixed and invalid ops), ``TEPAVectorStore`` (both update modes), the agent tools and the
+  retriever, all over one memory. ``tests/integration_tests/test_fuzz_server.py`` runs the same
+  calls through a ``chroma run`` server, up and stopped.
+
+Untyped errors of known, reported bugs (``KNOWN_BUGS``, each a strict xfail in
+``test_known_bugs.py``) are counted apart. The numbers of cases and calls are printed with
+``-s`` and appended to ``$TEPA_RELIABILITY_FIGURES`` when that variable names a file.
 """
 
 from __future__ import annotations
@@ -15,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import fields
 from typing import Any
 
@@ -23,261 +32,56 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from langchain_tepa import (
-    Fact,
-    HashingEmbeddings,
-    LifecyclePolicy,
-    TEPAError,
-    TEPAMemory,
-)
-from langchain_tepa.core.fold import fold_all
+from langchain_tepa import HashingEmbeddings, LifecyclePolicy, TEPAError, TEPAMemory
 from tests.support.figures import report_figures
+from tests.support.fuzzing import (
+    Call,
+    Checker,
+    Tally,
+    assert_consistent,
+    hostile_str,
+    make_subject,
+    memory_calls,
+    mostly,
+    namespace,
+    scalar,
+    surface_calls,
+)
 from tests.support.offline import fresh_memory
-from tests.support.stored import stored_evidence, stored_view_dicts
+from tests.support.snapshot import stored_state
 
 FIGURES: Counter[str] = Counter()
-
-VALID_KEYS = ["user.diet", "user.city", "tool.format", "k"]
-VALID_NS = ["default", "users.u1", "users.u10"]
-
-# ---------------------------------------------------------------- strategies
-_weird = st.sampled_from(
-    [
-        "",
-        " ",
-        "\x00",
-        "a\x00b",
-        "\ud800",
-        "x\udfffy",
-        "\n",
-        "k\t",
-        "\u202eevil",
-        "\u200b",
-        "\x7f",
-        "a" * 300,
-        ".",
-        "a..b",
-        "tepa_state",
-        "null",
-        "{}",
-        "\ufeff",
-        "\U0010ffff",
-        "\ue000",
-    ]
-)
-_surrogate_text = st.tuples(st.text(max_size=20), st.sampled_from(["", "\ud800", "\udc00"])).map(
-    "".join
-)
-_any_text = st.text(alphabet=st.characters(codec=None), max_size=40)
-hostile_str = st.one_of(_weird, _surrogate_text, _any_text)
-big_text = st.builds(
-    lambda n, c: c * n,
-    st.sampled_from([1_000, 20_000, 64 * 1024 + 1]),
-    st.sampled_from(["a", "\x01", "é", "\u2028"]),
-)
-scalar = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=True, allow_infinity=True),
-    hostile_str,
-    st.binary(max_size=8),
-    st.just(object()),
-    st.just({1, 2}),
-)
-json_like = st.recursive(
-    scalar,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4),
-        st.dictionaries(st.one_of(hostile_str, st.integers()), inner, max_size=4),
-    ),
-    max_leaves=10,
-)
+TALLY = Tally()  # the public API of the memory (its own properties, below)
+SURFACES = Tally()  # every surface: memory, store, retriever, tools, vector store
 
 
-def _mostly(valid: st.SearchStrategy[Any], *hostile: st.SearchStrategy[Any]) -> Any:
-    """Valid about three times in four, so that accepted calls build up state too."""
-    bad = st.one_of(*hostile)
-    return st.sampled_from([True, True, True, False]).flatmap(lambda ok: valid if ok else bad)
-
-
-key = _mostly(st.sampled_from(VALID_KEYS), hostile_str, scalar)
-value = _mostly(
-    st.sampled_from(["vegan", "Paris", "csv", 3, [1, 2], {"a": 1}]), json_like, big_text
-)
-namespace = _mostly(st.one_of(st.none(), st.sampled_from(VALID_NS)), hostile_str, scalar)
-text = _mostly(st.one_of(st.none(), st.text(max_size=30)), hostile_str, big_text, scalar)
-metadata = _mostly(
-    st.one_of(st.none(), st.fixed_dictionaries({"origin": st.sampled_from(["chat", "tool"])})),
-    st.dictionaries(st.one_of(hostile_str, st.integers()), scalar, max_size=5),
-    st.just({f"m{i}": i for i in range(70)}),
-    scalar,
-)
-source = _mostly(st.sampled_from([None, "user"]), hostile_str, scalar)
-k_value = st.one_of(
-    st.integers(min_value=-5, max_value=1100),
-    st.sampled_from([0, 1, 1000, 1001, 2**63]),
-    st.floats(allow_nan=True),
-    st.booleans(),
-    st.none(),
-    hostile_str,
-)
-fact_item = st.one_of(
-    st.tuples(key, value),
-    st.tuples(key),
-    st.tuples(key, value, namespace),
-    st.builds(Fact, key, value, namespace=namespace, text=text, source=source, metadata=metadata),
-    scalar,
-)
-facts = st.one_of(st.lists(fact_item, max_size=4), scalar)
-
-Call = tuple[str, Callable[[TEPAMemory], Any]]
-
-
-def _call(name: str, fn: Callable[[TEPAMemory], Any]) -> Call:
-    return (name, fn)
-
-
-calls = st.one_of(
-    st.builds(
-        lambda k, v, t, n, m, s: _call(
-            "observe", lambda mem: mem.observe(k, v, text=t, namespace=n, metadata=m, source=s)
-        ),
-        key,
-        value,
-        text,
-        namespace,
-        metadata,
-        source,
-    ),
-    st.builds(
-        lambda k, v, ok, n, m: _call(
-            "record_outcome", lambda mem: mem.record_outcome(k, v, ok, namespace=n, metadata=m)
-        ),
-        key,
-        value,
-        st.one_of(st.booleans(), scalar),
-        namespace,
-        metadata,
-    ),
-    st.builds(lambda f: _call("observe_many", lambda mem: mem.observe_many(f)), facts),
-    st.builds(
-        lambda k, v, r, n: _call("revoke", lambda mem: mem.revoke(k, v, reason=r, namespace=n)),
-        key,
-        value,
-        st.one_of(st.just("by hand"), hostile_str, scalar),
-        namespace,
-    ),
-    st.builds(
-        lambda k, v, r, n: _call("promote", lambda mem: mem.promote(k, v, reason=r, namespace=n)),
-        key,
-        value,
-        st.one_of(st.just("by hand"), hostile_str, scalar),
-        namespace,
-    ),
-    st.builds(
-        lambda k, v, pos, kind, d: _call(
-            "record_trial",
-            lambda mem: mem.record_trial(k, v, pos, trial_kind=kind, detail=d),
-        ),
-        key,
-        value,
-        st.one_of(st.booleans(), scalar),
-        st.one_of(st.just("counterfactual"), hostile_str, scalar),
-        st.one_of(st.just(""), hostile_str, scalar),
-    ),
-    st.builds(
-        lambda q, k, n, p: _call(
-            "retrieve", lambda mem: mem.retrieve(q, k, namespace=n, key_prefix=p)
-        ),
-        st.one_of(st.just("diet"), hostile_str, scalar),
-        k_value,
-        namespace,
-        st.one_of(st.none(), key),
-    ),
-    st.builds(lambda k, n: _call("get", lambda mem: mem.get(k, namespace=n)), key, namespace),
-    st.builds(lambda k, n: _call("audit", lambda mem: mem.audit(k, namespace=n)), key, namespace),
-    st.builds(
-        lambda k, n: _call("history", lambda mem: mem.history(k, namespace=n)), key, namespace
-    ),
-    st.builds(lambda n: _call("keys", lambda mem: mem.keys(namespace=n)), namespace),
-    st.builds(
-        lambda n, p: _call(
-            "active_documents", lambda mem: mem.active_documents(namespace=n, key_prefix=p)
-        ),
-        namespace,
-        st.one_of(st.none(), key),
-    ),
-    st.builds(
-        lambda n: _call("mark_boundary", lambda mem: mem.mark_boundary(namespace=n)), namespace
-    ),
-    st.builds(
-        lambda ts, n, s: _call("add_texts", lambda mem: mem.add_texts(ts, namespace=n, source=s)),
-        st.one_of(
-            st.lists(
-                st.one_of(st.just("I live in Paris. My diet is vegan."), hostile_str, scalar),
-                max_size=3,
-            ),
-            scalar,
-        ),
-        namespace,
-        source,
-    ),
-    st.just(_call("reconcile", lambda mem: mem.reconcile())),
-)
+_SETTINGS: dict[str, Any] = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
 
 
 # ---------------------------------------------------------------- helpers
-def _memory(backend: str) -> TEPAMemory:
-    return fresh_memory(backend, "fz")
-
-
 def _dump(mem: TEPAMemory) -> tuple[Any, ...]:
-    """Everything stored and folded. Buffered views are written first, so the dump is whole."""
-    mem.flush()
-    evidence = [e.to_json() for e in stored_evidence(mem.storage)]
+    """Everything stored, and what the memory answers (its index, its retrievable sets)."""
+    stored = stored_state(mem)
     index = [json.dumps(p.to_dict(), sort_keys=True) for p in mem.iter_precedents()]
-    views = sorted(json.dumps(v, sort_keys=True) for v in stored_view_dicts(mem.storage).values())
     active: list[Any] = []
     for ns in mem.namespaces():
         active.append([d.id for d in mem.retrieve("x", k=1000, namespace=ns)])
-    return evidence, index, views, active
-
-
-def _assert_consistent(mem: TEPAMemory) -> None:
-    """The in-process index equals a refold of the stored evidence."""
-    fold = fold_all(stored_evidence(mem.storage), mem.policy)
-    want = {
-        p.id: (p.state, p.support, p.conflict) for s in fold.values() for p in s.precedents.values()
-    }
-    got = {p.id: (p.state, p.support, p.conflict) for p in mem.iter_precedents()}
-    assert got == want
+    return stored, index, active
 
 
 def _has_message(exc: BaseException, name: str) -> None:
     assert str(exc).strip(), f"{name} raised {type(exc).__name__} without a message"
 
 
-def _run(mem: TEPAMemory, name: str, fn: Callable[[TEPAMemory], Any]) -> None:
-    before = _dump(mem)
-    FIGURES["calls"] += 1
-    try:
-        fn(mem)
-    except TEPAError as exc:
-        FIGURES["rejected"] += 1
-        _has_message(exc, name)
-        assert _dump(mem) == before, f"rejected {name} changed the memory"
-    except Exception as exc:  # anything else is a bug: report what was called
-        raise AssertionError(f"{name} raised {type(exc).__name__}: {exc!r:.300}") from exc
-    else:
-        FIGURES["accepted"] += 1
-    _assert_consistent(mem)
-
-
 @pytest.fixture(scope="module", autouse=True)
 def _report_figures() -> Iterator[None]:
     yield
-    report_figures("fuzz", dict(FIGURES))
+    report_figures("fuzz", {**dict(FIGURES), **TALLY.figures()})
+    if SURFACES.counts:
+        report_figures("fuzz-surfaces", SURFACES.figures())
 
 
 # ---------------------------------------------------------------- tests
@@ -292,21 +96,46 @@ _SEED = [
 
 @pytest.mark.parametrize(("backend", "examples"), [("memory", 600), ("chroma", 50)])
 def test_fuzz_public_api(backend: str, examples: int) -> None:
-    @settings(
-        max_examples=examples,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-    @given(sequence=st.lists(calls, min_size=1, max_size=6))
+    """The memory's calls; after each, also its index equals a refold of the stored evidence."""
+
+    @settings(max_examples=examples, **_SETTINGS)
+    @given(sequence=st.lists(memory_calls, min_size=1, max_size=6))
     def check(sequence: list[Call]) -> None:
         FIGURES[f"cases_{backend}"] += 1
-        mem = _memory(backend)
-        mem.observe_many(_SEED)
-        for ns in VALID_NS[1:]:
-            mem.observe("user.diet", "vegan", namespace=ns)
-        for name, fn in sequence:
-            _run(mem, name, fn)
-        mem.close()
+        subject = make_subject(fresh_memory(backend, "fz"), seed=False)
+        subject.memory.observe_many(_SEED)
+        for ns in ("users.u1", "users.u10"):
+            subject.memory.observe("user.diet", "vegan", namespace=ns)
+        checker = Checker(subject, TALLY, dump=_dump)
+        for c in sequence:
+            checker(c)
+            TALLY.counts[f"calls_{backend}"] += 1
+            assert_consistent(subject.memory)
+        subject.memory.close()
+
+    check()
+
+
+@pytest.mark.parametrize(("backend", "examples"), [("memory", 1500), ("chroma", 30)])
+def test_fuzz_every_surface(backend: str, examples: int) -> None:
+    """Memory, LangGraph store (with and without an index), vector store, tools, retriever.
+
+    Sequences of calls on one memory and every adapter over it: each call succeeds or is
+    refused with a typed error (a tool: an error message) and a refused one changes nothing
+    stored. At the end the memory equals a refold of its evidence.
+    """
+
+    @settings(max_examples=examples, **_SETTINGS)
+    @given(sequence=st.lists(surface_calls, min_size=2, max_size=12))
+    def check(sequence: list[Call]) -> None:
+        SURFACES.counts[f"sequences_{backend}"] += 1
+        subject = make_subject(fresh_memory(backend, "fs"))
+        checker = Checker(subject, SURFACES)
+        for c in sequence:
+            checker(c)
+            SURFACES.counts[f"calls_{backend}"] += 1
+        assert_consistent(subject.memory)
+        subject.memory.close()
 
     check()
 
@@ -334,7 +163,7 @@ _FIELDS = [f.name for f in fields(LifecyclePolicy)]
 
 def _policy_field(name: str) -> st.SearchStrategy[tuple[str, Any]]:
     valid = _VALID_POLICY.get(name, st.booleans())
-    return st.tuples(st.just(name), _mostly(valid, _hostile_policy_value))
+    return st.tuples(st.just(name), mostly(valid, _hostile_policy_value))
 
 
 @settings(max_examples=300, deadline=None)
@@ -372,7 +201,7 @@ def test_fuzz_policy_thresholds(overrides: dict[str, Any], preset: str | None) -
         if p.state.value == "hypothesis" and p.transitions:
             mem.promote("user.diet", p.value)
     mem.reconcile()
-    _assert_consistent(mem)
+    assert_consistent(mem)
 
 
 @settings(max_examples=100, deadline=None)
@@ -381,9 +210,9 @@ def test_fuzz_policy_thresholds(overrides: dict[str, Any], preset: str | None) -
         {},
         optional={
             "namespace": namespace,
-            "writer": _mostly(st.sampled_from([None, "agent-1"]), hostile_str, scalar),
-            "flush_every": _mostly(st.integers(1, 5), st.integers(-2, 0), scalar),
-            "policy": _mostly(st.sampled_from([None, "tepa-rev", "lww"]), hostile_str, scalar),
+            "writer": mostly(st.sampled_from([None, "agent-1"]), hostile_str, scalar),
+            "flush_every": mostly(st.integers(1, 5), st.integers(-2, 0), scalar),
+            "policy": mostly(st.sampled_from([None, "tepa-rev", "lww"]), hostile_str, scalar),
         },
     )
 )

@@ -199,22 +199,39 @@ def test_memory_poisoning_is_never_promoted(tepa_full: TEPAMemory, attacks: int)
     assert sources == {"attacker"}
 
 
-def test_flooded_incumbent_can_be_retried_and_restored(tepa_full: TEPAMemory) -> None:
-    """A flood of attacker observations revokes the incumbent (conflict counts); trying the
-    archived value again as an explicit candidate restores it, while the attacker's stays out."""
-    world = World(PAY, works={BANK, EVIL}, verified={BANK})
+@pytest.mark.parametrize("restore", [True, False])
+def test_flooded_incumbent_holds_and_trials_restore_it(
+    tepa_full: TEPAMemory, restore: bool
+) -> None:
+    """One source's flood counts at most its cap, so the verified incumbent stays Active. A
+    flood from many full-weight sources can revoke it (conflict 22 against support 4); the
+    trial graph then restores it by default: its counterfactual arm succeeds where the
+    attacker's value fails (issue 15). With ``restore=False`` it stays revoked."""
+    world = World(PAY, works={BANK}, verified={BANK})
     _settle_incumbent(tepa_full, PAY, BANK, world)
     for _ in range(20):
-        tepa_full.observe(PAY, EVIL, source="attacker")
-    assert _states(tepa_full, PAY) == {BANK: "revoked", EVIL: "hypothesis"}
-    run_trials(tepa_full, world, key=PAY)
-    assert _states(tepa_full, PAY) == {BANK: "revoked", EVIL: "revoked"}
-
-    (decision,) = run_trials(tepa_full, world, candidates=[(PAY, BANK)])
-    assert decision.action == "promote"
-    # 2 of 3: the attacker's proxy also "works", so the counterfactual is negative.
-    assert decision.reason == "promoted: trials 2/3 positive (66.67% >= 60%), supportive success"
+        tepa_full.observe(PAY, EVIL, source="attacker")  # undeclared: at most 2 per key and day
+    assert _states(tepa_full, PAY) == {BANK: "active", EVIL: "hypothesis"}
     assert tepa_full.get(PAY) == BANK
+
+    for i in range(20):
+        tepa_full.observe(PAY, EVIL, source=f"tool.feed{i}")  # twenty trusted-looking sources
+    assert _states(tepa_full, PAY) == {BANK: "revoked", EVIL: "hypothesis"}
+    assert tepa_full.get(PAY) is None  # erased, and EVIL is no answer under TEPA-Full
+
+    (decision,) = run_trials(tepa_full, world, key=PAY, restore=restore)
+    assert (decision.value, decision.action) == (EVIL, "reject")
+    counterfactual = next(r for r in decision.results if r.kind is TrialKind.COUNTERFACTUAL)
+    assert (counterfactual.competitor, counterfactual.competitor_success) == (BANK, True)
+    assert counterfactual.success is False
+    if restore:
+        assert decision.restored == (BANK,)
+        assert tepa_full.get(PAY) == BANK
+        bank = next(p for p in tepa_full.audit(PAY).precedents if p.value == BANK)
+        assert bank.transitions[-1].reason.startswith("promoted: restored, it succeeded in a")
+    else:
+        assert decision.restored == ()
+        assert tepa_full.get(PAY) is None
     assert _states(tepa_full, PAY)[EVIL] == "revoked"
 
 

@@ -40,8 +40,10 @@ def test_observe_contradict_revoke_repromote(any_memory: TEPAMemory) -> None:
     r = m.observe("user.pizza_topping", "pineapple")
     assert r.precedent is not None and r.precedent.state is Lifecycle.ACTIVE
     assert r.evidence.kind is EvidenceKind.OBSERVATION
-    m.observe("user.pizza_topping", "mushroom")
-    m.observe("user.pizza_topping", "mushroom")
+    # two sources contradict it (one source repeating itself would count with diminishing
+    # weight: see test_trust.py)
+    m.observe("user.pizza_topping", "mushroom", source="user")
+    m.observe("user.pizza_topping", "mushroom", source="tool.orders")
     assert m.get("user.pizza_topping") == "mushroom"
     audit = m.audit("user.pizza_topping")
     assert [p.state.value for p in audit.precedents] == ["revoked", "active"]
@@ -63,8 +65,8 @@ def test_observe_contradict_revoke_repromote(any_memory: TEPAMemory) -> None:
         "evidence_ids",
     }
     # pineapple comes back with support: revived, then re-promoted
-    for _ in range(3):
-        m.observe("user.pizza_topping", "pineapple")
+    for source in ("user", "tool.orders", "tool.menu"):
+        m.observe("user.pizza_topping", "pineapple", source=source)
     reasons = [t.reason for t in m.audit("user.pizza_topping").precedents[0].transitions]
     assert "revived: new support after revocation" in reasons
     assert any(r.startswith("re-promoted") for r in reasons)
@@ -252,8 +254,8 @@ def test_views_of_a_writer_that_stopped_are_rewritten_by_the_next_reader(tmp_pat
         client, prefix=prefix, embeddings=HashingEmbeddings(), flush_interval_s=60
     )
     writer.observe("user.pizza_topping", "pineapple")
-    writer.observe("user.pizza_topping", "mushroom")
-    writer.observe("user.pizza_topping", "mushroom")
+    writer.observe("user.pizza_topping", "mushroom", source="user")
+    writer.observe("user.pizza_topping", "mushroom", source="tool.orders")
     assert stored_views(writer.storage) == []  # buffered, and the writer "dies" here
     reader = TEPAMemory.from_client(
         client, prefix=prefix, embeddings=HashingEmbeddings(), flush_interval_s=0.05
@@ -296,8 +298,8 @@ def test_views_carry_the_lifecycle_in_metadata(chroma_memory: TEPAMemory) -> Non
     """Audit and archive queries can filter Chroma on the lifecycle fields of the views."""
     m = chroma_memory
     m.observe("user.pizza_topping", "pineapple")
-    m.observe("user.pizza_topping", "mushroom")
-    m.observe("user.pizza_topping", "mushroom")
+    m.observe("user.pizza_topping", "mushroom", source="user")
+    m.observe("user.pizza_topping", "mushroom", source="tool.orders")
     m.flush()
     storage = m.storage
     shard = storage.layout.shard("default")  # type: ignore[attr-defined]

@@ -11,6 +11,7 @@ from langchain_tepa.bench.perf import build_workload, format_table, main, run_pe
 from langchain_tepa.bench.registry import get_command
 
 RATIOS = {"retrieve_vs_floor", "retrieve_vs_naive", "observe_vs_add", "ingest_vs_add"}
+EXTRA = {"observe_repeat_vs_add", "observe_new_vs_add", "ingest_mixed_vs_add"}
 OPS = {
     "retrieve",
     "floor_query",
@@ -60,6 +61,8 @@ def test_perf_runs_at_a_tiny_size_and_writes_the_json(tmp_path: Path) -> None:
     assert r["precedents"] == {"active": 200, "revoked": 100}
     assert r["evidence"] >= 300 + 12
     assert r["ingest"]["tepa_rps"] > 0 and r["ingest"]["raw_rps"] > 0
+    assert r["ingest"]["tepa_mixed_rps"] > 0 and r["ingest"]["raw_mixed_rps"] > 0
+    assert set(r["extra_ratios"]) == EXTRA
     assert r["peak_rss_mib"] > 0
     assert r["embedding_misses"] == 0
     assert r["targets_met"] is None  # targets apply at 100,000
@@ -67,6 +70,9 @@ def test_perf_runs_at_a_tiny_size_and_writes_the_json(tmp_path: Path) -> None:
     assert "300" in table and "retrieve" in table
     assert format_table(stored, markdown=True).startswith("| N |")
     assert not any(tmp_path.glob("tepa-perf-*"))  # the temporary Chroma is removed
+    report = (out / "perf.md").read_text(encoding="utf-8")
+    assert "| N |" in report and "Load average" in report and "cpus" in report
+    assert stored["load_average"]["before"] and stored["machine"]["cpus"]
 
 
 @pytest.mark.parametrize("argv", [["--sizes", "10"], ["--sizes", "a,b"]])

@@ -75,9 +75,10 @@ def test_key_prefix_scoping(memory: TEPAMemory) -> None:
 
 
 def test_revoked_and_hypotheses_are_never_returned(memory: TEPAMemory) -> None:
-    memory.observe("user.pizza_topping", "pineapple", text="pineapple pizza topping")
-    memory.observe("user.pizza_topping", "pineapple", text="pineapple pizza topping")
-    memory.observe("user.pizza_topping", "pineapple", text="pineapple pizza topping")
+    for source in ("user", "tool.orders", "tool.menu"):  # three sources contradict mushroom
+        memory.observe(
+            "user.pizza_topping", "pineapple", text="pineapple pizza topping", source=source
+        )
     states = {p.value: p.state.value for p in memory.audit("user.pizza_topping").precedents}
     assert states == {"mushroom": "revoked", "pineapple": "active"}
     values = [

@@ -130,3 +130,42 @@ def test_vector_tables_rank_in_process() -> None:
     items.put("q", [])
     assert set(items.owner_ids()) == {"p", "q"}
     assert items.scores([0.0, 1.0], ["p", "q"]) == pytest.approx({"p": 1.0})
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_top_ranks_exactly_as_a_full_sort_and_follows_changes(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    table = VectorTable()
+    n = int(rng.integers(1, 60))
+    # Few distinct directions: many exact ties, broken by id.
+    directions = rng.normal(size=(4, 8))
+    table.add({f"p{i:02d}": directions[rng.integers(0, 4)] for i in range(n)})
+    items = [f"p{i:02d}" for i in rng.permutation(n + 3)]  # three without a vector
+    query = rng.normal(size=8)
+    for k in (1, 3, n, n + 5):
+        want = table.rank(query, items, k)
+        got = table.top(query, items, k, str)
+        assert [(pid, round(s, 6)) for pid, s in got] == [(pid, round(s, 6)) for pid, s in want]
+    # The rows kept for the same list follow a replaced vector.
+    target = next(pid for pid in items if pid in table)
+    table.add({target: -query})
+    after = table.top(query, items, n + 5, str)
+    assert after[-1][0] == target and after[-1][1] == pytest.approx(-1.0)
+    assert [pid for pid, _ in after] == [pid for pid, _ in table.rank(query, items, n + 5)]
+
+
+def test_active_count_follows_every_change_without_a_scan() -> None:
+    st = NamespaceState("ns")
+    records = [
+        _obs("x", 1.0, "e1"),
+        _obs("y", 2.0, "e2"),
+        _obs("y", 3.0, "e3"),
+        _obs("y", 4.0, "e4"),
+        _obs("a", 5.0, "e5", key="other"),
+    ]
+    for i, ev in enumerate(records, start=1):
+        st.absorb([Page("ns", "s1", i, (ev,))], POLICY)
+        assert st.active_count() == len(st.active())
+        assert st.summary().active == len(st.active())
+    st.refold("k", [_obs("x", 1.0, "e1")], POLICY)
+    assert st.active_count() == len(st.active()) == st.active_in_key("k") + 1

@@ -34,7 +34,7 @@ def test_tool_names_and_schemas(memory: TEPAMemory) -> None:
     assert [t.name for t in tools] == ["remember", "recall", "forget"]
     schemas = {t.name: t.tool_call_schema.model_json_schema() for t in tools}
     assert set(schemas["remember"]["required"]) == {"key", "value"}
-    assert set(schemas["remember"]["properties"]) == {"key", "value", "text"}
+    assert set(schemas["remember"]["properties"]) == {"key", "value", "text", "correction"}
     assert schemas["recall"]["required"] == ["query"]
     assert set(schemas["forget"]["required"]) == {"key", "value"}
     for t in tools:

@@ -15,23 +15,7 @@ from langchain_core.vectorstores import VectorStoreRetriever
 
 from langchain_tepa import HashingEmbeddings, InvalidArgumentError, TEPAMemory
 from langchain_tepa.vectorstore import TEPAVectorStore
-
-
-class CountingEmbeddings(HashingEmbeddings):
-    """HashingEmbeddings that count the texts they embed."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.documents = 0
-        self.queries = 0
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.documents += len(texts)
-        return super().embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        self.queries += 1
-        return super().embed_query(text)
+from tests.support.counting import CountingEmbeddings
 
 
 @pytest.fixture
@@ -184,7 +168,7 @@ def test_delete_revokes_keeps_the_audit_and_a_new_add_revives(store: TEPAVectorS
     reasons = [t.reason for t in store.memory.audit("doc.p").precedents[0].transitions]
     assert reasons[-2:] == [
         "revived: new support after revocation",
-        "re-promoted: validity 0.67 > 0.60",
+        "re-promoted: validity 0.60 >= 0.60",  # the same source again: a repeat counts 0.5
     ]
 
 
@@ -268,38 +252,63 @@ def test_mmr_prefers_diverse_documents(store: TEPAVectorStore) -> None:
     assert [d.id for d in by_vector] == diverse
 
 
-def test_vectors_are_embedded_once_per_store(tick: Callable[[], float]) -> None:
+def test_searches_embed_nothing_stored_again(tick: Callable[[], float]) -> None:
+    """By-vector and MMR searches use the memory's stored vectors: only queries are embedded."""
     embeddings = CountingEmbeddings()
     memory = TEPAMemory.in_memory(embeddings=embeddings, clock=tick)
     store = TEPAVectorStore(memory=memory)
     store.add_texts(["one", "two", "three"])
     stored = embeddings.documents
     vector = embeddings.embed_query("two")
+    queries = embeddings.queries
     store.similarity_search_by_vector(vector, k=2)
-    assert embeddings.documents == stored + 3  # the Active precedents, once
-    store.similarity_search_by_vector(vector, k=2)
+    store.similarity_search_with_score_by_vector(vector, k=2)
+    store.max_marginal_relevance_search_by_vector(vector, k=2)
+    assert (embeddings.documents, embeddings.queries) == (stored, queries)
     store.max_marginal_relevance_search("two", k=2)
-    assert embeddings.documents == stored + 3  # cached since
+    assert (embeddings.documents, embeddings.queries) == (stored, queries + 1)  # the query, once
+    assert not hasattr(store, "_vectors")  # no private cache of re-embedded texts
 
 
-def test_vector_cache_is_bounded(
-    tick: Callable[[], float], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import langchain_tepa.vectorstore as module
-
-    monkeypatch.setattr(module, "_VECTOR_CACHE", 2)
+def test_a_reopened_memory_embeds_nothing_for_vector_searches(tmp_path: Path) -> None:
+    with TEPAMemory.from_path(tmp_path, embeddings=HashingEmbeddings()) as memory:
+        TEPAVectorStore(memory=memory).add_texts(["pizza margherita", "tax forms"], ids=["p", "t"])
     embeddings = CountingEmbeddings()
-    store = TEPAVectorStore(memory=TEPAMemory.in_memory(embeddings=embeddings, clock=tick))
-    store.add_texts(["one", "two", "three"])
-    vector = embeddings.embed_query("one")
-    store.similarity_search_by_vector(vector, k=3)
-    assert len(store._vectors) == 2  # the least recently used one left
-    before = embeddings.documents
-    store.similarity_search_by_vector(vector, k=3)
-    assert embeddings.documents == before + 1  # only the evicted one is embedded again
+    with TEPAMemory.from_path(tmp_path, embeddings=embeddings) as memory:
+        store = TEPAVectorStore(memory=memory)
+        vector = HashingEmbeddings().embed_query("pizza")
+        assert [d.id for d in store.similarity_search_by_vector(vector, k=1)] == ["p"]
+        mmr = store.max_marginal_relevance_search_by_vector(vector, k=2, lambda_mult=0.5)
+        assert [d.id for d in mmr] == ["p", "t"]
+        assert embeddings.documents == 0
 
 
-def test_concurrent_searches_share_the_cache(store: TEPAVectorStore) -> None:
+def test_mmr_uses_the_memory_s_stored_vectors(store: TEPAVectorStore) -> None:
+    ids = store.add_texts(["pizza margherita", "pizza margherita!", "tax forms"])
+    vector = store.embeddings.embed_query("pizza margherita")
+    hits = store.memory.retrieve_by_vector(vector, k=3)
+    stored = store.memory.vectors([d.id for d in hits if d.id is not None])
+    assert len(stored) == 3
+    for doc in hits:
+        fresh = store.embeddings.embed_documents([doc.page_content])[0]
+        norm = math.sqrt(sum(x * x for x in fresh))
+        assert stored[doc.id] == pytest.approx([x / norm for x in fresh], abs=1e-6)
+    mmr = store.max_marginal_relevance_search_by_vector(vector, k=2, fetch_k=3, lambda_mult=0.1)
+    assert {d.id for d in mmr} == {ids[2], mmr[0].id} and mmr[0].id in ids[:2]
+
+
+def test_by_vector_answers_like_the_text_search(store: TEPAVectorStore) -> None:
+    """One answer per id (the better supported content), by text and by vector alike."""
+    store.add_texts(["opening hours 9 to 17", "lunch at noon"], ids=["hours", "lunch"])
+    store.add_texts(["opening hours 8 to 16"], ids=["hours"])  # two Active contents of one id
+    vector = store.embeddings.embed_query("opening hours")
+    by_text = store.similarity_search_with_score("opening hours", k=3)
+    by_vector = store.similarity_search_with_score_by_vector(vector, k=3)
+    assert by_vector == by_text
+    assert [d.page_content for d, _ in by_vector] == ["opening hours 8 to 16", "lunch at noon"]
+
+
+def test_concurrent_vector_searches(store: TEPAVectorStore) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     store.add_texts([f"note number {i}" for i in range(40)])
@@ -400,6 +409,12 @@ BAD_ADDS: list[tuple[str, Callable[[TEPAVectorStore], object], str]] = [
     ("set metadata", lambda s: s.add_texts(["x"], [{"v": {1, 2}}]), "cannot be serialised"),
     ("int keys", lambda s: s.add_texts(["x"], [{1: "a"}]), "object keys must be strings"),  # type: ignore[dict-item]
     ("NUL text", lambda s: s.add_texts(["ok", "a\x00b"]), "NUL"),
+    ("surrogate text", lambda s: s.add_texts(["ok", "a\ud800"]), "document 1.*surrogates"),
+    ("surrogate doc", lambda s: s.add_documents([Document("\udc00", id="a")]), "surrogates"),
+    ("metadatas not a list", lambda s: s.add_texts(["x"], object()), "metadatas must be a list"),  # type: ignore[arg-type]
+    ("metadatas a set", lambda s: s.add_texts(["x"], {1}), "metadatas must be a list"),  # type: ignore[arg-type]
+    ("ids an int", lambda s: s.add_texts(["x"], ids=5), "ids must be a list"),  # type: ignore[arg-type]
+    ("metadata not a dict", lambda s: s.add_texts(["x"], [5]), "metadatas\\[0\\] must be a dict"),  # type: ignore[list-item]
     ("bad fact key", lambda s: s.add_texts(["x"], [{"key": " "}]), "key must not be empty"),
     (
         "fact with list extra",
@@ -476,3 +491,37 @@ def test_embeddings_property(store: TEPAVectorStore) -> None:
     assert isinstance(store.embeddings, Embeddings)
     assert store.embeddings is store.memory.embeddings
     assert repr(store) == "TEPAVectorStore(namespace='default', update='evidence')"
+
+
+def test_mmr_order_is_langchain_s_algorithm() -> None:
+    import numpy as np
+    from langchain_core.vectorstores.utils import maximal_marginal_relevance
+
+    from langchain_tepa._vectorstore_mapping import mmr_order
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n, dims = int(rng.integers(1, 9)), int(rng.integers(2, 6))
+        rows = rng.normal(size=(n, dims)).tolist()
+        query = rng.normal(size=dims)
+        k, lam = int(rng.integers(1, 10)), float(rng.uniform())
+        assert mmr_order(query, rows, k, lam) == maximal_marginal_relevance(query, rows, lam, k)
+
+
+def test_mmr_with_a_zero_query_or_zero_vectors(store: TEPAVectorStore) -> None:
+    """LangChain's MMR raises ValueError on all-undefined similarities; ours scores them 0."""
+    store.add_texts(["", "pizza margherita", "tax forms"], ids=["empty", "p", "t"])
+    zero = [0.0] * len(store.embeddings.embed_query("x"))
+    found = store.max_marginal_relevance_search_by_vector(zero, k=3, fetch_k=3)
+    assert sorted(d.id for d in found) == ["empty", "p", "t"]
+    assert len(store.max_marginal_relevance_search("", k=2)) == 2
+
+
+def test_a_query_vector_with_huge_components_still_ranks(store: TEPAVectorStore) -> None:
+    """Finite in float64, beyond float32: the store scales it to unit length first."""
+    store.add_texts(["pizza margherita", "tax forms"], ids=["p", "t"])
+    vector = [x * 1e39 for x in store.embeddings.embed_query("pizza margherita")]
+    found = store.similarity_search_with_score_by_vector(vector, k=2)
+    assert [d.id for d, _ in found] == ["p", "t"]
+    assert all(math.isfinite(score) for _, score in found)
+    assert found == store.similarity_search_with_score("pizza margherita", k=2)

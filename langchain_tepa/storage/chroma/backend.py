@@ -423,18 +423,43 @@ class ChromaStorage:
         """Precedents above which a namespace gets an index of its own."""
         return self.layout.dedicated_at
 
-    def dedicate(self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]) -> None:
+    def dedicate(
+        self,
+        namespace: str,
+        rows: Sequence[tuple[Precedent, Sequence[float]]],
+        through: Mapping[str, int],
+    ) -> None:
         """Give ``namespace`` an index of its own holding ``rows`` (all its precedents)."""
         self._writable()
         from langchain_tepa.storage.chroma.dedicated import dedicate
 
-        dedicate(self, namespace, rows)
+        dedicate(self, namespace, rows, through)
 
     def index_vectors(
+        self,
+        namespace: str,
+        rows: Sequence[tuple[Precedent, Sequence[float]]],
+        *,
+        through: Mapping[str, int] | None = None,
+    ) -> None:
+        """Add precedents (with vectors) to a large namespace's own index.
+
+        With ``through``, the head then records the clock through which pages are indexed.
+        """
+        self._writable()
+        self._index_rows(namespace, rows)
+        if through:
+            heads = self._evidence(self.layout.shard(namespace), create=True)
+            self.call(
+                "mark indexed pages",
+                heads.update,
+                ids=[codec.head_id(namespace)],
+                metadatas=[codec.indexed_update(namespace, through)],
+            )
+
+    def _index_rows(
         self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]
     ) -> None:
-        """Add precedents (with vectors) to a large namespace's own index."""
-        self._writable()
         col = self._index(namespace, create=True)
         for part in self._chunks(list(rows)):
             self.call(

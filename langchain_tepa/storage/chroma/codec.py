@@ -32,6 +32,7 @@ __all__ = [
     "head_id",
     "head_update",
     "index_meta",
+    "indexed_update",
     "key_hash",
     "marks_update",
     "page_id",
@@ -48,6 +49,7 @@ _S = "tepa_s:"
 _C = "tepa_c:"
 _T = "tepa_t:"
 _VW = "tepa_vw:"
+_IX = "tepa_ix:"
 
 
 def encode_vector(vector: Sequence[float]) -> str:
@@ -167,6 +169,13 @@ def marks_update(namespace: str, marks: Mapping[str, int]) -> dict[str, Any]:
     return meta
 
 
+def indexed_update(namespace: str, through: Mapping[str, int]) -> dict[str, Any]:
+    """Metadata recording through which page of each stream a large namespace is indexed."""
+    meta: dict[str, Any] = {"tepa_kind": "head", "tepa_hns": namespace}
+    meta.update({f"{_IX}{stream}": int(seq) for stream, seq in through.items()})
+    return meta
+
+
 def summary_json(summary: NamespaceSummary) -> str:
     """A summary as stored in a head."""
     return json.dumps({"d": summary.digest, "a": summary.active, "k": summary.keys})
@@ -178,6 +187,7 @@ def decode_head(meta: Mapping[str, Any]) -> Head:
     counts: dict[str, int] = {}
     views: dict[str, int] = {}
     written: dict[str, float] = {}
+    indexed: dict[str, int] = {}
     for name, value in meta.items():
         if name.startswith(_S):
             clock[name[len(_S) :]] = int(value)
@@ -187,6 +197,8 @@ def decode_head(meta: Mapping[str, Any]) -> Head:
             views[name[len(_VW) :]] = int(value)
         elif name.startswith(_T):
             written[name[len(_T) :]] = float(value)
+        elif name.startswith(_IX):
+            indexed[name[len(_IX) :]] = int(value)
     summary = None
     raw = meta.get("tepa_sum")
     if isinstance(raw, str):
@@ -203,6 +215,7 @@ def decode_head(meta: Mapping[str, Any]) -> Head:
         bool(meta.get("tepa_big", False)),
         views,
         written,
+        indexed,
     )
 
 

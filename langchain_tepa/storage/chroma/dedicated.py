@@ -4,7 +4,9 @@ Ordinary namespaces are ranked in process over their vectors (stored in their ev
 Once a namespace holds more than ``dedicated_at`` precedents, the memory that notices copies its
 vectors into a collection of its own and flags its head (``tepa_big``); from then on new vectors
 of that namespace go to the index as they are written. A writer that has not yet seen the flag
-still puts new vectors in its pages only; readers that fold such a page add them to the index.
+still puts new vectors in its pages only; a writable reader that folds such a page adds them to
+the index. The head records through which page of each stream the index is complete
+(``tepa_ix:<stream>``), so a reader opening the namespace reads no vector of older pages.
 
 Example:
     >>> import chromadb
@@ -21,7 +23,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from langchain_tepa.core.types import Precedent
@@ -34,14 +36,17 @@ __all__ = ["dedicate"]
 
 
 def dedicate(
-    storage: ChromaStorage, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]
+    storage: ChromaStorage,
+    namespace: str,
+    rows: Sequence[tuple[Precedent, Sequence[float]]],
+    through: Mapping[str, int],
 ) -> None:
     """Index ``rows`` (every precedent of ``namespace`` with its vector), then flag the head.
 
     A crash before the flag leaves the namespace ranked in process as before (the index is
     rebuilt by the next attempt); after it, readers rank through the index.
     """
-    storage.index_vectors(namespace, rows)
+    storage.index_vectors(namespace, rows)  # no marks yet: the flag and marks go together
     heads = storage.collection(
         storage.layout.evidence(storage.layout.shard(namespace)), create=True
     )
@@ -49,6 +54,6 @@ def dedicate(
         "dedicate namespace",
         heads.update,
         ids=[codec.head_id(namespace)],
-        metadatas=[{"tepa_big": True}],
+        metadatas=[{**codec.indexed_update(namespace, through), "tepa_big": True}],
     )
     storage.mark_dedicated(namespace)

@@ -67,7 +67,7 @@ _PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{1,40}$")
 # then, replays the unpersisted part of its write log on every write; a persist rewrites the
 # index and its id map (its cost grows with the collection). Measured on this machine: small
 # upserts after 30 unpersisted pages of 400 KB cost 126 ms each with a threshold of 200, 35 ms
-# with 20 and 48 ms with 2 (under load; README, "Performance"). Evidence pages carry their
+# with 20 and 48 ms with 2 (under load; see docs/performance.md). Evidence pages carry their
 # records and vectors, so shards use a small threshold; indexes of large namespaces hold only
 # vectors and a few keys, so they use a larger one.
 EVIDENCE_HNSW: dict[str, Any] = {"hnsw:sync_threshold": 32, "hnsw:batch_size": 32}
