@@ -107,14 +107,17 @@ memory.get("user.pizza_topping")
 ## Contradict
 
 For a single-valued key, an observation of another value is **conflict** for the current one.
-After two mushroom observations pineapple has `s = 1, f = 2`: validity `2/5 = 0.40 < 0.45`
-with `n_min = 3` observations, so it is revoked. Nothing is deleted.
+After two mushroom observations pineapple has `s = 1, f = 2`. Both came from the same source
+(`app`), whose repeats count with diminishing weight (1, then 1/2: the trust table), so its
+weighted conflict is 1.5 and its validity `2/4.5 = 0.44 < 0.45` with `n_min = 3` observations:
+it is revoked. Nothing is deleted. (Each line below is a transition caused by that observation,
+on any value of the key.)
 """),
     code("""
 for _ in range(2):
     r = memory.observe("user.pizza_topping", "mushroom", text="The user wants mushroom pizza now.")
     for t in r.transitions:
-        print(f"{r.evidence.value!r:>12}: {t.from_state} -> {t.to_state}: {t.reason}")
+        print(f"observe {r.evidence.value!r}: {t.from_state} -> {t.to_state}: {t.reason}")
 memory.get("user.pizza_topping")
 """),
     md("## The audit, as a table"),

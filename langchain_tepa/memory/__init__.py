@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+from langchain_tepa.memory.batch import RevokeKey
 from langchain_tepa.memory.facade import (
     MAX_K,
     MAX_TEXT_CHARS,
@@ -18,6 +19,16 @@ from langchain_tepa.memory.facade import (
     Namespace,
     TEPAMemory,
 )
+from langchain_tepa.memory.rows import AnswerRow
 from langchain_tepa.memory.spaces import VectorSpace
 
-__all__ = ["MAX_K", "MAX_TEXT_CHARS", "AsOfPoint", "Namespace", "TEPAMemory", "VectorSpace"]
+__all__ = [
+    "MAX_K",
+    "MAX_TEXT_CHARS",
+    "AnswerRow",
+    "AsOfPoint",
+    "Namespace",
+    "RevokeKey",
+    "TEPAMemory",
+    "VectorSpace",
+]

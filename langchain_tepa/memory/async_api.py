@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.documents import Document
 
 from langchain_tepa.core.types import Evidence, Fact, Precedent
+from langchain_tepa.memory.batch import RevokeKey
+from langchain_tepa.memory.rows import AnswerRow
 from langchain_tepa.results import KeyAudit, ObservationResult, ReconcileReport, TextsResult
 
 if TYPE_CHECKING:
@@ -96,6 +98,16 @@ class AsyncMemoryMixin:
     ) -> list[ObservationResult]:
         """Async twin of :meth:`TEPAMemory.observe_many`."""
         return await self._run("observe_many", list(facts) if not isinstance(facts, str) else facts)
+
+    async def awrite_many(
+        self,
+        writes: Iterable[Fact | RevokeKey | tuple[str, Any]],
+        *,
+        items: Sequence[Mapping[str, Sequence[Sequence[float]]] | None] | None = None,
+    ) -> list[ObservationResult]:
+        """Async twin of :meth:`TEPAMemory.write_many`."""
+        listed = list(writes) if not isinstance(writes, str | bytes | Mapping) else writes
+        return await self._run("write_many", listed, items=items)
 
     async def aadd_facts(self, facts: Iterable[Fact | tuple[str, Any]]) -> list[ObservationResult]:
         """Async twin of :meth:`TEPAMemory.add_facts`."""
@@ -187,6 +199,12 @@ class AsyncMemoryMixin:
         """Async twin of :meth:`TEPAMemory.answers`."""
         return await self._run("answers", namespace=namespace, key_prefix=key_prefix, as_of=as_of)
 
+    async def aanswer_rows(
+        self, *, namespace: _Namespace | None = None, as_of: _AsOf | None = None
+    ) -> tuple[AnswerRow, ...]:
+        """Async twin of :meth:`TEPAMemory.answer_rows`."""
+        return await self._run("answer_rows", namespace=namespace, as_of=as_of)
+
     async def arevoke_key(
         self,
         key: str,
@@ -223,6 +241,10 @@ class AsyncMemoryMixin:
     async def anamespaces(self) -> list[str]:
         """Async twin of :meth:`TEPAMemory.namespaces`."""
         return await self._run("namespaces")
+
+    async def aactive_among(self, names: Iterable[str]) -> list[str]:
+        """Async twin of :meth:`TEPAMemory.active_among`."""
+        return await self._run("active_among", list(names))
 
     async def aprecedents(self, *, namespace: _Namespace | None = None) -> list[Precedent]:
         """Async twin of :meth:`TEPAMemory.precedents`."""

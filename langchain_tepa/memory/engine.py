@@ -53,7 +53,7 @@ from langchain_tepa.state import (
 )
 from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest, StorageBackend
 
-__all__ = ["Engine", "Folded"]
+__all__ = ["Deferred", "Engine", "Folded"]
 
 _log = logging.getLogger("langchain_tepa")
 
@@ -71,6 +71,25 @@ class Folded:
     evidence: Evidence
     state: KeyState
     transitions: list[Transition]
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """Records decided when an append folds them, from their key's state at that point.
+
+    A delete in the middle of a batch revokes the values its key holds *there* (including
+    values put earlier in the same batch, excluding ones revoked before it), so the batch is
+    one append that folds exactly like its operations made one by one.
+
+    Attributes:
+        namespace: The key's namespace.
+        key: The key.
+        make: ``state -> records`` (the key's state as folded so far in the append).
+    """
+
+    namespace: str
+    key: str
+    make: Callable[[KeyState], Sequence[Evidence]]
 
 
 def _precedent_id(p: Precedent) -> str:
@@ -440,13 +459,14 @@ class Engine:
     # ------------------------------------------------------------------ commits
     def commit(
         self,
-        records: Sequence[Evidence],
+        records: Sequence[Evidence | Deferred],
         items: Mapping[str, Mapping[str, Mapping[str, Sequence[Sequence[float]]]]] | None = None,
     ) -> list[Folded]:
         """Fold and store ``records`` (one append), after catching up their namespaces.
 
         Args:
-            records: The new evidence (any namespaces).
+            records: The new evidence (any namespaces), in order; a :class:`Deferred` entry
+                becomes the records it makes from its key's state at its place.
             items: Item vectors to store with them: ``namespace -> space -> owner -> vectors``.
 
         Nothing is stored if embedding or validation fails; each namespace's part is stored
@@ -460,16 +480,33 @@ class Engine:
             before: dict[str, Lifecycle] = {}
             seen: dict[str, int] = {}
             folded: list[tuple[Evidence, tuple[str, str], list[Transition]]] = []
-            for ev in records:
-                nk = (ev.namespace, ev.key)
+            for entry in records:
+                nk = (entry.namespace, entry.key)
                 if nk not in work:
-                    current = states[ev.namespace].keys.get(ev.key)
-                    work[nk] = current.snapshot() if current else KeyState(ev.namespace, ev.key)
+                    current = states[entry.namespace].keys.get(entry.key)
+                    work[nk] = (
+                        current.snapshot() if current else KeyState(entry.namespace, entry.key)
+                    )
                     for p in work[nk].precedents.values():
                         before[p.id] = p.state
                         seen[p.id] = len(p.evidence_ids)
-                ev = self._in_order(ev, work[nk])
-                folded.append((ev, nk, apply_evidence(work[nk], ev, self.policy)))
+                made = entry.make(work[nk]) if isinstance(entry, Deferred) else [entry]
+                for ev in made:
+                    if (ev.namespace, ev.key) != nk:
+                        raise InvalidArgumentError(
+                            f"a deferred write of {nk} made a record of {ev.namespace!r}, "
+                            f"{ev.key!r}"
+                        )
+                    ev = self._in_order(ev, work[nk])
+                    folded.append((ev, nk, apply_evidence(work[nk], ev, self.policy)))
+            if any(isinstance(entry, Deferred) for entry in records):
+                # Deferred writes that made nothing leave their key (and namespace) untouched.
+                made_keys = {nk for _, nk, _ in folded}
+                work = {nk: ks for nk, ks in work.items() if nk in made_keys}
+                written = {ns for ns, _ in made_keys} | set(items or {})
+                namespaces = [ns for ns in namespaces if ns in written]
+                if not namespaces:
+                    return []
             new = [
                 p
                 for (ns, _), ks in work.items()

@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
@@ -24,12 +24,23 @@ from langchain_tepa.core.types import Evidence, KeyState, Precedent
 from langchain_tepa.core.values import validate_key, validate_namespace
 from langchain_tepa.memory.core import AsOfPoint, MemoryCore, Namespace
 from langchain_tepa.memory.documents import copy_value, detached, precedent_document
+from langchain_tepa.memory.rows import AnswerRow
 from langchain_tepa.results import KeyAudit
 from langchain_tepa.state import answers_of
 from langchain_tepa.validation import validate_k as _validate_k
 from langchain_tepa.validation import validate_text as _validate_text
 
 __all__ = ["ReadingMixin"]
+
+
+def _rows(states: Mapping[str, KeyState]) -> tuple[AnswerRow, ...]:
+    """A row of each key's answer (its best Active precedent), keys in sorted order."""
+    rows = []
+    for key in sorted(states):
+        active = states[key].active()
+        if active:
+            rows.append(AnswerRow(active[0]))
+    return tuple(rows)
 
 
 class ReadingMixin(MemoryCore):
@@ -263,7 +274,28 @@ class ReadingMixin(MemoryCore):
         names = self.storage.find_namespaces(pfx)
         if not active_only or not names:
             return names
-        if not self.policy.retrieval_enabled:
+        return self._active_of(names)
+
+    def active_among(self, names: Iterable[str]) -> list[str]:
+        """Those of ``names`` with at least one Active precedent, in the order given.
+
+        Reads the heads of ``names`` only (one read per shard touched), so a caller that
+        needs a few of many namespaces, such as a listing with a limit, can check them a chunk
+        at a time. A namespace whose head summary is not current is folded.
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> memory = TEPAMemory.in_memory()
+            >>> _ = memory.observe("user.diet", "vegan", namespace="users.u1")
+            >>> memory.active_among(["users.u2", "users.u1"])
+            ['users.u1']
+        """
+        wanted = [validate_namespace(ns) for ns in names]
+        self._check_open()
+        return self._active_of(wanted)
+
+    def _active_of(self, names: list[str]) -> list[str]:
+        if not self.policy.retrieval_enabled or not names:
             return []
         heads = self.storage.read_heads(names)
         return [ns for ns in names if ns in heads and self._engine.active_count(heads[ns]) > 0]
@@ -312,6 +344,33 @@ class ReadingMixin(MemoryCore):
                 if active:
                     out.append(detached(active[0], self.policy))
         return out
+
+    def answer_rows(
+        self, *, namespace: Namespace | None = None, as_of: AsOfPoint | None = None
+    ) -> tuple[AnswerRow, ...]:
+        """The answers of :meth:`answers` as read-only rows, without copying every precedent.
+
+        One :class:`~langchain_tepa.memory.rows.AnswerRow` per key with an Active value (keys
+        in sorted order): id, key and times as attributes, the value copied on each access.
+        The rows are built once per change of the namespace and shared by later calls, so an
+        adapter that scans a namespace of 1,000 answers to return ten copies ten values.
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> memory = TEPAMemory.in_memory()
+            >>> _ = memory.observe("b", 2)
+            >>> _ = memory.observe("a", 1)
+            >>> [(r.key, r.value) for r in memory.answer_rows()]
+            [('a', 1), ('b', 2)]
+        """
+        ns = self._ns(namespace)
+        if not self.policy.retrieval_enabled:
+            return ()
+        self._check_open()
+        if as_of is not None:
+            return _rows(self._engine.as_of(ns, self._point(ns, as_of)))
+        with self._engine.reading([ns]) as live:
+            return live[ns].derived("answer_rows", lambda st: _rows(st.keys))
 
     def similarity(
         self,

@@ -15,9 +15,18 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentError
-from langchain_tepa.core.types import Evidence, EvidenceKind, Fact, Lifecycle, precedent_id
+from langchain_tepa.core.types import (
+    Evidence,
+    EvidenceKind,
+    Fact,
+    KeyState,
+    Lifecycle,
+    precedent_id,
+)
 from langchain_tepa.core.values import validate_key, validate_value, value_identity
+from langchain_tepa.memory.batch import RevokeKey
 from langchain_tepa.memory.core import MemoryCore, Namespace
+from langchain_tepa.memory.engine import Deferred
 from langchain_tepa.memory.items import validate_items
 from langchain_tepa.results import ObservationResult, TextsResult
 from langchain_tepa.validation import as_fact as _as_fact
@@ -189,20 +198,7 @@ class WritingMixin(MemoryCore):
             raise InvalidArgumentError(
                 f"facts must be a list of Fact or (key, value) pairs, got {type(facts).__name__}"
             )
-        records = []
-        for item in _iterate(facts, "facts"):
-            fact = _as_fact(item)
-            records.append(
-                self._make(
-                    EvidenceKind.OBSERVATION,
-                    fact.namespace,
-                    fact.key,
-                    fact.value,
-                    text=fact.text,
-                    metadata=fact.metadata,
-                    source=fact.source,
-                )
-            )
+        records = [self._observation(_as_fact(item)) for item in _iterate(facts, "facts")]
         if not records:
             return []
         stored: dict[str, dict[str, dict[str, Sequence[Sequence[float]]]]] = {}
@@ -218,6 +214,98 @@ class WritingMixin(MemoryCore):
         self._check_open()
         folded = self._engine.commit(records, stored or None)
         return [self._result(f) for f in folded]
+
+    def write_many(
+        self,
+        writes: Iterable[Fact | RevokeKey | tuple[str, Any]],
+        *,
+        items: Sequence[Mapping[str, Sequence[Sequence[float]]] | None] | None = None,
+    ) -> list[ObservationResult]:
+        """Observe facts and revoke keys in one append, folded in the order given.
+
+        A :class:`~langchain_tepa.memory.batch.RevokeKey` revokes the values its key holds at
+        its place in the batch, values observed earlier in the batch included: the result is
+        what the writes made one at a time would give, stored as one append.
+
+        Args:
+            writes: Facts (or ``(key, value)`` pairs) and ``RevokeKey`` entries.
+            items: As for :meth:`observe_many`: ``items[i]`` for ``writes[i]`` (``None`` for a
+                revocation).
+
+        Returns:
+            One result per record written (a revocation gives one per value it revoked).
+
+        Raises:
+            InvalidArgumentError: If any write is invalid, or ``items`` has another length than
+                ``writes``; then nothing is stored.
+
+        Example:
+            >>> from langchain_tepa import Fact, TEPAMemory
+            >>> from langchain_tepa.memory.batch import RevokeKey
+            >>> memory = TEPAMemory.in_memory()
+            >>> _ = memory.observe("a", 1)
+            >>> _ = memory.write_many([RevokeKey("a"), Fact("a", 2), Fact("b", 3)])
+            >>> memory.get("a"), memory.get("b")
+            (2, 3)
+        """
+        if isinstance(writes, str | bytes | Mapping):
+            raise InvalidArgumentError(
+                f"writes must be a list of Fact, RevokeKey or (key, value) pairs, got "
+                f"{type(writes).__name__}"
+            )
+        listed = list(_iterate(writes, "writes"))
+        given = None if items is None else [None if e is None else validate_items(e) for e in items]
+        if given is not None and len(given) != len(listed):
+            raise InvalidArgumentError(
+                f"items must give one entry per write ({len(listed)}), got {len(given)}"
+            )
+        entries: list[Evidence | Deferred] = []
+        stored: dict[str, dict[str, dict[str, Sequence[Sequence[float]]]]] = {}
+        for i, item in enumerate(listed):
+            if isinstance(item, RevokeKey):
+                _validate_text(item.reason, "reason")
+                entries.append(self._revocation(item))
+                continue
+            ev = self._observation(_as_fact(item))
+            entries.append(ev)
+            for space, vectors in ((given[i] if given else None) or {}).items():
+                owner = precedent_id(
+                    ev.namespace,
+                    ev.key,
+                    value_identity(ev.value, normalize=self.policy.normalize_values),
+                )
+                stored.setdefault(ev.namespace, {}).setdefault(space, {})[owner] = vectors
+        if not entries:
+            return []
+        self._check_open()
+        folded = self._engine.commit(entries, stored or None)
+        return [self._result(f) for f in folded]
+
+    def _observation(self, fact: Fact) -> Evidence:
+        return self._make(
+            EvidenceKind.OBSERVATION,
+            fact.namespace,
+            fact.key,
+            fact.value,
+            text=fact.text,
+            metadata=fact.metadata,
+            source=fact.source,
+        )
+
+    def _revocation(self, item: RevokeKey) -> Deferred:
+        ns = self._ns(item.namespace)
+        src = _validate_source(item.source)
+
+        def make(state: KeyState) -> list[Evidence]:
+            return [
+                self._make(
+                    EvidenceKind.REVOKE, ns, item.key, p.value, reason=item.reason, source=src
+                )
+                for p in state.precedents.values()
+                if p.state is not Lifecycle.REVOKED
+            ]
+
+        return Deferred(ns, item.key, make)
 
     def add_facts(self, facts: Iterable[Fact | tuple[str, Any]]) -> list[ObservationResult]:
         """Observe already-keyed facts (alias of :meth:`observe_many`)."""

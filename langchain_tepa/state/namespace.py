@@ -19,8 +19,9 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from langchain_tepa.core.fold import apply_evidence, fold
 from langchain_tepa.core.log import NamespaceSummary, Page, clock_digest
@@ -29,6 +30,8 @@ from langchain_tepa.core.types import Evidence, KeyState, Lifecycle, Precedent
 from langchain_tepa.state.vectors import ItemTable, VectorTable
 
 __all__ = ["Absorbed", "NamespaceState", "Ranking", "active_in", "answers_of"]
+
+_D = TypeVar("_D")
 
 
 def answers_of(
@@ -131,6 +134,7 @@ class NamespaceState:
         self._answers: list[tuple[Precedent, list[Precedent]]] | None = None
         self._ranking: Ranking | None = None
         self._members: tuple[object, dict[str, Precedent]] | None = None
+        self._derived: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ reading
     @property
@@ -193,6 +197,12 @@ class NamespaceState:
             self._answers = answers_of(self.keys.values(), policy)
         return self._answers
 
+    def derived(self, name: str, build: Callable[[NamespaceState], _D]) -> _D:
+        """``build(self)``, kept under ``name`` until the state changes (caches of readers)."""
+        if name not in self._derived:
+            self._derived[name] = build(self)
+        return self._derived[name]
+
     def summary(self) -> NamespaceSummary:
         """The summary a writer stores in the head after a write."""
         return NamespaceSummary(self.digest, self._active_count, len(self.keys))
@@ -210,6 +220,7 @@ class NamespaceState:
         self._active = None
         self._answers = None
         self._ranking = None
+        self._derived.clear()
 
     def advance(self, stream: str, seq: int, records: int) -> None:
         """Record that this memory's own page ``seq`` of ``stream`` is folded."""

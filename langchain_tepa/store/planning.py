@@ -35,8 +35,8 @@ from langchain_tepa.core.errors import (
     InvalidNamespaceError,
     InvalidValueError,
 )
-from langchain_tepa.core.types import Precedent
 from langchain_tepa.core.values import validate_key, validate_namespace, validate_value
+from langchain_tepa.memory import AnswerRow
 from langchain_tepa.store.corrections import correction_of
 from langchain_tepa.store.queries import validate_filter
 from langchain_tepa.store.ttl import validate_ttl
@@ -279,10 +279,10 @@ def validate_op(op: object) -> None:
 
 @dataclass
 class Entry:
-    """A search candidate: an item's namespace labels and the precedent it shows."""
+    """A search candidate: an item's namespace labels and the answer it shows (a read-only row)."""
 
     labels: tuple[str, ...]
-    precedent: Precedent
+    precedent: AnswerRow
 
 
 @dataclass

@@ -56,10 +56,11 @@ from langchain_tepa.core.errors import InvalidArgumentError, TEPAError
 from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Fact, Precedent
 from langchain_tepa.core.values import short_hash
-from langchain_tepa.memory import AsOfPoint, TEPAMemory, VectorSpace
+from langchain_tepa.memory import AnswerRow, AsOfPoint, RevokeKey, TEPAMemory, VectorSpace
 from langchain_tepa.results import KeyAudit
 from langchain_tepa.store.batching import AsyncCoalescer
 from langchain_tepa.store.corrections import put_op
+from langchain_tepa.store.listing import list_active_namespaces
 from langchain_tepa.store.planning import (
     Entry,
     Plan,
@@ -78,7 +79,7 @@ from langchain_tepa.store.planning import (
     write_key,
     write_namespace,
 )
-from langchain_tepa.store.queries import matches_condition, matches_filter
+from langchain_tepa.store.queries import matches_filter
 from langchain_tepa.store.ttl import TTL_SPACE, TTLKeeper, validate_ttl_config
 
 __all__ = ["StoreNamespaceError", "TEPAStore", "store_policy"]
@@ -124,8 +125,10 @@ def _value_view(p: Precedent) -> dict[str, Any]:
     return p.value if isinstance(p.value, dict) else {"value": p.value}
 
 
-def _recency(p: Precedent) -> tuple[float, str]:
-    return (p.updated_at, p.evidence_ids[-1] if p.evidence_ids else "")
+def _row_value(row: AnswerRow) -> dict[str, Any]:
+    """The item value of an answer row (a copy; non-dict values appear as ``{"value": v}``)."""
+    value = row.value
+    return value if isinstance(value, dict) else {"value": value}
 
 
 class TEPAStore(AsyncCoalescer, BaseStore):
@@ -714,36 +717,30 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         stamps: dict[str, list[list[float]]] = {}
         for ns in names:
             labels = tuple(ns.split("."))
-            answers = self.memory.answers(namespace=ns, as_of=as_of)
+            # Read-only rows kept while the namespace does not change: only the page is copied.
+            rows = self.memory.answer_rows(namespace=ns, as_of=as_of)
             if as_of is None:
-                live, expired, found = self._ttl.split(ns, answers)
+                live, expired, found = self._ttl.split(ns, rows)
                 plan.expired.update((ns, p.key) for p in expired)
                 stamps.update(found)
             else:
-                live = answers  # what the memory believed then: no expiry, no refresh
-            for p in live:
-                if matches_filter(_value_view(p), op.filter):
-                    entries.append(Entry(labels, p))
-        entries.sort(key=lambda e: (*_recency(e.precedent), e.labels, e.precedent.key))
-        entries.reverse()
+                live = list(rows)  # what the memory believed then: no expiry, no refresh
+            if op.filter:
+                live = [row for row in live if matches_filter(_row_value(row), op.filter)]
+            entries.extend(Entry(labels, row) for row in live)
+        entries.sort(
+            key=lambda e: (
+                e.precedent.updated_at,
+                e.precedent.last_evidence,
+                e.labels,
+                e.precedent.key,
+            ),
+            reverse=True,
+        )
         return SearchPlan(op, entries, op.query or None, stamps)
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        conditions = op.match_conditions or ()
-        prefix = None
-        for cond in conditions:
-            if cond.match_type == "prefix" and "*" not in cond.path and cond.path:
-                prefix = ".".join(cond.path)
-        found = []
-        for ns in self.memory.namespaces(prefix, active_only=True):
-            labels = tuple(ns.split("."))
-            if all(matches_condition(c, labels) for c in conditions):
-                found.append(labels)
-        if op.max_depth is not None:
-            found = sorted({labels[: op.max_depth] for labels in found})
-        else:
-            found.sort()
-        return found[op.offset : op.offset + op.limit]
+        return list_active_namespaces(self.memory, op)
 
     # ------------------------------------------------------------------ phase 2: embed
     def _vectors(
@@ -823,7 +820,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             SearchItem(
                 namespace=e.labels,
                 key=e.precedent.key,
-                value=copy_json(_value_view(e.precedent)),
+                value=_row_value(e.precedent),
                 created_at=_when(e.precedent.created_at),
                 updated_at=_when(e.precedent.updated_at),
                 score=None if score is None else float(score),
@@ -832,39 +829,36 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         ]
 
     def _apply(self, puts: list[PutPlan], vectors: dict[str, list[float]]) -> None:
-        """Consecutive puts are one append; each delete is one append after them."""
-        pending: list[PutPlan] = []
+        """The batch's puts and deletes as one append, folded in order.
 
-        def observe_pending() -> None:
-            if not pending:
-                return
-            facts = [
-                Fact(
-                    key=put.key,
-                    value=put.value,
-                    namespace=put.namespace,
-                    source=self.source,
-                    metadata=(
-                        {"correction": True}
-                        if (self.corrections if put.correction is None else put.correction)
-                        else None
-                    ),
-                )
-                for put in pending
-            ]
-            items = [self._items_of(put, vectors) for put in pending]
-            self.memory.observe_many(facts, items=items if any(items) else None)
-            pending.clear()
-
+        A delete revokes what its key holds at its place in the batch (a put before it in the
+        same batch included), as if the writes were made one at a time.
+        """
+        if not puts:
+            return
+        writes: list[Fact | RevokeKey] = []
+        items: list[dict[str, list[list[float]]] | None] = []
         for put in puts:
-            if put.value is not None:
-                pending.append(put)
-                continue
-            observe_pending()
-            self.memory.revoke_key(
-                put.key, namespace=put.namespace, reason="deleted", source=self.source
-            )
-        observe_pending()
+            if put.value is None:
+                writes.append(
+                    RevokeKey(
+                        put.key, namespace=put.namespace, reason="deleted", source=self.source
+                    )
+                )
+                items.append(None)
+            else:
+                correction = self.corrections if put.correction is None else put.correction
+                writes.append(
+                    Fact(
+                        key=put.key,
+                        value=put.value,
+                        namespace=put.namespace,
+                        source=self.source,
+                        metadata={"correction": True} if correction else None,
+                    )
+                )
+                items.append(self._items_of(put, vectors))
+        self.memory.write_many(writes, items=items if any(items) else None)
 
     def _items_of(
         self, put: PutPlan, vectors: dict[str, list[float]]

@@ -24,12 +24,19 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from langgraph.store.base import TTLConfig
 
 from langchain_tepa.core.errors import InvalidArgumentError
-from langchain_tepa.core.types import Precedent
+
+
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_P = TypeVar("_P", bound=_Identified)
 
 __all__ = ["TTL_SPACE", "TTLKeeper", "validate_ttl", "validate_ttl_config"]
 
@@ -133,8 +140,8 @@ class TTLKeeper:
         return _encode(self._clock() + seconds, seconds)
 
     def split(
-        self, namespace: str, precedents: Iterable[Precedent]
-    ) -> tuple[list[Precedent], list[Precedent], dict[str, list[list[float]]]]:
+        self, namespace: str, precedents: Iterable[_P]
+    ) -> tuple[list[_P], list[_P], dict[str, list[list[float]]]]:
         """``(live, expired, stamps of the live ones)`` among ``precedents``."""
         items = list(precedents)
         stamps = self._payloads(namespace, [p.id for p in items])

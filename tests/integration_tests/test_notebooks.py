@@ -51,9 +51,9 @@ NORMALISERS: tuple[tuple[str, re.Pattern[str], str], ...] = (
     # terminal colours of rich and of tracebacks: \x1b[1;36m ... \x1b[0m
     ("ANSI colour codes", re.compile(r"\x1b\[[0-9;]*[A-Za-z]"), ""),
     # evidence ids are writer id . process token . sequence: w236390a24d.beab9a82feb9fc05.0000000003
-    ("evidence ids", re.compile(r"\bw[0-9a-f]{10}\.[0-9a-f]{16}\.\d{10}\b"), "<evidence-id>"),
-    # a writer id alone: w236390a24d (random per memory instance)
-    ("writer ids", re.compile(r"\bw[0-9a-f]{10}\b"), "<writer>"),
+    ("evidence ids", re.compile(r"\bw[0-9a-f]{7,14}\.[0-9a-f]{16}\.\d{10}\b"), "<evidence-id>"),
+    # a writer id alone: w236390a24d ("w", the pid in hex (no fixed width), 6 random hex digits)
+    ("writer ids", re.compile(r"\bw[0-9a-f]{7,14}\b"), "<writer>"),
     # wall-clock times: 2026-11-29 21:04:32, 2026-11-29T22:28:26.046753Z
     (
         "timestamps",

@@ -116,9 +116,15 @@ def test_a_stale_worker_cannot_resurrect_a_revoked_value(workers: list[Worker]) 
     for _ in range(3):
         a.call("observe", key="user.diet", value="vegan", ns=ns)
     assert b.call("get", key="user.diet", ns=ns)["value"] == "vegan"
+    # A's world changes: four statements of another value and three failed actions on the old
+    # one (under the trust table one source's repeats weigh less, so the statements alone do
+    # not revoke vegan; its failed outcomes do, and while they are its recent outcomes no
+    # assertion revives it). B reads nothing in between: its state still holds vegan Active
+    # when it writes, so its write must catch up on A's evidence first.
     for _ in range(4):
         a.call("observe", key="user.diet", value="carnivore", ns=ns)
-    assert b.call("get", key="user.diet", ns=ns)["value"] == "carnivore"
+    for _ in range(3):
+        a.call("outcome", key="user.diet", value="vegan", success=False, ns=ns)
     result = b.call("observe", key="user.diet", value="vegan", ns=ns)
     assert result["state"] != "active"
     assert a.call("get", key="user.diet", ns=ns)["value"] == "carnivore"

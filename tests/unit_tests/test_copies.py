@@ -192,6 +192,8 @@ def read(s: Subject, given: list[Any], got: list[Any]) -> None:
             m.retrieve_by_vector(vector, k=20, namespace=ns),
             m.active_documents(namespace=ns),
             m.answers(namespace=ns),
+            m.answer_rows(namespace=ns),
+            [row.value for row in m.answer_rows(namespace=ns)],
             m.views(namespace=ns),
             m.vectors([p.id for p in precedents], namespace=ns),
             m.similarity("diet", [p.id for p in precedents], namespace=ns),
@@ -238,6 +240,10 @@ def observed(s: Subject) -> Any:
                 for d in m.retrieve("user profile pizza", k=50, namespace=ns, all_values=True)
             ],
             "answers": [p.to_dict() for p in m.answers(namespace=ns)],
+            "rows": [
+                (r.id, r.key, r.namespace, r.created_at, r.updated_at, r.last_evidence, r.value)
+                for r in m.answer_rows(namespace=ns)
+            ],
             "vectors": m.vectors([p.id for p in precedents], namespace=ns),
         }
     out["store"] = [

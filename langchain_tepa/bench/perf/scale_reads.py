@@ -259,6 +259,9 @@ def measure_reads(
     ops["first_retrieve_large"] = pct(first_large)
     ops["namespaces"] = pct(t_names)
     ops["list_namespaces"] = pct(t_list)
+    # The first calls read the names directory; later ones find it cached (one count each).
+    ops["namespaces_first"] = pct(t_names[:1])
+    ops["list_namespaces_first"] = pct(t_list[:1])
     return {
         "mode": "embedded" if host is None else "server",
         "open_s": round(opened[0], 4),

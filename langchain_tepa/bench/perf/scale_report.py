@@ -55,6 +55,11 @@ GROWTH: tuple[tuple[str, str, Getter], ...] = (
     ("first retrieve, large namespace", "ms", _op("embedded", "first_retrieve_large")),
     ("namespaces()", "ms", _op("embedded", "namespaces")),
     ("TEPAStore.list_namespaces()", "ms", _op("embedded", "list_namespaces")),
+    (
+        "TEPAStore.list_namespaces(), first call",
+        "ms",
+        lambda s, m: _first(s["embedded"]["ops"], "list_namespaces"),
+    ),
     ("server: first get p50", "ms", _op("server", "first_get")),
     ("server: get p50", "ms", _op("server", "get")),
     ("server: retrieve p50, small namespace", "ms", _op("server", "retrieve")),
@@ -105,6 +110,11 @@ def growth_rows(
         values = [_safe(fn, result["scale"][str(n)], result["stores"][str(n)]) for n in sizes]
         rows.append((name, unit, values, slope([float(n) for n in sizes], values)))
     return sizes, rows
+
+
+def _first(ops: dict[str, Any], name: str) -> float:
+    """The first call's ms of a listing (runs before this figure was kept: the p50)."""
+    return float(ops.get(f"{name}_first", ops[name])["p50_ms"])
 
 
 def _row(target: str, measured: str, met: bool | None, where: str) -> dict[str, Any]:
@@ -181,11 +191,17 @@ def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
             )
         )
         lst = emb["list_namespaces"]["p50_ms"] / 1000
+        first = _first(emb, "list_namespaces") / 1000
+        # The run lists with memory.namespaces() first: that first call reads the names
+        # directory, which a process listing first with the store would pay in its listing.
+        cold = _first(emb, "namespaces") / 1000
         out.append(
             _row(
                 "TEPAStore.list_namespaces() < 2 s",
-                f"{lst:.2f} s (memory.namespaces(): {emb['namespaces']['p50_ms'] / 1000:.2f} s)",
-                lst < t["list_namespaces_s"],
+                f"{lst:.2f} s ({first:.2f} s the first time); the first listing of a process "
+                f"also reads the names directory: memory.namespaces() {cold:.2f} s the first "
+                f"time, {emb['namespaces']['p50_ms'] / 1000:.2f} s later",
+                max(first, lst, cold) < t["list_namespaces_s"],
                 at,
             )
         )
@@ -282,8 +298,8 @@ def _reads_table(result: dict[str, Any], mode: str) -> str:
         "large retrieve p50 (floor)",
         "top-5 agree",
         "large recall@5",
-        "namespaces() s",
-        "list_namespaces s",
+        "namespaces() s first/later",
+        "list_namespaces s first/later",
         "RSS 100 ns MiB",
         "wrong",
     ]
@@ -305,7 +321,8 @@ def _reads_table(result: dict[str, Any], mode: str) -> str:
                 f"{o['retrieve_large']['p50_ms']:.2f} ({o['floor_large']['p50_ms']:.2f})",
                 f"{r['top5_agreement']:.2f}/{r['top5_agreement_large']:.2f}",
                 _recall(r.get("recall5_large")),
-                f"{o['namespaces']['p50_ms'] / 1000:.2f}",
+                f"{_first(o, 'namespaces') / 1000:.2f}/{o['namespaces']['p50_ms'] / 1000:.2f}",
+                f"{_first(o, 'list_namespaces') / 1000:.2f}/"
                 f"{o['list_namespaces']['p50_ms'] / 1000:.2f}",
                 f"{rss:,.0f}",
                 str(r["wrong_answers"]),

@@ -25,6 +25,7 @@ from langchain_tepa.core.log import Head, NamespaceSummary, Page
 from langchain_tepa.core.types import Precedent
 from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest, key_path
 from langchain_tepa.storage.chroma import codec
+from langchain_tepa.storage.chroma.directory import NamesDirectory, names_under
 from langchain_tepa.storage.chroma.errors import describe_client, is_not_found, translate
 from langchain_tepa.storage.chroma.layout import (
     EVIDENCE_HNSW,
@@ -88,6 +89,7 @@ class ChromaStorage:
         self._cols: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._dedicated: set[str] = set()
+        self._names_cache = NamesDirectory()
         self._max_batch = 5000
         try:
             self._max_batch = max(1, min(5000, int(client.get_max_batch_size())))
@@ -216,13 +218,19 @@ class ChromaStorage:
         return self.collection(f"{self.prefix}_names", create=create, hnsw=EVIDENCE_HNSW)
 
     def find_namespaces(self, prefix: str | None = None) -> list[str]:
-        """Namespaces equal to ``prefix`` or below it on label boundaries (one read)."""
+        """Namespaces equal to ``prefix`` or below it on label boundaries.
+
+        The names directory only grows (a namespace is registered once and never removed), so
+        its record count tells whether the names read before are still all of them: a cached
+        directory costs one ``count`` per call, and is read again only when it grew.
+        """
         col = self._names(create=False)
         if col is None:
             return []
-        where = None if prefix is None else {"tepa_pfx": {"$contains": prefix}}
-        got = self.get_all(col, where, ["metadatas"])
-        return sorted({str(m["tepa_name"]) for m in got["metadatas"] if m and "tepa_name" in m})
+        names = self._names_cache.names(col, self)
+        if prefix is None:
+            return list(names)
+        return names_under(names, prefix)
 
     def _register(self, namespaces: Sequence[str]) -> None:
         col = self._names(create=True)
@@ -232,6 +240,7 @@ class ChromaStorage:
                 col.upsert,
                 ids=[codec.head_id(ns) for ns in part],
                 embeddings=[_PLACEHOLDER for _ in part],
+                documents=list(part),  # the directory is read by documents: no metadata decoded
                 metadatas=[{"tepa_name": ns, "tepa_pfx": key_path(ns)} for ns in part],
             )
 
