@@ -12,7 +12,8 @@ actions and 160 interactions per task; the first change comes at step 40. Three 
   change every 40 steps.
 
 **Tuning.** Each method with free parameters (``temporal``: its window; ``reactive``: failures
-in a row before revoking; ``tepa-rev``: its recent-window rule; ``tepa-cd``: its hazard) gets
+in a row before revoking; ``tepa-rev``: its recent-window rule; ``tepa-cd``: its hazard;
+``tepa-key``: the posterior odds at which its key test revokes) gets
 the same budget: six candidate settings, each run on the tuning configurations (other noise
 levels, mixes, burst shapes and change frequencies than the evaluation cells) and the tuning
 seeds 0-7; the setting with the highest mean success wins. Evaluation uses seeds 1000-1019 and
@@ -27,7 +28,9 @@ actions in a row), false revocations per task (Active values revoked while they 
 working action), revocations and interactions per seed. The comparison of a cell takes the
 best TEPA preset and the best deployable tuned baseline (oracles excluded: they are told the
 change points) by mean success and tests their paired difference over seeds (sign-flip
-permutation test; bootstrap interval of the difference).
+permutation test; bootstrap interval of the difference); the same comparison is made for each
+TEPA preset alone (``presets`` per cell, ``preset_verdicts`` over the grid), which is how the
+presets are compared with each other.
 
 Example:
     >>> cells = evaluation_cells()
@@ -94,13 +97,14 @@ CANDIDATES: dict[str, list[dict[str, Any]]] = {
         {"window": 6, "w_min": 5, "theta_rec": 0.34},
     ],
     "tepa-cd": [{"change_hazard": h} for h in (0.01, 0.02, 0.05, 0.1, 0.2, 0.3)],
+    "tepa-key": [{"keyed_odds": o} for o in (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)],
 }
 """Six candidate settings per tuned method (the same budget for every one)."""
 
 DERIVED: dict[str, str] = {"oracle-rev": "tepa-rev"}
 """Methods that take the tuned setting of another."""
 
-TEPA_PRESETS: tuple[str, ...] = ("tepa-rev", "tepa-cd", "tepa-full")
+TEPA_PRESETS: tuple[str, ...] = ("tepa-rev", "tepa-cd", "tepa-key", "tepa-full")
 REFERENCES: tuple[str, ...] = ("oracle-reset", "oracle-rev")
 """Told the change points: upper references, not competitors."""
 BASELINES: tuple[str, ...] = tuple(
@@ -353,28 +357,32 @@ def summarise_cell(methods: dict[str, list[RunOutcome]], seed: int = 0) -> dict[
     tepa = [m for m in TEPA_PRESETS if m in summary]
     base = [m for m in BASELINES if m in summary]
     comparison: dict[str, Any] = {}
+    presets: dict[str, dict[str, Any]] = {}
     if tepa and base:
         best_t = max(tepa, key=lambda m: summary[m]["success"])
         best_b = max(base, key=lambda m: summary[m]["success"])
-        x = np.array(summary[best_t]["per_seed"])
-        y = np.array(summary[best_b]["per_seed"])
-        diff = x - y
-        lo_b = summary[best_b]["ci95"][0]
-        p = paired_permutation_test(x, y, seed=seed)
-        verdict = "loses"
-        if diff.mean() > 0 and p < 0.01:
-            verdict = "better"
-        elif x.mean() >= lo_b:
-            verdict = "within"
-        comparison = {
-            "tepa": best_t,
-            "baseline": best_b,
-            "diff": round(float(diff.mean()), 4),
-            "diff_ci95": [round(v, 4) for v in bootstrap_ci(diff, seed=seed)],
-            "p_value": float(f"{p:.3g}"),
-            "verdict": verdict,
-        }
-    return {"methods": summary, "comparison": comparison}
+        presets = {m: _compare(summary[m], summary[best_b], seed) for m in tepa}
+        comparison = {"tepa": best_t, "baseline": best_b, **presets[best_t]}
+    return {"methods": summary, "comparison": comparison, "presets": presets}
+
+
+def _compare(tepa: dict[str, Any], base: dict[str, Any], seed: int) -> dict[str, Any]:
+    """One TEPA preset's paired difference from a baseline over seeds, and its verdict."""
+    x = np.array(tepa["per_seed"])
+    y = np.array(base["per_seed"])
+    diff = x - y
+    p = paired_permutation_test(x, y, seed=seed)
+    verdict = "loses"
+    if diff.mean() > 0 and p < 0.01:
+        verdict = "better"
+    elif x.mean() >= base["ci95"][0]:
+        verdict = "within"
+    return {
+        "diff": round(float(diff.mean()), 4),
+        "diff_ci95": [round(v, 4) for v in bootstrap_ci(diff, seed=seed)],
+        "p_value": float(f"{p:.3g}"),
+        "verdict": verdict,
+    }
 
 
 CURVE_CELLS: tuple[str, ...] = (
@@ -437,6 +445,11 @@ def run_grid(options: GridOptions, *, curves: bool = True) -> dict[str, Any]:
         cells.append({**asdict(cell), **summarise_cell(runs[cell.name])})
     curve_data = operating_curves(options) if curves else {}
     verdicts = [c["comparison"]["verdict"] for c in cells if c["comparison"]]
+    by_preset: dict[str, dict[str, int]] = {}
+    for c in cells:
+        for m, cmp_ in c["presets"].items():
+            counts = by_preset.setdefault(m, {"better": 0, "within": 0, "loses": 0})
+            counts[cmp_["verdict"]] += 1
     return {
         "scenario": "grid",
         "config": {
@@ -458,6 +471,7 @@ def run_grid(options: GridOptions, *, curves: bool = True) -> dict[str, Any]:
         "cells": cells,
         "operating_curves": curve_data,
         "verdicts": {v: verdicts.count(v) for v in ("better", "within", "loses")},
+        "preset_verdicts": by_preset,
     }
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from langchain_tepa.bench.report import pyplot_or_warn
 
 __all__ = [
+    "CHANGE_RULES",
     "WINDOW_RULES",
     "false_revocation_ratios",
     "false_revocations_at",
@@ -28,7 +29,10 @@ __all__ = [
 ]
 
 WINDOW_RULES: tuple[str, ...] = ("temporal", "reactive", "tepa-rev")
-"""The fixed-threshold (window) rules the change rule is compared with at equal cost."""
+"""The fixed-threshold (window) rules the change rules are compared with at equal cost."""
+CHANGE_RULES: tuple[str, ...] = ("tepa-cd", "tepa-key")
+"""The rules compared with the window rules at equal cost (the change rule, the key test)."""
+_SHOWN: tuple[str, ...] = ("tepa-rev", "tepa-cd", "tepa-key", "reactive", "temporal")
 
 _MARK = {"better": "+", "within": "=", "loses": "-"}
 
@@ -106,7 +110,7 @@ def format_grid(result: dict[str, Any]) -> str:
     lines += [
         "",
         "per cell: success = mean over all interactions (trials included) and seeds; TEPA = best "
-        "of tepa-rev/tepa-cd/tepa-full,",
+        "of tepa-rev/tepa-cd/tepa-key/tepa-full,",
         "base = best deployable tuned baseline (oracles excluded); diff = TEPA - base with its 95% "
         "bootstrap CI; p = paired permutation",
         "test over seeds; verdict: + better (p < 0.01), = within the base's 95% CI or above, - "
@@ -115,22 +119,22 @@ def format_grid(result: dict[str, Any]) -> str:
         "change to 3 correct actions in a row.",
         "",
         f"{'cell':<44} {'TEPA':<9} {'base':<15} {'diff [95% CI]':<26} {'p':>8} v "
-        f"{'FR rev/cd/react/temp':>22} {'cost rev/cd/react/temp':>24}",
+        f"{'FR rev/cd/key/react/temp':>28} {'cost rev/cd/key/react/temp':>28}",
     ]
     for c in result["cells"]:
         cmp_ = c["comparison"]
         m = c["methods"]
 
         def pick(key: str, m: dict[str, Any] = m) -> str:
-            vals = [m.get(x, {}).get(key) for x in ("tepa-rev", "tepa-cd", "reactive", "temporal")]
+            vals = [m.get(x, {}).get(key) for x in _SHOWN]
             return "/".join("-" if v is None else f"{v:g}" for v in vals)
 
         lo, hi = cmp_["diff_ci95"]
         lines.append(
             f"{c['name']:<44} {cmp_['tepa']:<9} {cmp_['baseline']:<15} "
             f"{cmp_['diff']:+.4f} [{lo:+.4f}, {hi:+.4f}] {_fmt_p(cmp_['p_value']):>8} "
-            f"{_MARK[cmp_['verdict']]} {pick('false_revocations_per_task'):>22} "
-            f"{pick('transition_cost'):>24}"
+            f"{_MARK[cmp_['verdict']]} {pick('false_revocations_per_task'):>28} "
+            f"{pick('transition_cost'):>28}"
         )
     v = result["verdicts"]
     n = sum(v.values())
@@ -139,11 +143,18 @@ def format_grid(result: dict[str, Any]) -> str:
         f"verdicts: better {v['better']}, within {v['within']}, loses {v['loses']} of {n} cells "
         f"(at or within: {(v['better'] + v['within']) / n:.0%})",
     ]
-    ratios = false_revocation_ratios(result)
-    if ratios:
+    for method, pv in (result.get("preset_verdicts") or {}).items():
+        lines.append(
+            f"  {method:<9} alone: better {pv['better']}, within {pv['within']}, loses "
+            f"{pv['loses']}"
+        )
+    for method in CHANGE_RULES:
+        ratios = false_revocation_ratios(result, method)
+        if not ratios:
+            continue
         lines.append(
             f"false revocations at equal transition cost (operating curves on "
-            f"{len(result['operating_curves']['cells'])} cells): tepa-cd "
+            f"{len(result['operating_curves']['cells'])} cells): {method} "
             f"{ratios['false_revocations_per_task']:.3f} per task at cost "
             f"{ratios['transition_cost_mean']:.2f}"
         )
@@ -228,11 +239,12 @@ def plot_grid(result: dict[str, Any], out: Path) -> list[Path]:
     data = result.get("operating_curves") or {}
     if data.get("curves"):
         fig, ax = plt.subplots(figsize=(7.5, 4.8))
-        styles = {
+        styles: dict[str, tuple[str, Any]] = {
             "temporal": ("s", "--"),
             "reactive": ("^", "-."),
             "tepa-rev": ("o", ":"),
             "tepa-cd": ("D", "-"),
+            "tepa-key": ("P", (0, (5, 1, 1, 1))),
         }
         for method, pts in data["curves"].items():
             pts = sorted(pts, key=lambda p: p["transition_cost_mean"])

@@ -44,6 +44,7 @@ _SWITCHES = (
     "outcome_veto",
     "supersede_on_failure",
     "revoke_change",
+    "revoke_keyed",
     "promote_on_outcomes",
 )
 
@@ -60,9 +61,11 @@ POLICY_NAMES: tuple[str, ...] = (
     "tepa-norev",
     "tepa-rev",
     "tepa-cd",
+    "tepa-key",
     "tepa-full",
 )
-"""Every preset: the paper's methods, the stronger baselines of the benchmarks, and ``tepa-cd``."""
+"""Every preset: the paper's methods, the stronger baselines of the benchmarks, ``tepa-cd`` and
+``tepa-key``."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,27 @@ class LifecyclePolicy:
             drop that old has long been acted on.
         change_threshold: Revoke when the posterior odds of a drop reach this. 1: a change is
             more likely than not.
+        revoke_keyed: The key test (preset ``tepa-key``,
+            :class:`~langchain_tepa.core.rules.KeyChangeRevocation`): revoke an Active value when
+            a Bayesian change test on its outcomes, run with the rates of its *key* (how often a
+            working value of the key succeeds, pooled over all its values; how often the key's
+            working value has changed; how long its failure runs last when a value comes back),
+            gives a change posterior odds of ``keyed_odds``. The preset keeps 40 outcomes per
+            value and runs with ``revive_fresh=False``: its count rule restarts a revived value's
+            counts itself and keeps its outcome history unless another value was promoted
+            meanwhile (so the key learns its glitch bursts). Its poisoning guard: observations
+            cannot revive or promote a value whose last outcome failed.
+        keyed_working: Prior success rate of a working value of a key. 0.8: between the precise
+            and the noisy tools the benchmarks run, worth ``keyed_weight`` outcomes.
+        keyed_failing: Success rate of a value that stopped working. 0.2: a broken tool mostly
+            fails; a success of the value lowers the odds of a change by ``working / 0.2``.
+        keyed_hazard: Prior changes per record of a key. 0.02: one change in fifty records until
+            the key's own changes say otherwise (the estimate is ``(changes + 1) / (records +
+            1 / keyed_hazard)``).
+        keyed_weight: Weight of ``keyed_working``, in outcomes. 10: a key's first dozen outcomes
+            move the estimate halfway.
+        keyed_odds: Revoke when the posterior odds of a change reach this. 1: a change is more
+            likely than not (tuned in the benchmarks' grid).
         trust: How much each source's assertions count, the cap per source family and who may
             correct (:class:`~langchain_tepa.core.trust.TrustPolicy`; the defaults and the reason
             for each are in :data:`~langchain_tepa.core.trust.DEFAULT_SOURCES`). On for the TEPA
@@ -199,6 +223,12 @@ class LifecyclePolicy:
     change_hazard: float = 0.05
     change_max_run: int = 6
     change_threshold: float = 1.0
+    revoke_keyed: bool = False
+    keyed_working: float = 0.8
+    keyed_failing: float = 0.2
+    keyed_hazard: float = 0.02
+    keyed_weight: float = 10.0
+    keyed_odds: float = 1.0
     trust: TrustPolicy | None = _DEFAULT_TRUST
     answer_by: AnswerBy = "validity"
     promote_on_outcomes: bool = True
@@ -214,6 +244,11 @@ class LifecyclePolicy:
             "key_match_threshold",
             "change_hazard",
             "change_threshold",
+            "keyed_working",
+            "keyed_failing",
+            "keyed_hazard",
+            "keyed_weight",
+            "keyed_odds",
             "displace_ratio",
         ):
             value = getattr(self, name)
@@ -246,6 +281,19 @@ class LifecyclePolicy:
             raise PolicyError(f"displace_ratio must be within [0, 1e6], got {self.displace_ratio}")
         if not self.change_threshold > 0.0:
             raise PolicyError(f"change_threshold must be > 0, got {self.change_threshold}")
+        if not 0.0 <= self.keyed_failing < self.keyed_working < 1.0:
+            raise PolicyError(
+                "keyed_failing and keyed_working must satisfy 0 <= keyed_failing < keyed_working"
+                f" < 1 (a working value succeeds more often than a broken one), got "
+                f"{self.keyed_failing} and {self.keyed_working}"
+            )
+        if not 0.0 < self.keyed_hazard < 1.0:
+            raise PolicyError(f"keyed_hazard must be within (0, 1), got {self.keyed_hazard}")
+        if not (self.keyed_weight > 0.0 and self.keyed_odds > 0.0):
+            raise PolicyError(
+                f"keyed_weight and keyed_odds must be > 0, got {self.keyed_weight} and "
+                f"{self.keyed_odds}"
+            )
         for name in ("n_min", "window", "w_min", "n_pro", "reactive_failures", "change_max_run"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
@@ -300,8 +348,9 @@ class LifecyclePolicy:
         Whatever its earlier outcomes, a value is revoked by the recent-window rule (or by
         reactive forgetting) after at most this many consecutive failures (the worst case is a
         window full of successes or an empty one). ``None`` when no such bound holds whatever the
-        history: no rule revokes on failures, or only the change rule does, whose answer depends
-        on the value's own history (one or two failures for a precise value, more for a noisy one).
+        history: no rule revokes on failures, or only the change rule or the key test does, whose
+        answer depends on the history (one or two failures for a precise value or key, more for
+        a noisy one).
         """
         if self.revoke_on_first_failure:
             return self.reactive_failures
@@ -369,7 +418,8 @@ class LifecyclePolicy:
         that counts conflicts, so failures show in the validity the agent reads),
         ``lww-outcome`` (last-write-wins that also supersedes a value on a failed outcome) and
         ``oracle-rev`` (TEPA-Rev told each change). And ``tepa-cd``: TEPA-Rev with the
-        change-point rule in place of the recent-window rule (``revoke_change``).
+        change-point rule in place of the recent-window rule (``revoke_change``); ``tepa-key``:
+        TEPA-Rev with the key test in place of the recent-window rule (``revoke_keyed``).
 
         Args:
             name: The preset.
@@ -406,6 +456,12 @@ class LifecyclePolicy:
             "tepa-norev": dict(off),
             "tepa-rev": {},
             "tepa-cd": {"revoke_recent": False, "revoke_change": True, "window": 24},
+            "tepa-key": {
+                "revoke_recent": False,
+                "revoke_keyed": True,
+                "revive_fresh": False,
+                "window": 40,
+            },
             "tepa-full": {"promotion": "trials"},
         }
         if not isinstance(name, str) or name not in presets:

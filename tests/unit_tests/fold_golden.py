@@ -3,7 +3,9 @@
 Regenerated deliberately for issue 15 (sources with declared trust): the TEPA presets and their
 variants changed (weighted counts, corrections, answers, TEPA-Full's outcome promotion); the
 baselines' digests did not, and the ``*/paper`` variants reproduce the TEPA presets' digests
-from before.
+from before. After the merge of issue 15 into the ``rule`` branch only the ``tepa-key`` entries
+were regenerated (``tepa-key``, ``tepa-key/fresh-eager``, and ``tepa-key/paper``, which
+reproduces the ``tepa-key`` digest from before trust); every other digest is main's.
 
 For every policy of :data:`POLICIES` and every sequence of :func:`sequence` (``SEQUENCES`` of
 them), the fold is applied one record at a time and, after every step, everything the fold
@@ -48,6 +50,7 @@ _PRESETS = (
     "lww-outcome",
     "oracle-rev",
     "tepa-cd",
+    "tepa-key",
 )
 POLICIES: dict[str, LifecyclePolicy] = {
     **{name: LifecyclePolicy.preset(name) for name in _PRESETS},
@@ -61,11 +64,15 @@ POLICIES: dict[str, LifecyclePolicy] = {
     "reactive/multi": LifecyclePolicy.preset("reactive", multi_valued=True),
     "reactive/3": LifecyclePolicy.preset("reactive", reactive_failures=3),
     "tepa-cd/raw-fresh": LifecyclePolicy.preset("tepa-cd", revive_fresh=False, change_hazard=0.2),
+    "tepa-key/fresh-eager": LifecyclePolicy.preset(
+        "tepa-key", revive_fresh=True, window=6, keyed_odds=0.25
+    ),
     # issue 15: the paper's counting (every record counts 1, answers by validity) is kept, and
     # reproduces the digests the TEPA presets had before trust (checked when they were added)
     "tepa-rev/paper": LifecyclePolicy(trust=None),
     "tepa-full/paper": LifecyclePolicy.preset("tepa-full", trust=None, promote_on_outcomes=False),
     "tepa-cd/paper": LifecyclePolicy.preset("tepa-cd", trust=None),
+    "tepa-key/paper": LifecyclePolicy.preset("tepa-key", trust=None),
     "tepa-rev/net": LifecyclePolicy(answer_by="net_support"),
     "tepa-rev/strict-trust": LifecyclePolicy(
         trust=TrustPolicy(repeat_decay=1.0, window_s=3.0), displace_ratio=1.0

@@ -33,7 +33,7 @@ def test_tuning_and_evaluation_seeds_and_cells_are_disjoint() -> None:
 
 def test_every_tuned_method_gets_the_same_budget() -> None:
     assert {len(c) for c in G.CANDIDATES.values()} == {6}
-    assert set(G.CANDIDATES) == {"temporal", "reactive", "tepa-rev", "tepa-cd"}
+    assert set(G.CANDIDATES) == {"temporal", "reactive", "tepa-rev", "tepa-cd", "tepa-key"}
     cells = G.evaluation_cells()
     assert {c.panel for c in cells} == {"uniform", "mixed", "bursts"}
     noise = [c.config.get("p_right") for c in cells if c.panel == "uniform"]
@@ -77,6 +77,22 @@ def test_cell_verdicts() -> None:
     assert tie["verdict"] == "within" and tie["p_value"] == 1.0
 
 
+def test_each_preset_gets_its_own_verdict() -> None:
+    seeds = range(8)
+    cell = G.summarise_cell(
+        {
+            "tepa-rev": [_outcome("tepa-rev", s, 0.3) for s in seeds],
+            "tepa-key": [_outcome("tepa-key", s, 0.9) for s in seeds],
+            "reactive": [_outcome("reactive", s, 0.5 + 0.01 * s) for s in seeds],
+        }
+    )
+    assert cell["comparison"]["tepa"] == "tepa-key"
+    assert cell["presets"]["tepa-key"]["verdict"] == "better"
+    assert cell["presets"]["tepa-rev"]["verdict"] == "loses"
+    assert cell["presets"]["tepa-rev"]["diff"] < 0
+    assert cell["comparison"]["verdict"] == cell["presets"]["tepa-key"]["verdict"]
+
+
 def test_a_small_grid_end_to_end(tmp_path: Path) -> None:
     cells = tuple(c for c in G.evaluation_cells() if c.name in G.CURVE_CELLS[:2])
     options = G.GridOptions(
@@ -102,6 +118,7 @@ def test_a_small_grid_end_to_end(tmp_path: Path) -> None:
         assert m["interactions_per_seed"] == 2 * 18
         assert len(m["per_seed"]) == 2
     assert sum(result["verdicts"].values()) == 2
+    assert sum(result["preset_verdicts"]["tepa-rev"].values()) == 2
     assert set(result["operating_curves"]["curves"]) == {"reactive", "tepa-rev"}
     text = format_grid(result)
     assert "tuning" in text and "verdicts:" in text

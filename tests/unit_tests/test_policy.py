@@ -42,6 +42,10 @@ def test_defaults_are_tepa_rev() -> None:
         {"change_hazard": 0.0},
         {"change_threshold": -1.0},
         {"change_max_run": 0},
+        {"keyed_working": 0.1, "keyed_failing": 0.2},
+        {"keyed_hazard": 1.0},
+        {"keyed_odds": 0.0},
+        {"revoke_keyed": 1},
     ],
 )
 def test_invalid_thresholds_raise_policy_error(overrides: dict) -> None:
@@ -78,6 +82,9 @@ def test_preset_semantics() -> None:
     assert oracle.honour_boundary and oracle.revoke_recent and oracle.promotion == "posterior"
     cd = LifecyclePolicy.preset("tepa-cd")
     assert cd.revoke_change and not cd.revoke_recent and cd.revoke_posterior and cd.window == 24
+    key = LifecyclePolicy.preset("tepa-key")
+    assert key.revoke_keyed and not key.revoke_recent and key.revoke_posterior
+    assert (key.window, key.revive_fresh, key.keyed_odds) == (40, False, 1.0)
     assert LifecyclePolicy() == LifecyclePolicy.preset("tepa-rev")  # the default is unchanged
 
 
