@@ -42,7 +42,7 @@ from typing import Any
 import pytest
 
 from langchain_tepa import HashingEmbeddings, TEPAMemory
-from langchain_tepa.bench.perf.server import chroma_executable, free_port
+from langchain_tepa.bench.perf.server import free_port, spawn_chroma, stop_process
 
 __all__ = ["ChromaServer", "unique_prefix"]
 
@@ -116,24 +116,7 @@ class ChromaServer:
     def restart(self) -> None:
         """Start the server again on the same folder and port (after :meth:`stop` or :meth:`kill`)."""
         self.stop()
-        env = {**os.environ, "ANONYMIZED_TELEMETRY": "False", "NO_COLOR": "1"}
-        with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(
-                [
-                    chroma_executable(),
-                    "run",
-                    "--path",
-                    str(self.path),
-                    "--host",
-                    self.host,
-                    "--port",
-                    str(self.port),
-                ],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                env=env,
-            )
+        self.process = spawn_chroma(self.path, self.port, self.log_path, append=True)
         self.pid = self.process.pid
         deadline = time.monotonic() + _START_TIMEOUT
         while time.monotonic() < deadline:
@@ -146,34 +129,16 @@ class ChromaServer:
 
     def stop(self) -> None:
         """Stop the server by PID: SIGTERM, then SIGKILL if it has not exited within 10 s."""
-        if self.process.poll() is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
+        stop_process(self.process)
 
 
 def _start(folder: Path) -> ChromaServer:
-    exe = chroma_executable()
     last_error = "not started"
     for attempt in range(3):
         port = free_port()
         data = folder / f"data{attempt}"
         log_path = folder / f"chroma{attempt}.log"
-        env = {**os.environ, "ANONYMIZED_TELEMETRY": "False", "NO_COLOR": "1"}
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(
-                [exe, "run", "--path", str(data), "--host", "127.0.0.1", "--port", str(port)],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                env=env,
-            )
+        process = spawn_chroma(data, port, log_path)
         server = ChromaServer("127.0.0.1", port, data, process.pid, log_path, process)
         deadline = time.monotonic() + _START_TIMEOUT
         while time.monotonic() < deadline:

@@ -24,7 +24,14 @@ from typing import Any
 
 from langchain_tepa.core.errors import StorageError
 
-__all__ = ["ChromaRun", "chroma_executable", "chroma_run", "free_port"]
+__all__ = [
+    "ChromaRun",
+    "chroma_executable",
+    "chroma_run",
+    "free_port",
+    "spawn_chroma",
+    "stop_process",
+]
 
 _START_TIMEOUT = 120.0
 
@@ -106,16 +113,41 @@ class ChromaRun:
 
     def stop(self) -> None:
         """SIGTERM by PID, then SIGKILL after 10 s."""
-        if self.process.poll() is not None:
-            return
+        stop_process(self.process)
+
+
+def spawn_chroma(
+    path: Path, port: int, log_path: Path, *, append: bool = False
+) -> subprocess.Popen[bytes]:
+    """Start ``chroma run --path PATH --host 127.0.0.1 --port PORT`` (telemetry off).
+
+    Its output goes to ``log_path`` (appended with ``append``); the caller waits for its
+    heartbeat and stops it with :func:`stop_process`.
+    """
+    env = {**os.environ, "ANONYMIZED_TELEMETRY": "False", "NO_COLOR": "1"}
+    command = [chroma_executable(), "run", "--path", str(path), "--host", "127.0.0.1"]
+    with log_path.open("ab" if append else "wb") as out:
+        return subprocess.Popen(
+            [*command, "--port", str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+        )
+
+
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """Stop ``process`` by PID: SIGTERM, then SIGKILL if it has not exited within 10 s."""
+    if process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
         with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
+            os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
 
 
 @contextlib.contextmanager
@@ -125,25 +157,8 @@ def chroma_run(path: Path, log_path: Path) -> Iterator[ChromaRun]:
     Raises:
         StorageError: If the server does not answer its heartbeat within two minutes.
     """
-    env = {**os.environ, "ANONYMIZED_TELEMETRY": "False", "NO_COLOR": "1"}
     port = free_port()
-    with log_path.open("wb") as out:
-        process = subprocess.Popen(
-            [
-                chroma_executable(),
-                "run",
-                "--path",
-                str(path),
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            env=env,
-        )
+    process = spawn_chroma(path, port, log_path)
     server = ChromaRun("127.0.0.1", port, path, log_path, process)
     try:
         deadline = time.monotonic() + _START_TIMEOUT
