@@ -525,6 +525,10 @@ class Engine:
                 records_of[ns].append(ev)
             writes: list[NamespaceWrite] = []
             touched: list[Precedent] = []
+            # A commit over several namespaces writes their views with its pages (one storage
+            # call per shard instead of two); its namespaces' buffered views go with them.
+            inline = len(namespaces) > 1
+            taken = self.views.take(namespaces) if inline else None
             for ns in namespaces:
                 st = states[ns]
                 keys = keys_of[ns]
@@ -532,6 +536,7 @@ class Engine:
                 created = [
                     p for ks in keys.values() for p in ks.precedents.values() if p.id in vectors
                 ]
+                mine: list[Precedent] = []
                 for ks in keys.values():
                     for p in ks.precedents.values():
                         if (
@@ -539,7 +544,14 @@ class Engine:
                             or before.get(p.id) is not p.state
                             or len(p.evidence_ids) != seen.get(p.id, -1)
                         ):
-                            touched.append(p)
+                            mine.append(p)
+                views: list[Precedent] = []
+                view_marks: dict[str, int] = {}
+                if taken is not None:
+                    views = self._views_after(st, keys, mine, taken.views.get(ns, ()))
+                    view_marks = {**taken.heal.get(ns, {}), stream: seq}
+                else:
+                    touched += mine
                 active = st.active_count() + sum(
                     active_in(ks) - st.active_in_key(k) for k, ks in keys.items()
                 )
@@ -556,9 +568,16 @@ class Engine:
                         items=(items or {}).get(ns, {}),
                         precedents=st.precedent_count() + len(created),
                         created=not st.clock,
+                        views=views,
+                        view_marks=view_marks,
                     )
                 )
-            self.storage.commit(Commit(stream, seq, writes))
+            try:
+                self.storage.commit(Commit(stream, seq, writes))
+            except BaseException:
+                if taken is not None:
+                    self.views.restore(taken)  # still to write
+                raise
             # Stored: publish.
             for (ns, key), ks in work.items():
                 states[ns].replace_key(key, ks)
@@ -571,12 +590,36 @@ class Engine:
                     table = self.items(st, space)
                     for owner, vecs in owners.items():
                         table.put(owner, vecs)
-                self.views.touch(write.namespace)
+                if taken is None:
+                    self.views.touch(write.namespace)
                 self._maybe_dedicate(st)
             self.views.add(touched)
             out = [Folded(ev, work[nk], trs) for ev, nk, trs in folded]
         self.maybe_flush()
         return out
+
+    def _views_after(
+        self,
+        st: NamespaceState,
+        keys: Mapping[str, KeyState],
+        touched: Sequence[Precedent],
+        buffered: Iterable[str],
+    ) -> list[Precedent]:
+        """Views of ``touched`` and of ``buffered`` ids, as folded after a commit's ``keys``."""
+        out = {p.id: p for p in touched}
+        for pid in sorted(buffered):
+            if pid in out:
+                continue
+            p = st.precedent(pid)
+            if p is not None and p.key in keys:
+                p = keys[p.key].precedents.get(pid, p)
+            if p is not None:
+                out[pid] = p
+        views = []
+        for p in out.values():
+            refresh_posterior(p, self.policy)
+            views.append(p.snapshot())
+        return views
 
     def _maybe_dedicate(self, st: NamespaceState) -> None:
         """Give a namespace that grew large an index of its own (the backend's choice)."""

@@ -128,6 +128,23 @@ class ViewBuffer:
             self._since = math.inf
             return out
 
+    def take(self, namespaces: Iterable[str]) -> Pending:
+        """Take out what is buffered for ``namespaces`` only (a commit writes them itself)."""
+        with self._lock:
+            out = Pending()
+            for ns in namespaces:
+                ids = self._pending.views.pop(ns, None)
+                if ids is not None:
+                    out.views[ns] = ids
+                    self._count -= len(ids)
+                marks = self._pending.heal.pop(ns, None)
+                if marks is not None:
+                    out.heal[ns] = marks
+            if not self._pending:
+                self._count = 0
+                self._since = math.inf
+            return out
+
     def restore(self, pending: Pending) -> None:
         """Put back what a failed flush took out."""
         with self._lock:

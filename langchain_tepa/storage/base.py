@@ -96,6 +96,10 @@ class NamespaceWrite:
             namespace an index of its own).
         created: The writer saw no evidence of this namespace before (it is registered under
             its name, for prefix searches, before its first page is written).
+        views: Precedent views to write with the page (as folded after it), so a batch over
+            many namespaces needs no separate view write per shard; may be empty.
+        view_marks: ``stream -> seq`` view marks to record in the head with the page (views
+            of those streams' pages up to ``seq`` are written).
     """
 
     namespace: str
@@ -108,6 +112,8 @@ class NamespaceWrite:
     items: Mapping[str, Mapping[str, Sequence[Sequence[float]]]] = field(default_factory=dict)
     precedents: int = 0
     created: bool = False
+    views: Sequence[Precedent] = ()
+    view_marks: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -133,7 +139,8 @@ class StorageBackend(Protocol):
 
     * ``commit`` writes each namespace's pages (with the vectors of the precedents they
       create) together with its head bump, so a reader that sees a head position finds every
-      page up to it;
+      page up to it; the views and view marks a write carries are stored by the same commit
+      (at the latest right after its pages);
     * ``read_heads`` and ``load_pages`` reflect every ``commit`` that returned before they
       were called (in any process sharing the store);
     * a read-only backend never creates or changes anything.

@@ -192,6 +192,7 @@ class InMemoryStorage:
                 data.counts[commit.stream] = write.count
                 data.written[commit.stream] = write.time
                 data.summary = write.summary
+                self._put_views(data, write.views, write.view_marks)
 
     # ------------------------------------------------------------------ views
     def write_views(
@@ -206,11 +207,18 @@ class InMemoryStorage:
         with self._lock:
             for p in precedents:
                 data = self._ns.setdefault(p.namespace, _Namespace())
-                data.views[p.id] = json.dumps(p.view(), ensure_ascii=False)
+                self._put_views(data, [p], {})
             for ns, per in (marks or {}).items():
-                data = self._ns.setdefault(ns, _Namespace())
-                for stream, seq in per.items():
-                    data.views_mark[stream] = max(seq, data.views_mark.get(stream, 0))
+                self._put_views(self._ns.setdefault(ns, _Namespace()), [], per)
+
+    @staticmethod
+    def _put_views(
+        data: _Namespace, precedents: Sequence[Precedent], marks: Mapping[str, int]
+    ) -> None:
+        for p in precedents:
+            data.views[p.id] = json.dumps(p.view(), ensure_ascii=False)
+        for stream, seq in marks.items():
+            data.views_mark[stream] = max(seq, data.views_mark.get(stream, 0))
 
     def load_views(self, namespace: str) -> list[dict[str, Any]]:
         """Stored views of a namespace."""

@@ -11,9 +11,11 @@ Example:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
+from langchain_tepa.bench.perf.common import JOURNAL_ENV
 from langchain_tepa.bench.perf.run import DEFAULT_SIZES, parse_sizes, run_perf
 from langchain_tepa.bench.perf.scale import DEFAULT_SCALE_SIZES, PARTS, run_scale
 from langchain_tepa.bench.registry import CommandEntry, register_command
@@ -42,6 +44,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", type=int, default=500, help="ingestion batch (default 500)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quiet", action="store_true", help="no progress output")
+    parser.add_argument(
+        "--journal-mode",
+        choices=["wal", "keep"],
+        default="wal",
+        help="SQLite journal mode of every embedded Chroma folder, TEPA's and the raw "
+        "references' alike (default wal, as TEPAMemory.from_path; keep: Chroma's own)",
+    )
     scale = parser.add_argument_group("scale run (--scale)")
     scale.add_argument(
         "--scale",
@@ -81,6 +90,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Run ``tepa-bench perf`` from parsed arguments."""
+    os.environ[JOURNAL_ENV] = args.journal_mode  # fresh probe processes inherit it
     if args.scale:
         run_scale(
             args.out,

@@ -33,10 +33,12 @@ from langchain_core.embeddings import Embeddings
 
 __all__ = [
     "DIM",
+    "JOURNAL_ENV",
     "DerivedEmbeddings",
     "TableEmbeddings",
     "derived_vector",
     "dir_bytes",
+    "journal_mode",
     "load_average",
     "log",
     "machine",
@@ -250,11 +252,30 @@ def dir_bytes(path: Path) -> int:
     return total
 
 
+JOURNAL_ENV = "TEPA_BENCH_JOURNAL_MODE"
+"""Environment variable naming the SQLite journal mode of the benchmarks' embedded folders."""
+
+
+def journal_mode() -> str:
+    """The SQLite journal mode every embedded folder of a benchmark uses, TEPA's and raw's.
+
+    ``"wal"`` unless :data:`JOURNAL_ENV` says ``"keep"`` (``tepa-bench perf --journal-mode``).
+    """
+    return "keep" if os.environ.get(JOURNAL_ENV, "wal") == "keep" else "wal"
+
+
 def persistent_client(path: Path) -> Any:
-    """An embedded persistent chromadb client at ``path`` (telemetry off)."""
+    """An embedded persistent chromadb client at ``path`` (telemetry off).
+
+    Its SQLite database is in :func:`journal_mode`, like the folders TEPA opens, so raw
+    references and TEPA pay the same per-write cost.
+    """
     import chromadb
     from chromadb.config import Settings
 
+    from langchain_tepa.storage.chroma import set_journal_mode
+
+    set_journal_mode(path, journal_mode())
     return chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
 
 

@@ -32,7 +32,13 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
-from langchain_tepa.bench.perf.common import DerivedEmbeddings, log, persistent_client, unit_matrix
+from langchain_tepa.bench.perf.common import (
+    DerivedEmbeddings,
+    journal_mode,
+    log,
+    persistent_client,
+    unit_matrix,
+)
 
 __all__ = ["RAW_BATCH", "lg_ops_count", "lg_workload", "run_lg_batch"]
 
@@ -122,7 +128,7 @@ def run_lg_batch(
     raw_s += raw_part(cuts[:half])
     log(quiet, f"LangGraph batch: TEPAStore ({total} ops)")
     emb = DerivedEmbeddings()
-    tepa = TEPAStore.from_path(work / "tepa", embeddings=emb)
+    tepa = TEPAStore.from_path(work / "tepa", embeddings=emb, journal_mode=journal_mode())
     result: dict[str, Any] = {"n": n, "m": m, "ops": total}
     try:
         result["tepa"] = _timed(tepa, n, m)

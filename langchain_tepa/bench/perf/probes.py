@@ -29,13 +29,17 @@ def _open_embedded(arg: str) -> dict[str, Any]:
     import chromadb  # noqa: F401  (imported before the clock starts: opening is what is timed)
 
     from langchain_tepa import TEPAMemory
-    from langchain_tepa.bench.perf.common import DerivedEmbeddings, peak_rss_mib
+    from langchain_tepa.bench.perf.common import DerivedEmbeddings, journal_mode, peak_rss_mib
     from langchain_tepa.bench.perf.embedded import PREFIX
     from langchain_tepa.bench.perf.workload import perf_policy
 
     start = time.perf_counter()
     mem = TEPAMemory.from_path(
-        arg, prefix=PREFIX, policy=perf_policy(), embeddings=DerivedEmbeddings()
+        arg,
+        prefix=PREFIX,
+        policy=perf_policy(),
+        embeddings=DerivedEmbeddings(),
+        journal_mode=journal_mode(),
     )
     seconds = time.perf_counter() - start
     start = time.perf_counter()

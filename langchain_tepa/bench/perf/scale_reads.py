@@ -29,6 +29,7 @@ import numpy as np
 from langchain_tepa.bench.perf.common import (
     TableEmbeddings,
     derived_vector,
+    journal_mode,
     pct,
     peak_rss_mib,
     persistent_client,
@@ -290,7 +291,11 @@ def measure_open(spec: ScaleSpec, chroma: Path) -> dict[str, Any]:
 
     start = time.perf_counter()
     mem = TEPAMemory.from_path(
-        chroma, prefix=PREFIX, policy=perf_policy(), embeddings=DerivedEmbeddings()
+        chroma,
+        prefix=PREFIX,
+        policy=perf_policy(),
+        embeddings=DerivedEmbeddings(),
+        journal_mode=journal_mode(),
     )
     seconds = time.perf_counter() - start
     i = spec.sample(1, salt=3)[0]
@@ -321,7 +326,13 @@ def measure_rss(
     before = rss_mib()
     if host is None:
         assert chroma is not None
-        mem = TEPAMemory.from_path(chroma, prefix=PREFIX, policy=perf_policy(), embeddings=emb)
+        mem = TEPAMemory.from_path(
+            chroma,
+            prefix=PREFIX,
+            policy=perf_policy(),
+            embeddings=emb,
+            journal_mode=journal_mode(),
+        )
     else:
         mem = TEPAMemory.from_client(
             _client(None, host, port), prefix=PREFIX, policy=perf_policy(), embeddings=emb

@@ -43,6 +43,7 @@ from langchain_tepa.bench.perf.common import (
     DerivedEmbeddings,
     TableEmbeddings,
     derived_vector,
+    journal_mode,
     log,
     pct,
     peak_rss_mib,
@@ -106,7 +107,9 @@ def _open(kind: str, folder: Path, index: IndexConfig, memory_emb: Any) -> Any:
     if kind == "tepa":
         from langchain_tepa import TEPAStore
 
-        return TEPAStore.from_path(folder / "tepa", index=index, embeddings=memory_emb)
+        return TEPAStore.from_path(
+            folder / "tepa", index=index, embeddings=memory_emb, journal_mode=journal_mode()
+        )
     if kind == "sqlite":
         from langgraph.store.sqlite import SqliteStore
 

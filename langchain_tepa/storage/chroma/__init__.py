@@ -16,12 +16,15 @@ from langchain_tepa.storage.chroma.async_client import AsyncChromaStorage, is_as
 from langchain_tepa.storage.chroma.backend import ChromaStorage
 from langchain_tepa.storage.chroma.layout import Layout
 from langchain_tepa.storage.chroma.local import (
+    JOURNAL_MODES,
     FolderLock,
     open_persistent_client,
     open_server_client,
+    set_journal_mode,
 )
 
 __all__ = [
+    "JOURNAL_MODES",
     "AsyncChromaStorage",
     "ChromaStorage",
     "FolderLock",
@@ -30,6 +33,7 @@ __all__ = [
     "open_chroma_storage",
     "open_persistent_client",
     "open_server_client",
+    "set_journal_mode",
 ]
 
 

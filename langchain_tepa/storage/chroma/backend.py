@@ -322,13 +322,26 @@ class ChromaStorage:
         by_shard: dict[int, list[NamespaceWrite]] = {}
         for write in commit.writes:
             by_shard.setdefault(self.layout.shard(write.namespace), []).append(write)
+        late: list[NamespaceWrite] = []
         for shard, writes in by_shard.items():
-            self._append(self._evidence(shard, create=True), commit, writes)
+            late += self._append(self._evidence(shard, create=True), commit, writes)
+        if late:  # views too many to go with their pages: right after them
+            self.write_views(
+                [p for w in late for p in w.views],
+                {w.namespace: w.view_marks for w in late if w.view_marks},
+            )
 
-    def _append(self, col: Any, commit: Commit, writes: Sequence[NamespaceWrite]) -> None:
-        """Pages and head bumps of one shard; a namespace's entries never span two calls."""
+    def _append(
+        self, col: Any, commit: Commit, writes: Sequence[NamespaceWrite]
+    ) -> list[NamespaceWrite]:
+        """Pages and head bumps of one shard; a namespace's entries never span two calls.
+
+        Views (and view marks) a write carries go in the same call; those of a write too large
+        for one call with its pages are returned, to be written right after.
+        """
         ids: list[str] = []
         metas: list[dict[str, Any]] = []
+        late: list[NamespaceWrite] = []
 
         def send() -> None:
             if ids:
@@ -355,7 +368,11 @@ class ChromaStorage:
                 dict(vectors[i * PAGE_RECORDS : (i + 1) * PAGE_RECORDS]) for i in range(len(parts))
             ]
             shares[-1].update(vectors[len(parts) * PAGE_RECORDS :])
-            if ids and len(ids) + len(parts) + 1 > self._max_batch:
+            inline = 1 + len(parts) + len(write.views) <= self._max_batch
+            if not inline and (write.views or write.view_marks):
+                late.append(write)
+            entries = len(parts) + 1 + (len(write.views) if inline else 0)
+            if ids and len(ids) + entries > self._max_batch:
                 send()
             for i, part in enumerate(parts):
                 ids.append(codec.page_id(commit.stream, commit.seq, write.namespace, i))
@@ -370,18 +387,24 @@ class ChromaStorage:
                         write.items if i == 0 else None,
                     )
                 )
-            ids.append(codec.head_id(write.namespace))
-            metas.append(
-                codec.head_update(
-                    write.namespace,
-                    commit.stream,
-                    commit.seq,
-                    write.count,
-                    write.summary,
-                    write.time,
-                )
+            head = codec.head_update(
+                write.namespace,
+                commit.stream,
+                commit.seq,
+                write.count,
+                write.summary,
+                write.time,
             )
+            if inline:
+                for p in write.views:
+                    ids.append(p.id)
+                    metas.append(codec.precedent_meta(p))
+                if write.view_marks:
+                    head.update(codec.marks_update(write.namespace, write.view_marks))
+            ids.append(codec.head_id(write.namespace))
+            metas.append(head)
         send()
+        return late
 
     # ---------------------------------------------------------------- views
     def write_views(

@@ -22,6 +22,7 @@ import errno
 import logging
 import os
 import shutil
+import sqlite3
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -31,11 +32,19 @@ from typing import Any
 from langchain_tepa.core.errors import InvalidArgumentError, StorageError, StorageLockedError
 from langchain_tepa.storage.chroma.errors import translate
 
-__all__ = ["FolderLock", "open_persistent_client", "open_server_client"]
+__all__ = [
+    "JOURNAL_MODES",
+    "FolderLock",
+    "open_persistent_client",
+    "open_server_client",
+    "set_journal_mode",
+]
 
 _log = logging.getLogger("langchain_tepa")
 _LOCK_NAME = ".tepa.lock"
 _SNAPSHOT_LIMIT = 2 * 1024**3
+JOURNAL_MODES = ("wal", "keep")
+"""``journal_mode`` values: ``"wal"`` (write-ahead logging) or ``"keep"`` (Chroma's own)."""
 
 try:  # POSIX
     import fcntl
@@ -165,11 +174,71 @@ def _snapshot(folder: Path) -> Path:
     return target
 
 
-def open_persistent_client(path: object, *, read_only: bool = False) -> tuple[Any, FolderLock]:
-    """A ``chromadb.PersistentClient`` on ``path`` and the folder's lock (release it on close).
+def _check_journal(journal_mode: object) -> None:
+    if journal_mode not in JOURNAL_MODES:
+        raise InvalidArgumentError(
+            f"journal_mode must be one of {', '.join(map(repr, JOURNAL_MODES))}, "
+            f"got {journal_mode!r}"
+        )
+
+
+def set_journal_mode(folder: str | os.PathLike[str], journal_mode: str = "wal") -> str:
+    """Put the SQLite database of the Chroma folder ``folder`` in ``journal_mode``.
+
+    ``"wal"`` switches it (once: the mode is stored in the database file; a folder without a
+    database gets an empty one in WAL mode, which Chroma then fills); ``"keep"`` changes
+    nothing. Call it before Chroma opens the folder in this process. A database that cannot be
+    switched (busy, read-only) stays as it was, with a warning.
+
+    Args:
+        folder: A Chroma persistent folder (created when missing).
+        journal_mode: One of :data:`JOURNAL_MODES`.
+
+    Returns:
+        The journal mode of the database afterwards (``"keep"`` when not asked).
 
     Raises:
-        InvalidArgumentError: If ``path`` is not a path.
+        InvalidArgumentError: If ``journal_mode`` is not one of :data:`JOURNAL_MODES`.
+
+    Example:
+        >>> import tempfile
+        >>> set_journal_mode(tempfile.mkdtemp())
+        'wal'
+    """
+    _check_journal(journal_mode)
+    if journal_mode == "keep":
+        return "keep"
+    path = Path(folder) / "chroma.sqlite3"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(path, timeout=5.0)
+        try:
+            mode = str(con.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+            if mode != "wal":
+                mode = str(con.execute("PRAGMA journal_mode=WAL").fetchone()[0]).lower()
+        finally:
+            con.close()
+    except (sqlite3.Error, OSError) as exc:
+        _log.warning("%s: could not switch SQLite to WAL (%s); Chroma's mode is kept", path, exc)
+        return "unknown"
+    if mode != "wal":
+        _log.warning("%s: SQLite kept journal mode %r (WAL was refused)", path, mode)
+    return mode
+
+
+def open_persistent_client(
+    path: object, *, read_only: bool = False, journal_mode: str = "wal"
+) -> tuple[Any, FolderLock]:
+    """A ``chromadb.PersistentClient`` on ``path`` and the folder's lock (release it on close).
+
+    Args:
+        path: The folder.
+        read_only: Take a shared lock and change nothing.
+        journal_mode: SQLite journal mode a writer sets (:func:`set_journal_mode`; ``"keep"``
+            leaves the folder as Chroma made it). Ignored with ``read_only``.
+
+    Raises:
+        InvalidArgumentError: If ``path`` is not a path or ``journal_mode`` is unknown.
         StorageError: If the path is a file, a read-only open names a folder without a store,
             the folder cannot be created or written, or it is too large to snapshot.
         StorageLockedError: If another process holds the folder.
@@ -178,6 +247,7 @@ def open_persistent_client(path: object, *, read_only: bool = False) -> tuple[An
     from chromadb.config import Settings
 
     folder = _folder(path)
+    _check_journal(journal_mode)
     try:
         exists, is_dir = folder.exists(), folder.is_dir()
         has_store = (folder / "chroma.sqlite3").is_file()
@@ -213,6 +283,8 @@ def open_persistent_client(path: object, *, read_only: bool = False) -> tuple[An
         lock.cleanup = where.parent
     else:
         lock = _lock(folder, exclusive=not read_only)
+        if not read_only:
+            set_journal_mode(folder, journal_mode)
     try:
         client = chromadb.PersistentClient(
             path=str(where), settings=Settings(anonymized_telemetry=False, allow_reset=False)
