@@ -1,0 +1,286 @@
+"""The write path: batches over many namespaces write their views with their pages; WAL folders.
+
+A commit over several namespaces (``observe_many`` over many users, a ``TEPAStore.batch`` of
+puts for many users) writes each touched precedent's view, as folded after the commit, in the
+same storage call as its namespace's pages and head bump: one Chroma ``upsert`` per shard
+touched, and nothing left for a later flush. Embedded folders opened for writing use SQLite's
+write-ahead log unless ``journal_mode="keep"``.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import chromadb
+import pytest
+from chromadb.api.models.Collection import Collection
+from chromadb.config import Settings
+
+from langchain_tepa import Fact, HashingEmbeddings, InvalidArgumentError, TEPAMemory
+from langchain_tepa.core.fold import fold, fold_all
+from langchain_tepa.core.log import NamespaceSummary, clock_digest
+from langchain_tepa.core.policy import LifecyclePolicy
+from langchain_tepa.core.types import Evidence
+from langchain_tepa.storage import InMemoryStorage
+from langchain_tepa.storage.base import Commit, NamespaceWrite
+from langchain_tepa.storage.chroma import set_journal_mode
+from tests.support.stored import stored_evidence, stored_views
+
+NAMESPACES = [f"users.u{i:03d}" for i in range(100)]
+
+
+def _chroma(**kwargs: Any) -> TEPAMemory:
+    client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
+    return TEPAMemory.from_client(
+        client, prefix=f"wp{uuid.uuid4().hex[:10]}", embeddings=HashingEmbeddings(), **kwargs
+    )
+
+
+def _open(backend: str, **kwargs: Any) -> TEPAMemory:
+    if backend == "memory":
+        return TEPAMemory.in_memory(embeddings=HashingEmbeddings(), **kwargs)
+    return _chroma(**kwargs)
+
+
+def _facts(rng: random.Random, n: int, namespaces: list[str]) -> list[Fact]:
+    return [
+        Fact(
+            rng.choice(["diet", "city", "tags.colour"]),
+            rng.choice(["a", "b", "c", 1]),
+            namespace=rng.choice(namespaces),
+        )
+        for _ in range(n)
+    ]
+
+
+def _folded(memory: TEPAMemory) -> dict[str, tuple[str, int, int]]:
+    return {
+        p.id: (p.state.value, p.support, p.conflict)
+        for ns in memory.namespaces()
+        for p in memory.precedents(namespace=ns)
+    }
+
+
+def _view_lag(memory: TEPAMemory) -> int:
+    """Stored views that differ from the fold of the stored evidence (or are missing)."""
+    states = fold_all(stored_evidence(memory.storage), memory.policy)
+    fold = {p.id: p for s in states.values() for p in s.precedents.values()}
+    views = {p.id: p for p in stored_views(memory.storage)}
+    return sum(
+        1
+        for pid, p in fold.items()
+        if pid not in views
+        or (views[pid].state, views[pid].support, views[pid].conflict)
+        != (p.state, p.support, p.conflict)
+    )
+
+
+@pytest.mark.parametrize("backend", ["memory", "chroma"])
+def test_a_batch_over_many_namespaces_folds_like_single_observes(backend: str) -> None:
+    rng = random.Random(5)
+    batched, single = _open(backend), _open(backend)
+    for _ in range(4):
+        facts = _facts(rng, 150, NAMESPACES[:40])
+        batched.observe_many(facts)
+        for f in facts:
+            single.observe(f.key, f.value, namespace=f.namespace)
+        assert _folded(batched) == _folded(single)
+        # The batch's views went with its pages: stored views equal the fold without a flush.
+        assert _view_lag(batched) == 0
+
+
+@pytest.mark.parametrize("backend", ["memory", "chroma"])
+def test_buffered_views_of_a_batch_s_namespaces_go_with_it(backend: str) -> None:
+    memory = _open(backend, flush_every=10_000, flush_interval_s=3600.0)
+    memory.observe("diet", "vegan", namespace="users.u001")  # one namespace: view buffered
+    memory.observe("city", "Oslo", namespace="users.u002")
+    assert _view_lag(memory) == 2
+    memory.observe_many(
+        [Fact("diet", "vegan", namespace="users.u001"), Fact("x", 1, namespace="users.u003")]
+    )
+    # users.u001's buffered view rode with the batch; users.u002's still waits for a flush.
+    assert _view_lag(memory) == 1
+    assert memory.storage.read_heads(["users.u001"])["users.u001"].views
+    memory.flush()
+    assert _view_lag(memory) == 0
+
+
+class _UpsertCounter:
+    """Counts chromadb collection write calls per collection name."""
+
+    def __init__(self) -> None:
+        self.calls: Counter[str] = Counter()
+
+    def __enter__(self) -> _UpsertCounter:
+        self._saved = {n: getattr(Collection, n) for n in ("add", "upsert", "update", "delete")}
+        for name, original in self._saved.items():
+
+            def wrapper(col: Any, *a: Any, _o: Any = original, **k: Any) -> Any:
+                self.calls[col.name] += 1
+                return _o(col, *a, **k)
+
+            setattr(Collection, name, wrapper)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for name, original in self._saved.items():
+            setattr(Collection, name, original)
+
+    @property
+    def total(self) -> int:
+        return sum(self.calls.values())
+
+
+def test_a_mixed_batch_writes_once_per_shard_and_leaves_nothing_to_flush() -> None:
+    memory = _chroma()
+    shards = memory.storage.layout.shards  # type: ignore[attr-defined]
+    memory.observe_many([Fact("seed", 0, namespace=ns) for ns in NAMESPACES])
+    memory.flush()
+    rng = random.Random(3)
+    for _ in range(3):
+        with _UpsertCounter() as counter:
+            memory.observe_many(_facts(rng, 200, NAMESPACES))
+            memory.flush()
+        # One upsert per evidence shard touched (16), no view write afterwards.
+        assert counter.total <= shards, counter.calls
+        assert all(n.split("_")[-1].startswith("e") for n in counter.calls), counter.calls
+    assert _view_lag(memory) == 0
+
+
+def test_new_namespaces_add_one_directory_write() -> None:
+    memory = _chroma()
+    with _UpsertCounter() as counter:
+        memory.observe_many([Fact("k", i, namespace=ns) for i, ns in enumerate(NAMESPACES)])
+        memory.flush()
+    names = [n for n in counter.calls if n.endswith("_names")]
+    assert len(names) == 1 and counter.calls[names[0]] == 1
+    assert counter.total <= memory.storage.layout.shards + 1  # type: ignore[attr-defined]
+
+
+def test_views_too_many_for_one_call_are_written_right_after() -> None:
+    memory = _chroma()
+    memory.storage._max_batch = 4  # type: ignore[attr-defined]
+    memory.observe_many([Fact(f"k{i}", i, namespace=ns) for ns in NAMESPACES[:3] for i in range(6)])
+    assert _view_lag(memory) == 0
+    heads = memory.storage.read_heads(NAMESPACES[:3])
+    assert all(memory._engine.stream in h.views for h in heads.values())
+
+
+class _FailOnce(InMemoryStorage):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fail = False
+
+    def commit(self, commit: Commit) -> None:
+        if self.fail:
+            self.fail = False
+            raise OSError("disk full")
+        super().commit(commit)
+
+
+def test_a_failed_batch_keeps_the_views_it_took_for_the_next_flush() -> None:
+    storage = _FailOnce()
+    memory = TEPAMemory(
+        storage,
+        embeddings=HashingEmbeddings(),
+        flush_every=10_000,
+        flush_interval_s=3600.0,
+    )
+    memory.observe("diet", "vegan", namespace="users.u001")
+    storage.fail = True
+    with pytest.raises(OSError, match="disk full"):
+        memory.observe_many(
+            [Fact("diet", "kale", namespace="users.u001"), Fact("x", 1, namespace="users.u002")]
+        )
+    assert _view_lag(memory) == 1  # the buffered view was neither written nor lost
+    memory.flush()
+    assert _view_lag(memory) == 0
+
+
+def test_memory_storage_stores_views_and_marks_with_a_commit() -> None:
+    storage = InMemoryStorage()
+    ev = Evidence.observation("diet", "vegan", time=1.0, id="e1", namespace="u1")
+    views = list(fold([ev], LifecyclePolicy(), namespace="u1", key="diet").precedents.values())
+    write = NamespaceWrite(
+        "u1",
+        [ev],
+        clock_digest({}),
+        1,
+        NamespaceSummary(clock_digest({"s": 1}), 1, 1),
+        views=views,
+        view_marks={"s": 1},
+    )
+    storage.commit(Commit("s", 1, [write]))
+    assert storage.read_heads(["u1"])["u1"].views == {"s": 1}
+    assert [v["id"] for v in storage.load_views("u1")] == [views[0].id]
+
+
+# ---------------------------------------------------------------------- SQLite journal mode
+def _journal(folder: Path) -> str:
+    con = sqlite3.connect(folder / "chroma.sqlite3")
+    try:
+        return str(con.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+    finally:
+        con.close()
+
+
+@pytest.fixture
+def closing() -> Iterator[list[TEPAMemory]]:
+    opened: list[TEPAMemory] = []
+    yield opened
+    for memory in opened:
+        memory.close()
+
+
+def test_from_path_writes_through_a_write_ahead_log(
+    tmp_path: Path, closing: list[TEPAMemory]
+) -> None:
+    memory = TEPAMemory.from_path(tmp_path / "m", embeddings=HashingEmbeddings())
+    closing.append(memory)
+    memory.observe("diet", "vegan")
+    assert _journal(tmp_path / "m") == "wal"
+    memory.close()
+    again = TEPAMemory.from_path(tmp_path / "m", embeddings=HashingEmbeddings())
+    closing.append(again)
+    assert again.get("diet") == "vegan"
+
+
+def test_journal_mode_keep_leaves_chroma_s_mode(tmp_path: Path, closing: list[TEPAMemory]) -> None:
+    memory = TEPAMemory.from_path(
+        tmp_path / "m", embeddings=HashingEmbeddings(), journal_mode="keep"
+    )
+    closing.append(memory)
+    memory.observe("diet", "vegan")
+    assert _journal(tmp_path / "m") == "delete"
+    memory.close()
+    reader = TEPAMemory.from_path(tmp_path / "m", embeddings=HashingEmbeddings(), read_only=True)
+    closing.append(reader)
+    assert reader.get("diet") == "vegan"
+    assert _journal(tmp_path / "m") == "delete"  # a reader changes nothing
+
+
+def test_an_existing_folder_is_switched_and_keeps_its_data(
+    tmp_path: Path, closing: list[TEPAMemory]
+) -> None:
+    memory = TEPAMemory.from_path(tmp_path, embeddings=HashingEmbeddings(), journal_mode="keep")
+    memory.observe_many([Fact("k", i, namespace=ns) for i, ns in enumerate(NAMESPACES[:5])])
+    memory.close()
+    assert set_journal_mode(tmp_path) == "wal"
+    assert set_journal_mode(tmp_path, "keep") == "keep"
+    again = TEPAMemory.from_path(tmp_path, embeddings=HashingEmbeddings())
+    closing.append(again)
+    assert [again.get("k", namespace=ns) for ns in NAMESPACES[:5]] == [0, 1, 2, 3, 4]
+
+
+def test_an_unknown_journal_mode_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InvalidArgumentError, match="journal_mode"):
+        TEPAMemory.from_path(tmp_path, embeddings=HashingEmbeddings(), journal_mode="off")
+    with pytest.raises(InvalidArgumentError, match="journal_mode"):
+        set_journal_mode(tmp_path, "memory")
+    assert not (tmp_path / "chroma.sqlite3").exists()
