@@ -9,8 +9,10 @@ write-ahead log unless ``journal_mode="keep"``.
 
 from __future__ import annotations
 
+import os
 import random
-import sqlite3
+import subprocess
+import sys
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -223,11 +225,10 @@ def test_memory_storage_stores_views_and_marks_with_a_commit() -> None:
 
 # ---------------------------------------------------------------------- SQLite journal mode
 def _journal(folder: Path) -> str:
-    con = sqlite3.connect(folder / "chroma.sqlite3")
-    try:
-        return str(con.execute("PRAGMA journal_mode").fetchone()[0]).lower()
-    finally:
-        con.close()
+    """The journal family from the database header (no SQLite connection beside Chroma's)."""
+    head = (folder / "chroma.sqlite3").read_bytes()[:100]
+    assert head.startswith(b"SQLite format 3\x00")
+    return "wal" if (head[18], head[19]) == (2, 2) else "rollback"
 
 
 @pytest.fixture
@@ -249,6 +250,8 @@ def test_from_path_writes_through_a_write_ahead_log(
     again = TEPAMemory.from_path(tmp_path / "m", embeddings=HashingEmbeddings())
     closing.append(again)
     assert again.get("diet") == "vegan"
+    again.observe("city", "Oslo")
+    assert again.get("city") == "Oslo"
 
 
 def test_journal_mode_keep_leaves_chroma_s_mode(tmp_path: Path, closing: list[TEPAMemory]) -> None:
@@ -257,25 +260,46 @@ def test_journal_mode_keep_leaves_chroma_s_mode(tmp_path: Path, closing: list[TE
     )
     closing.append(memory)
     memory.observe("diet", "vegan")
-    assert _journal(tmp_path / "m") == "delete"
+    assert _journal(tmp_path / "m") == "rollback"
     memory.close()
     reader = TEPAMemory.from_path(tmp_path / "m", embeddings=HashingEmbeddings(), read_only=True)
     closing.append(reader)
     assert reader.get("diet") == "vegan"
-    assert _journal(tmp_path / "m") == "delete"  # a reader changes nothing
+    assert _journal(tmp_path / "m") == "rollback"  # a reader changes nothing
+    # Open in this process: switching it beside Chroma's own SQLite would be unsafe.
+    assert set_journal_mode(tmp_path / "m") == "rollback"
+    assert _journal(tmp_path / "m") == "rollback"
+    assert reader.get("diet") == "vegan"
 
 
 def test_an_existing_folder_is_switched_and_keeps_its_data(
     tmp_path: Path, closing: list[TEPAMemory]
 ) -> None:
-    memory = TEPAMemory.from_path(tmp_path, embeddings=HashingEmbeddings(), journal_mode="keep")
-    memory.observe_many([Fact("k", i, namespace=ns) for i, ns in enumerate(NAMESPACES[:5])])
-    memory.close()
-    assert set_journal_mode(tmp_path) == "wal"
+    made = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys\n"
+            "from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory\n"
+            "m = TEPAMemory.from_path(sys.argv[1], embeddings=HashingEmbeddings(),"
+            " journal_mode='keep')\n"
+            "m.observe_many([Fact('k', i, namespace=f'users.u{i}') for i in range(5)])\n"
+            "m.close()\n",
+            str(tmp_path),
+        ],
+        cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+        capture_output=True,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr.decode(errors="replace")[-2000:]
+    assert _journal(tmp_path) == "rollback"
     assert set_journal_mode(tmp_path, "keep") == "keep"
+    assert set_journal_mode(tmp_path) == "wal"
+    assert _journal(tmp_path) == "wal"
     again = TEPAMemory.from_path(tmp_path, embeddings=HashingEmbeddings())
     closing.append(again)
-    assert [again.get("k", namespace=ns) for ns in NAMESPACES[:5]] == [0, 1, 2, 3, 4]
+    assert [again.get("k", namespace=f"users.u{i}") for i in range(5)] == [0, 1, 2, 3, 4]
 
 
 def test_an_unknown_journal_mode_is_refused(tmp_path: Path) -> None:

@@ -182,20 +182,50 @@ def _check_journal(journal_mode: object) -> None:
         )
 
 
+def _header_mode(path: Path) -> str | None:
+    """``"wal"`` or ``"rollback"`` from an SQLite file's header; ``None`` without a database.
+
+    Reading the header opens no SQLite connection (see :func:`set_journal_mode`).
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(100)
+    except FileNotFoundError:
+        return None
+    if len(head) < 100 or not head.startswith(b"SQLite format 3\x00"):
+        return None
+    return "wal" if head[18] == 2 and head[19] == 2 else "rollback"
+
+
+def _open_in_this_process(folder: Path) -> bool:
+    """Whether a chromadb client of this process may hold ``folder``'s database open."""
+    try:
+        from chromadb.api.shared_system_client import SharedSystemClient
+    except ImportError:  # pragma: no cover - other chromadb versions
+        return True
+    real = os.path.realpath(folder)
+    systems = list(getattr(SharedSystemClient, "_identifier_to_system", {}))
+    return any(os.path.realpath(name) == real for name in systems if name)
+
+
 def set_journal_mode(folder: str | os.PathLike[str], journal_mode: str = "wal") -> str:
     """Put the SQLite database of the Chroma folder ``folder`` in ``journal_mode``.
 
     ``"wal"`` switches it (once: the mode is stored in the database file; a folder without a
     database gets an empty one in WAL mode, which Chroma then fills); ``"keep"`` changes
-    nothing. Call it before Chroma opens the folder in this process. A database that cannot be
-    switched (busy, read-only) stays as it was, with a warning.
+    nothing. A database already in WAL mode is left alone without opening it. A database that
+    a chromadb client of this process may hold open is not switched (Chroma's SQLite is a
+    second copy of the library in this process: a connection of ours closing beside Chroma's
+    would drop Chroma's file locks); it is switched the next time a process opens it first.
+    Nor is one that SQLite refuses to switch (busy, read-only): both with a warning.
 
     Args:
         folder: A Chroma persistent folder (created when missing).
         journal_mode: One of :data:`JOURNAL_MODES`.
 
     Returns:
-        The journal mode of the database afterwards (``"keep"`` when not asked).
+        ``"wal"`` when the database is in WAL mode afterwards, ``"keep"`` when not asked, else
+        the mode it kept (``"rollback"`` for one left open by this process).
 
     Raises:
         InvalidArgumentError: If ``journal_mode`` is not one of :data:`JOURNAL_MODES`.
@@ -209,18 +239,26 @@ def set_journal_mode(folder: str | os.PathLike[str], journal_mode: str = "wal") 
     if journal_mode == "keep":
         return "keep"
     path = Path(folder) / "chroma.sqlite3"
+    before = _header_mode(path)
+    if before == "wal":
+        return "wal"
+    if _open_in_this_process(path.parent):
+        _log.warning(
+            "%s: not switched to SQLite WAL, a Chroma client of this process has it open; it "
+            "is switched when a process opens it first",
+            path,
+        )
+        return before or "rollback"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(path, timeout=5.0)
         try:
-            mode = str(con.execute("PRAGMA journal_mode").fetchone()[0]).lower()
-            if mode != "wal":
-                mode = str(con.execute("PRAGMA journal_mode=WAL").fetchone()[0]).lower()
+            mode = str(con.execute("PRAGMA journal_mode=WAL").fetchone()[0]).lower()
         finally:
             con.close()
     except (sqlite3.Error, OSError) as exc:
         _log.warning("%s: could not switch SQLite to WAL (%s); Chroma's mode is kept", path, exc)
-        return "unknown"
+        return before or "rollback"
     if mode != "wal":
         _log.warning("%s: SQLite kept journal mode %r (WAL was refused)", path, mode)
     return mode
