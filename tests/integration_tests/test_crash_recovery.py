@@ -37,7 +37,7 @@ import pytest
 from langchain_tepa import HashingEmbeddings, Lifecycle, TEPAMemory
 from langchain_tepa.core.fold import fold_all
 from tests.support.figures import report_figures
-from tests.support.stored import stored_evidence, stored_views
+from tests.support.stored import lagging_views, stored_evidence
 
 KEYS = [f"user.setting{i}" for i in range(8)]
 VALUES = ["alpha", "beta", "gamma"]
@@ -176,16 +176,7 @@ def _run_until_killed(
 
 def _view_lag(memory: TEPAMemory, records: list[Any]) -> int:
     """Stored views that differ from the fold of the stored evidence (or are missing)."""
-    states = fold_all(records, memory.policy)
-    fold = {p.id: p for s in states.values() for p in s.precedents.values()}
-    views = {p.id: p for p in stored_views(memory.storage)}
-    return sum(
-        1
-        for pid, p in fold.items()
-        if pid not in views
-        or (views[pid].state, views[pid].support, views[pid].conflict)
-        != (p.state, p.support, p.conflict)
-    )
+    return lagging_views(memory.storage, memory.policy, records)
 
 
 def _verify(folder: Path, acked: list[str]) -> dict[str, int]:

@@ -25,14 +25,14 @@ from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
 
 from langchain_tepa import Fact, HashingEmbeddings, InvalidArgumentError, TEPAMemory
-from langchain_tepa.core.fold import fold, fold_all
+from langchain_tepa.core.fold import fold
 from langchain_tepa.core.log import NamespaceSummary, clock_digest
 from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Evidence
 from langchain_tepa.storage import InMemoryStorage
 from langchain_tepa.storage.base import Commit, NamespaceWrite
 from langchain_tepa.storage.chroma import set_journal_mode
-from tests.support.stored import stored_evidence, stored_views
+from tests.support.stored import lagging_views
 
 NAMESPACES = [f"users.u{i:03d}" for i in range(100)]
 
@@ -71,16 +71,7 @@ def _folded(memory: TEPAMemory) -> dict[str, tuple[str, int, int]]:
 
 def _view_lag(memory: TEPAMemory) -> int:
     """Stored views that differ from the fold of the stored evidence (or are missing)."""
-    states = fold_all(stored_evidence(memory.storage), memory.policy)
-    fold = {p.id: p for s in states.values() for p in s.precedents.values()}
-    views = {p.id: p for p in stored_views(memory.storage)}
-    return sum(
-        1
-        for pid, p in fold.items()
-        if pid not in views
-        or (views[pid].state, views[pid].support, views[pid].conflict)
-        != (p.state, p.support, p.conflict)
-    )
+    return lagging_views(memory.storage, memory.policy)
 
 
 @pytest.mark.parametrize("backend", ["memory", "chroma"])
