@@ -25,13 +25,14 @@ from langchain_tepa.state.namespace import (
     active_in,
     answers_of,
 )
-from langchain_tepa.state.vectors import ItemTable, VectorTable, unit_rows
+from langchain_tepa.state.vectors import ItemColumn, ItemTable, VectorTable, unit_rows
 from langchain_tepa.state.views import Pending, ViewBuffer
 
 __all__ = [
     "DEFAULT_CACHE_SIZE",
     "Absorbed",
     "AsOf",
+    "ItemColumn",
     "ItemTable",
     "NamespaceState",
     "Pending",
