@@ -25,7 +25,7 @@ from langchain_tepa.state.namespace import (
     active_in,
     answers_of,
 )
-from langchain_tepa.state.vectors import ItemColumn, ItemTable, VectorTable, unit_rows
+from langchain_tepa.state.vectors import ItemColumn, ItemTable, VectorTable, matvec, unit_rows
 from langchain_tepa.state.views import Pending, ViewBuffer
 
 __all__ = [
@@ -43,5 +43,6 @@ __all__ = [
     "active_in",
     "answers_of",
     "fold_as_of",
+    "matvec",
     "unit_rows",
 ]

@@ -87,7 +87,7 @@ def reference(
 
 
 def _fill(store: TEPAStore, rng: random.Random, *, nested: bool = True) -> None:
-    spaces = [("users", f"u{u}") for u in range(4)] + [("other",)]
+    spaces: list[tuple[str, ...]] = [("users", f"u{u}") for u in range(4)] + [("other",)]
     if nested:
         spaces.append(("users", "u1", "notes"))
     ops: list[PutOp] = []
@@ -225,5 +225,6 @@ def test_a_vector_table_snapshot_never_changes() -> None:
     table.add({"a": [0.0, 1.0]})  # replaced in a copy
     table.add({"c": [1.0, 1.0]})  # appended to a new matrix
     assert np.array_equal(snap, before)
-    assert table.vector("a") is not None and table.vector("a").tolist() == [0.0, 1.0]
+    replaced = table.vector("a")
+    assert replaced is not None and replaced.tolist() == [0.0, 1.0]
     assert table.snapshot().shape == (3, 2)
