@@ -32,6 +32,8 @@ from langchain_tepa.validation import validate_text as _validate_text
 
 __all__ = ["ReadingMixin"]
 
+_CHUNK = 256  # namespaces whose heads answer_tables checks together (one read per shard)
+
 
 def _rows(states: Mapping[str, KeyState]) -> tuple[AnswerRow, ...]:
     """A row of each key's answer (its best Active precedent), keys in sorted order."""
@@ -386,7 +388,8 @@ class ReadingMixin(MemoryCore):
         first, the vectors of ``vector_spaces`` ready to score against a query in one product,
         and the first stored vector of each row in ``payload_spaces`` (as given). A table is
         built once per change of its namespace or of those spaces and shared by later calls.
-        The heads of all ``namespaces`` are checked together (one read per shard).
+        The heads of ``namespaces`` are checked together (one read per shard for each 256
+        namespaces).
 
         Args:
             namespaces: The namespaces (each once; unknown ones give empty tables).
@@ -422,18 +425,23 @@ class ReadingMixin(MemoryCore):
                 return {ns: build(ns, past[ns], states[ns]) for ns in names}
         spec = (vectors, tuple(sorted(payloads.items())))
         out: dict[str, AnswerTable] = {}
-        with self._engine.reading(names) as live:
-            for ns in names:
-                st = live[ns]
-                # Kept until the namespace changes; rebuilt when one of its spaces changed.
-                versions = tuple(self._engine.items(st, s).version for s in spaces)
-                kept: dict[object, tuple[tuple[int, ...], AnswerTable]]
-                kept = st.derived("answer_tables", lambda _: {})
-                got = kept.get(spec)
-                if got is None or got[0] != versions:
-                    rows = st.derived("answer_rows", lambda st: _rows(st.keys))
-                    got = kept[spec] = (versions, build(ns, rows, st))
-                out[ns] = got[1]
+        # Heads checked together, a chunk at a time: a call over many namespaces holds no more
+        # states than the cache keeps.
+        step = max(1, min(_CHUNK, self._engine.cache.capacity))
+        for at in range(0, len(names), step):
+            chunk = names[at : at + step]
+            with self._engine.reading(chunk) as live:
+                for ns in chunk:
+                    st = live[ns]
+                    # Kept until the namespace changes; rebuilt when one of its spaces changed.
+                    versions = tuple(self._engine.items(st, s).version for s in spaces)
+                    kept: dict[object, tuple[tuple[int, ...], AnswerTable]]
+                    kept = st.derived("answer_tables", lambda _: {})
+                    got = kept.get(spec)
+                    if got is None or got[0] != versions:
+                        rows = st.derived("answer_rows", lambda st: _rows(st.keys))
+                        got = kept[spec] = (versions, build(ns, rows, st))
+                    out[ns] = got[1]
         return out
 
     def similarity(

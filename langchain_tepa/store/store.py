@@ -86,7 +86,6 @@ __all__ = ["StoreNamespaceError", "TEPAStore", "store_policy"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _DISTANCES = ("cosine",)
-_SCAN_CHUNK = 64  # namespaces whose heads a search checks together
 
 
 def store_policy(**overrides: Any) -> LifecyclePolicy:
@@ -722,22 +721,20 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         names = self.memory.namespaces(".".join(prefix) if prefix else None)
         spaces = [self._space.name] if self._space is not None else []
         stamps = {TTL_SPACE: STAMP_SIZE} if as_of is None else None
-        for at in range(0, len(names), _SCAN_CHUNK):
-            chunk = names[at : at + _SCAN_CHUNK]
-            tables = self.memory.answer_tables(
-                chunk, vector_spaces=spaces, payload_spaces=stamps, as_of=as_of
-            )
-            for ns in chunk:
-                table = tables[ns]
-                if not len(table):
-                    continue
-                expired = self._ttl.expired_rows(table.first_vectors(TTL_SPACE))
-                if expired.any():
-                    plan.expired.update((ns, table.rows[i].key) for i in np.nonzero(expired)[0])
-                    live = np.nonzero(~expired)[0]
-                else:
-                    live = np.arange(len(table))
-                scopes.append(Scope(tuple(ns.split(".")), table, live))
+        tables = self.memory.answer_tables(
+            names, vector_spaces=spaces, payload_spaces=stamps, as_of=as_of
+        )
+        for ns in names:
+            table = tables[ns]
+            if not len(table):
+                continue
+            expired = self._ttl.expired_rows(table.first_vectors(TTL_SPACE))
+            if expired.any():
+                plan.expired.update((ns, table.rows[i].key) for i in np.nonzero(expired)[0])
+                live = np.nonzero(~expired)[0]
+            else:
+                live = np.arange(len(table))
+            scopes.append(Scope(tuple(ns.split(".")), table, live))
         return SearchPlan(op, scopes, op.query or None)
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
