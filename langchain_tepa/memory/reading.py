@@ -388,8 +388,8 @@ class ReadingMixin(MemoryCore):
         first, the vectors of ``vector_spaces`` ready to score against a query in one product,
         and the first stored vector of each row in ``payload_spaces`` (as given). A table is
         built once per change of its namespace or of those spaces and shared by later calls.
-        The heads of ``namespaces`` are checked together (one read per shard for each 256
-        namespaces).
+        The heads of ``namespaces`` held in process are checked together (one read per shard
+        for each 256 namespaces); the others are loaded one at a time.
 
         Args:
             namespaces: The namespaces (each once; unknown ones give empty tables).
@@ -425,11 +425,15 @@ class ReadingMixin(MemoryCore):
                 return {ns: build(ns, past[ns], states[ns]) for ns in names}
         spec = (vectors, tuple(sorted(payloads.items())))
         out: dict[str, AnswerTable] = {}
-        # Heads checked together, a chunk at a time: a call over many namespaces holds no more
-        # states than the cache keeps.
-        step = max(1, min(_CHUNK, self._engine.cache.capacity))
-        for at in range(0, len(names), step):
-            chunk = names[at : at + step]
+        # Namespaces held in process have their heads checked together, a chunk at a time (a
+        # call over many namespaces holds no more states than the cache keeps); the others are
+        # loaded one at a time, so that no more than one namespace's pages are read at once.
+        cache = self._engine.cache
+        step = max(1, min(_CHUNK, cache.capacity))
+        held = [ns for ns in names if cache.peek(ns) is not None]
+        chunks = [[ns] for ns in names if cache.peek(ns) is None]
+        chunks += [held[at : at + step] for at in range(0, len(held), step)]
+        for chunk in chunks:
             with self._engine.reading(chunk) as live:
                 for ns in chunk:
                     st = live[ns]
