@@ -19,13 +19,14 @@ from langchain_tepa.memory.facade import (
     Namespace,
     TEPAMemory,
 )
-from langchain_tepa.memory.rows import AnswerRow
+from langchain_tepa.memory.rows import AnswerRow, AnswerTable
 from langchain_tepa.memory.spaces import VectorSpace
 
 __all__ = [
     "MAX_K",
     "MAX_TEXT_CHARS",
     "AnswerRow",
+    "AnswerTable",
     "AsOfPoint",
     "Namespace",
     "RevokeKey",

@@ -23,7 +23,7 @@ from langchain_core.documents import Document
 
 from langchain_tepa.core.types import Evidence, Fact, Precedent
 from langchain_tepa.memory.batch import RevokeKey
-from langchain_tepa.memory.rows import AnswerRow
+from langchain_tepa.memory.rows import AnswerRow, AnswerTable
 from langchain_tepa.results import KeyAudit, ObservationResult, ReconcileReport, TextsResult
 
 if TYPE_CHECKING:
@@ -204,6 +204,23 @@ class AsyncMemoryMixin:
     ) -> tuple[AnswerRow, ...]:
         """Async twin of :meth:`TEPAMemory.answer_rows`."""
         return await self._run("answer_rows", namespace=namespace, as_of=as_of)
+
+    async def aanswer_tables(
+        self,
+        namespaces: Iterable[_Namespace],
+        *,
+        vector_spaces: Sequence[str] = (),
+        payload_spaces: Mapping[str, int] | None = None,
+        as_of: _AsOf | None = None,
+    ) -> dict[str, AnswerTable]:
+        """Async twin of :meth:`TEPAMemory.answer_tables`."""
+        return await self._run(
+            "answer_tables",
+            list(namespaces),
+            vector_spaces=vector_spaces,
+            payload_spaces=payload_spaces,
+            as_of=as_of,
+        )
 
     async def arevoke_key(
         self,

@@ -427,9 +427,11 @@ class Engine:
         if st.vectors is not None and not st.dedicated:
             return st.vectors.top(query, candidates, k, _precedent_id)
         # A large namespace: the backend's index ranks, this state says which hits are live.
+        # The index holds every precedent; ask for as many hits as should hold k live ones
+        # (k when every precedent is a candidate: the work of a plain top-k query), more if not.
         wanted = st.members(candidates)
-        n = min(max(4 * k, 16), max(len(candidates), k))
         total = st.precedent_count()
+        n = min(max(k, math.ceil(k * total / len(candidates))), max(total, k))
         while True:
             hits = self.storage.query_vectors(st.namespace, query, n, key_prefix=key_prefix)
             out = [(p, s) for pid, s in hits if (p := wanted.get(pid)) is not None][:k]

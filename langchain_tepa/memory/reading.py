@@ -24,13 +24,15 @@ from langchain_tepa.core.types import Evidence, KeyState, Precedent
 from langchain_tepa.core.values import validate_key, validate_namespace
 from langchain_tepa.memory.core import AsOfPoint, MemoryCore, Namespace
 from langchain_tepa.memory.documents import copy_value, detached, precedent_document
-from langchain_tepa.memory.rows import AnswerRow
+from langchain_tepa.memory.rows import AnswerRow, AnswerTable
 from langchain_tepa.results import KeyAudit
-from langchain_tepa.state import answers_of
+from langchain_tepa.state import NamespaceState, answers_of
 from langchain_tepa.validation import validate_k as _validate_k
 from langchain_tepa.validation import validate_text as _validate_text
 
 __all__ = ["ReadingMixin"]
+
+_CHUNK = 256  # namespaces whose heads answer_tables checks together (one read per shard)
 
 
 def _rows(states: Mapping[str, KeyState]) -> tuple[AnswerRow, ...]:
@@ -371,6 +373,80 @@ class ReadingMixin(MemoryCore):
             return _rows(self._engine.as_of(ns, self._point(ns, as_of)))
         with self._engine.reading([ns]) as live:
             return live[ns].derived("answer_rows", lambda st: _rows(st.keys))
+
+    def answer_tables(
+        self,
+        namespaces: Iterable[Namespace],
+        *,
+        vector_spaces: Sequence[str] = (),
+        payload_spaces: Mapping[str, int] | None = None,
+        as_of: AsOfPoint | None = None,
+    ) -> dict[str, AnswerTable]:
+        """:meth:`answer_rows` of several namespaces as tables laid out for numpy.
+
+        Each :class:`~langchain_tepa.memory.rows.AnswerTable` holds a namespace's rows newest
+        first, the vectors of ``vector_spaces`` ready to score against a query in one product,
+        and the first stored vector of each row in ``payload_spaces`` (as given). A table is
+        built once per change of its namespace or of those spaces and shared by later calls.
+        The heads of ``namespaces`` held in process are checked together (one read per shard
+        for each 256 namespaces); the others are loaded one at a time.
+
+        Args:
+            namespaces: The namespaces (each once; unknown ones give empty tables).
+            vector_spaces: Named spaces (:meth:`vector_space`) to score rows in.
+            payload_spaces: Named spaces whose first vector per row is wanted as stored, with
+                the size of those vectors (rows whose first vector has another size get NaN).
+            as_of: The rows as they were then (vectors as stored now); built on every call.
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> memory = TEPAMemory.in_memory()
+            >>> _ = memory.observe("a", 1, namespace="users.u1")
+            >>> [r.key for r in memory.answer_tables(["users.u1"])["users.u1"].rows]
+            ['a']
+        """
+        names = list(dict.fromkeys(validate_namespace(ns) for ns in namespaces))
+        if not self.policy.retrieval_enabled:
+            return {ns: AnswerTable(ns, ()) for ns in names}
+        self._check_open()
+        vectors = tuple(dict.fromkeys(vector_spaces))
+        payloads = dict(payload_spaces or {})
+        spaces = list(dict.fromkeys([*vectors, *payloads]))
+
+        def build(ns: str, rows: Sequence[AnswerRow], st: NamespaceState) -> AnswerTable:
+            tables = {s: self._engine.items(st, s) for s in spaces}
+            return AnswerTable.build(
+                ns, rows, tables, vector_spaces=vectors, payload_spaces=payloads
+            )
+
+        if as_of is not None:
+            past = {ns: _rows(self._engine.as_of(ns, self._point(ns, as_of))) for ns in names}
+            with self._engine.reading(names, fresh=False) as states:
+                return {ns: build(ns, past[ns], states[ns]) for ns in names}
+        spec = (vectors, tuple(sorted(payloads.items())))
+        out: dict[str, AnswerTable] = {}
+        # Namespaces held in process have their heads checked together, a chunk at a time (a
+        # call over many namespaces holds no more states than the cache keeps); the others are
+        # loaded one at a time, so that no more than one namespace's pages are read at once.
+        cache = self._engine.cache
+        step = max(1, min(_CHUNK, cache.capacity))
+        held = [ns for ns in names if cache.peek(ns) is not None]
+        chunks = [[ns] for ns in names if cache.peek(ns) is None]
+        chunks += [held[at : at + step] for at in range(0, len(held), step)]
+        for chunk in chunks:
+            with self._engine.reading(chunk) as live:
+                for ns in chunk:
+                    st = live[ns]
+                    # Kept until the namespace changes; rebuilt when one of its spaces changed.
+                    versions = tuple(self._engine.items(st, s).version for s in spaces)
+                    kept: dict[object, tuple[tuple[int, ...], AnswerTable]]
+                    kept = st.derived("answer_tables", lambda _: {})
+                    got = kept.get(spec)
+                    if got is None or got[0] != versions:
+                        rows = st.derived("answer_rows", lambda st: _rows(st.keys))
+                        got = kept[spec] = (versions, build(ns, rows, st))
+                    out[ns] = got[1]
+        return out
 
     def similarity(
         self,

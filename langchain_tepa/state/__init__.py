@@ -25,13 +25,14 @@ from langchain_tepa.state.namespace import (
     active_in,
     answers_of,
 )
-from langchain_tepa.state.vectors import ItemTable, VectorTable, unit_rows
+from langchain_tepa.state.vectors import ItemColumn, ItemTable, VectorTable, matvec, unit_rows
 from langchain_tepa.state.views import Pending, ViewBuffer
 
 __all__ = [
     "DEFAULT_CACHE_SIZE",
     "Absorbed",
     "AsOf",
+    "ItemColumn",
     "ItemTable",
     "NamespaceState",
     "Pending",
@@ -42,5 +43,6 @@ __all__ = [
     "active_in",
     "answers_of",
     "fold_as_of",
+    "matvec",
     "unit_rows",
 ]

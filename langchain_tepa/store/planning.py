@@ -36,14 +36,13 @@ from langchain_tepa.core.errors import (
     InvalidValueError,
 )
 from langchain_tepa.core.values import validate_key, validate_namespace, validate_value
-from langchain_tepa.memory import AnswerRow
 from langchain_tepa.store.corrections import correction_of
 from langchain_tepa.store.queries import validate_filter
+from langchain_tepa.store.search import Scope
 from langchain_tepa.store.ttl import validate_ttl
 from langchain_tepa.validation import MAX_TEXT_CHARS, validate_text
 
 __all__ = [
-    "Entry",
     "Plan",
     "PutPlan",
     "SearchPlan",
@@ -278,21 +277,12 @@ def validate_op(op: object) -> None:
 
 
 @dataclass
-class Entry:
-    """A search candidate: an item's namespace labels and the answer it shows (a read-only row)."""
-
-    labels: tuple[str, ...]
-    precedent: AnswerRow
-
-
-@dataclass
 class SearchPlan:
-    """A search: its candidates in recency order, its query, and their TTL stamps."""
+    """A search: the namespaces it scans (their answer tables, read in phase 1), its query."""
 
     op: SearchOp
-    entries: list[Entry]
+    scopes: list[Scope]
     query: str | None
-    stamps: dict[str, list[list[float]]] = field(default_factory=dict)
 
 
 @dataclass

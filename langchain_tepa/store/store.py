@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
     NOT_PROVIDED,
@@ -62,7 +63,6 @@ from langchain_tepa.store.batching import AsyncCoalescer
 from langchain_tepa.store.corrections import put_op
 from langchain_tepa.store.listing import list_active_namespaces
 from langchain_tepa.store.planning import (
-    Entry,
     Plan,
     PutPlan,
     SearchPlan,
@@ -79,8 +79,8 @@ from langchain_tepa.store.planning import (
     write_key,
     write_namespace,
 )
-from langchain_tepa.store.queries import matches_filter
-from langchain_tepa.store.ttl import TTL_SPACE, TTLKeeper, validate_ttl_config
+from langchain_tepa.store.search import Scope, best, newest
+from langchain_tepa.store.ttl import STAMP_SIZE, TTL_SPACE, TTLKeeper, validate_ttl_config
 
 __all__ = ["StoreNamespaceError", "TEPAStore", "store_policy"]
 
@@ -709,35 +709,33 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         )
 
     def _plan_search(self, plan: Plan, op: SearchOp, as_of: AsOfPoint | None = None) -> SearchPlan:
+        """The namespaces a search scans, with their answer tables (ranked in phase 3).
+
+        Expired items of every namespace scanned are noted for revocation, as a read that
+        meets them does; ``as_of`` searches see what the memory believed then (no expiry).
+        """
         prefix = tuple(op.namespace_prefix)
-        entries: list[Entry] = []
+        scopes: list[Scope] = []
         if prefix and read_namespace(prefix) is None:
-            return SearchPlan(op, entries, op.query or None)
+            return SearchPlan(op, scopes, op.query or None)
         names = self.memory.namespaces(".".join(prefix) if prefix else None)
-        stamps: dict[str, list[list[float]]] = {}
-        for ns in names:
-            labels = tuple(ns.split("."))
-            # Read-only rows kept while the namespace does not change: only the page is copied.
-            rows = self.memory.answer_rows(namespace=ns, as_of=as_of)
-            if as_of is None:
-                live, expired, found = self._ttl.split(ns, rows)
-                plan.expired.update((ns, p.key) for p in expired)
-                stamps.update(found)
-            else:
-                live = list(rows)  # what the memory believed then: no expiry, no refresh
-            if op.filter:
-                live = [row for row in live if matches_filter(_row_value(row), op.filter)]
-            entries.extend(Entry(labels, row) for row in live)
-        entries.sort(
-            key=lambda e: (
-                e.precedent.updated_at,
-                e.precedent.last_evidence,
-                e.labels,
-                e.precedent.key,
-            ),
-            reverse=True,
+        spaces = [self._space.name] if self._space is not None else []
+        stamps = {TTL_SPACE: STAMP_SIZE} if as_of is None else None
+        tables = self.memory.answer_tables(
+            names, vector_spaces=spaces, payload_spaces=stamps, as_of=as_of
         )
-        return SearchPlan(op, entries, op.query or None, stamps)
+        for ns in names:
+            table = tables[ns]
+            if not len(table):
+                continue
+            expired = self._ttl.expired_rows(table.first_vectors(TTL_SPACE))
+            if expired.any():
+                plan.expired.update((ns, table.rows[i].key) for i in np.nonzero(expired)[0])
+                live = np.nonzero(~expired)[0]
+            else:
+                live = np.arange(len(table))
+            scopes.append(Scope(tuple(ns.split(".")), table, live))
+        return SearchPlan(op, scopes, op.query or None)
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         return list_active_namespaces(self.memory, op)
@@ -783,50 +781,47 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         self._apply(plan.puts, vectors)
         return results
 
-    def _scores(self, search: SearchPlan, qvec: list[float]) -> dict[str, float]:
-        scores: dict[str, float] = {}
-        by_ns: dict[str, list[str]] = {}
-        for e in search.entries:
-            by_ns.setdefault(".".join(e.labels), []).append(e.precedent.id)
-        for ns, ids in by_ns.items():
-            if self._space is not None:
-                scores.update(self._space.scores(ns, qvec, ids))
-            else:
-                scores.update(self.memory.similarity(qvec, ids, namespace=ns))
-        return scores
+    def _scores(self, scope: Scope, qvec: list[float]) -> np.ndarray:
+        """Each row's score in ``scope`` (NaN: no vector): the index's, else the memory's."""
+        if self._space is not None:
+            return scope.table.scores(self._space.name, qvec)
+        rows = scope.table.rows
+        ids = [rows[i].id for i in scope.live.tolist()]
+        got = self.memory.similarity(qvec, ids, namespace=".".join(scope.labels))
+        return np.array([got.get(row.id, np.nan) for row in rows], dtype=np.float64)
 
     def _rank(
         self, search: SearchPlan, vectors: dict[str, list[float]], plan: Plan
     ) -> list[SearchItem]:
         op = search.op
-        scored: list[tuple[float | None, Entry]]
+        wanted = op.offset + op.limit
         if not search.query:
-            scored = [(None, e) for e in search.entries]
+            picks = newest(search.scopes, op.filter, wanted)
         else:
-            scores = self._scores(search, vectors[f"\x00query:{search.query}"])
-            ranked = [
-                (scores[e.precedent.id], e) for e in search.entries if e.precedent.id in scores
-            ]
-            ranked.sort(key=lambda pair: -pair[0])
-            rest = [(None, e) for e in search.entries if e.precedent.id not in scores]
-            scored = [*ranked, *rest]
-        page = scored[op.offset : op.offset + op.limit]
+            qvec = vectors[f"\x00query:{search.query}"]
+            scores = [self._scores(scope, qvec) for scope in search.scopes]
+            picks = best(search.scopes, scores, op.filter, wanted)
+        page = picks[op.offset : wanted]
         if op.refresh_ttl:
-            for _, e in page:
-                stamp = search.stamps.get(e.precedent.id)
-                if stamp is not None:
-                    plan.refresh.setdefault(".".join(e.labels), {})[e.precedent.id] = stamp
-        return [
-            SearchItem(
-                namespace=e.labels,
-                key=e.precedent.key,
-                value=_row_value(e.precedent),
-                created_at=_when(e.precedent.created_at),
-                updated_at=_when(e.precedent.updated_at),
-                score=None if score is None else float(score),
+            for _, scope, i in page:
+                stamps = scope.table.first_vectors(TTL_SPACE)
+                if stamps is not None and not np.isnan(stamps[i, 0]):
+                    ns = ".".join(scope.labels)
+                    plan.refresh.setdefault(ns, {})[scope.table.rows[i].id] = [stamps[i].tolist()]
+        out = []
+        for score, scope, i in page:
+            row = scope.table.rows[i]
+            out.append(
+                SearchItem(
+                    namespace=scope.labels,
+                    key=row.key,
+                    value=_row_value(row),
+                    created_at=_when(row.created_at),
+                    updated_at=_when(row.updated_at),
+                    score=score,
+                )
             )
-            for score, e in page
-        ]
+        return out
 
     def _apply(self, puts: list[PutPlan], vectors: dict[str, list[float]]) -> None:
         """The batch's puts and deletes as one append, folded in order.

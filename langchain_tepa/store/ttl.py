@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, TypeVar
 
+import numpy as np
 from langgraph.store.base import TTLConfig
 
 from langchain_tepa.core.errors import InvalidArgumentError
@@ -38,9 +39,11 @@ class _Identified(Protocol):
 
 _P = TypeVar("_P", bound=_Identified)
 
-__all__ = ["TTL_SPACE", "TTLKeeper", "validate_ttl", "validate_ttl_config"]
+__all__ = ["STAMP_SIZE", "TTL_SPACE", "TTLKeeper", "validate_ttl", "validate_ttl_config"]
 
 TTL_SPACE = "ttl"
+STAMP_SIZE = 3
+"""Components of a stored stamp's vector: ``[high, low, ttl_seconds]``."""
 _REFRESH_FRACTION = 0.1
 _SPLIT = 65536.0  # multiples of 2**16 up to ~1e12 s are exact in float32; the rest is < 2**16
 
@@ -149,13 +152,32 @@ class TTLKeeper:
         live, expired = [], []
         for p in items:
             stamp = stamps.get(p.id)
-            if stamp and len(stamp[0]) == 3:
+            if stamp and len(stamp[0]) == STAMP_SIZE:
                 expires_at, seconds = _decode(stamp)
                 if seconds > 0 and expires_at <= now:
                     expired.append(p)
                     continue
             live.append(p)
         return live, expired, {p.id: stamps[p.id] for p in live if p.id in stamps}
+
+    def expired_rows(self, stamps: np.ndarray | None) -> np.ndarray:
+        """Which rows have expired, as :meth:`split` decides, for many rows at once.
+
+        Args:
+            stamps: Each row's stamp vector ``[high, low, ttl_seconds]`` (a NaN row: none),
+                or ``None`` when no row has one.
+
+        Example:
+            >>> keeper = TTLKeeper(lambda ns, o: {}, lambda ns, p: None, clock=lambda: 100.0)
+            >>> rows = np.array([[0.0, 90.0, 60.0], [0.0, 90.0, 0.0], [np.nan] * 3])
+            >>> keeper.expired_rows(rows).tolist()
+            [True, False, False]
+        """
+        if stamps is None or not len(stamps):
+            return np.zeros(0 if stamps is None else len(stamps), dtype=bool)
+        now = self._clock()
+        with np.errstate(invalid="ignore"):  # NaN rows compare False: no stamp, no expiry
+            return (stamps[:, 2] > 0) & (stamps[:, 0] + stamps[:, 1] <= now)
 
     def refresh(self, namespace: str, stamps: Mapping[str, list[list[float]]]) -> int:
         """Push back the expiry of items read, when more than a tenth of their TTL has passed."""

@@ -1,0 +1,138 @@
+"""Ranking of :class:`~langchain_tepa.store.TEPAStore` search candidates, with numpy.
+
+A search scans the answer tables (:class:`~langchain_tepa.memory.AnswerTable`) of the namespaces
+under its prefix. Its order is fixed: without a query, most recently updated first
+(``updated_at``, then the last evidence id, the namespace labels and the key, all descending);
+with a query, by score (best first), ties in that recency order, then the items without a score
+in recency order. A page is ``order[offset:offset + limit]``.
+
+Only the first ``offset + limit`` of that order are needed, and each namespace's share of them
+is among its own first ``offset + limit``: so each namespace is scored in one matrix product,
+its best rows found with a partial sort, the filter tested on rows in that order only until
+enough pass, and only those few candidates of all namespaces are merged in Python.
+
+Example:
+    >>> from langchain_tepa import TEPAMemory
+    >>> memory = TEPAMemory.in_memory()
+    >>> for key in ("a", "b", "c"):
+    ...     _ = memory.observe(key, 1, namespace="u")
+    >>> table = memory.answer_tables(["u"])["u"]
+    >>> scope = Scope(("u",), table, np.arange(len(table)))
+    >>> [(table.rows[i].key, s) for s, _, i in newest([scope], None, 2)]
+    [('c', None), ('b', None)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from langchain_tepa.memory import AnswerRow, AnswerTable
+from langchain_tepa.store.queries import matches_filter
+
+__all__ = ["Pick", "Scope", "best", "item_view", "newest"]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """One namespace a search scans.
+
+    Attributes:
+        labels: The namespace as LangGraph labels.
+        table: Its answer table (rows newest first).
+        live: Indices of the rows that may be returned (not expired), ascending.
+    """
+
+    labels: tuple[str, ...]
+    table: AnswerTable
+    live: np.ndarray
+
+
+Pick = tuple[float | None, Scope, int]
+"""A chosen row: ``(score or None, its scope, its index in the scope's table)``."""
+
+
+def item_view(row: AnswerRow) -> Any:
+    """The item value a filter sees (not a copy: read it only)."""
+    value = row.peek()
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def _passing(scope: Scope, order: np.ndarray, flt: Mapping[str, Any] | None, m: int) -> list[int]:
+    """The first ``m`` rows of ``order`` that pass ``flt``."""
+    if not flt:
+        return [int(i) for i in order[:m]]
+    rows = scope.table.rows
+    out: list[int] = []
+    for i in order.tolist():
+        if matches_filter(item_view(rows[i]), flt):
+            out.append(i)
+            if len(out) == m:
+                break
+    return out
+
+
+def _recency(pick: Pick) -> tuple[float, str, tuple[str, ...], str]:
+    row = pick[1].table.rows[pick[2]]
+    return (row.updated_at, row.last_evidence, pick[1].labels, row.key)
+
+
+def _merged(picks: list[Pick], scopes: int, *, scored: bool) -> list[Pick]:
+    """Picks of several namespaces in search order (one namespace's are in order already)."""
+    if scopes > 1:
+        picks.sort(key=_recency, reverse=True)
+        if scored:
+            picks.sort(key=lambda pick: -(pick[0] or 0.0))  # stable: ties stay newest first
+    return picks
+
+
+def newest(scopes: Sequence[Scope], flt: Mapping[str, Any] | None, m: int) -> list[Pick]:
+    """The first ``m`` rows passing ``flt``, most recently updated first."""
+    if m <= 0:
+        return []
+    picks: list[Pick] = [
+        (None, scope, i) for scope in scopes for i in _passing(scope, scope.live, flt, m)
+    ]
+    return _merged(picks, len(scopes), scored=False)[:m]
+
+
+def best(
+    scopes: Sequence[Scope],
+    scores: Sequence[np.ndarray],
+    flt: Mapping[str, Any] | None,
+    m: int,
+) -> list[Pick]:
+    """The first ``m`` rows passing ``flt`` by score, then those without a score.
+
+    Args:
+        scopes: The namespaces scanned.
+        scores: Per scope, each row's score (NaN: no score).
+        flt: A validated filter, or ``None``.
+        m: How many (``offset + limit``).
+    """
+    if m <= 0:
+        return []
+    picks: list[Pick] = []
+    for scope, all_scores in zip(scopes, scores, strict=True):
+        live = scope.live
+        sims = all_scores[live]
+        has = ~np.isnan(sims)
+        cand, cs = live[has], sims[has]
+        if not flt and len(cand) > m:
+            # Everything that ties with the m-th best, then the exact order among those.
+            kth = np.partition(-cs, m - 1)[m - 1]
+            keep = -cs <= kth
+            cand, cs = cand[keep], cs[keep]
+        order = cand[np.lexsort((cand, -cs))]
+        picks.extend((float(all_scores[i]), scope, i) for i in _passing(scope, order, flt, m))
+    out = _merged(picks, len(scopes), scored=True)[:m]
+    if len(out) == m:
+        return out
+    rest: list[Pick] = []
+    for scope, all_scores in zip(scopes, scores, strict=True):
+        unscored = scope.live[np.isnan(all_scores[scope.live])]
+        rest.extend((None, scope, i) for i in _passing(scope, unscored, flt, m - len(out)))
+    return out + _merged(rest, len(scopes), scored=False)[: m - len(out)]
