@@ -61,7 +61,7 @@ __all__ = [
     "write_result",
 ]
 
-TEPA_METHODS: tuple[str, ...] = ("tepa-rev", "tepa-full")
+TEPA_METHODS: tuple[str, ...] = ("tepa-rev", "tepa-full", "tepa-full-trials")
 """Methods tested against every other method (when they were run)."""
 
 PAPER_REVERSAL: dict[str, dict[str, float]] = {
