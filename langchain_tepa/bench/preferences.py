@@ -799,7 +799,7 @@ def format_preferences_table(result: dict[str, Any]) -> str:
             f"{2 / 2 ** result['seeds']:.2f}"
         )
     cols = (
-        f"{'method':<15} {'overall [95% CI]':<24} {'answers':>7} {'after_change':<24} "
+        f"{'method':<17} {'overall [95% CI]':<24} {'answers':>7} {'after_change':<24} "
         f"{'after_glitch':<24} {'flips':>6} {'gl.tr':>6} {'adopt':>6} {'inter. (trials)':>16}"
         f" {'paper*':>6}" + (f" {'p vs ' + ref:>14}" if show_p else "")
     )
@@ -817,7 +817,7 @@ def format_preferences_table(result: dict[str, Any]) -> str:
         p = pvals.get(name)
         ps = (f" {'' if p is None else format_p(p):>14}") if show_p else ""
         lines.append(
-            f"{name:<15} {fmt(ph['overall']):<24} {ph['overall']['answers']:>7.3f} "
+            f"{name:<17} {fmt(ph['overall']):<24} {ph['overall']['answers']:>7.3f} "
             f"{fmt(ph['after_change']):<24} {fmt(ph['after_glitch']):<24} {flips:>6} "
             f"{m['glitch_trials_per_seed']:>6g} {adopt:>6} {inter:>16} {paper:>6}{ps}"
         )
