@@ -185,6 +185,7 @@ def test_a_method_run_alone_merges_exactly_into_a_full_run() -> None:
     assert merged["config"]["merged"]["methods"] == ["tepa-key"]
     # the baselines are deterministic per seed: a replay reproduces the full run's file
     assert G.check_replay(full, _small_options(("reactive", "tepa-rev"))).startswith("reactive")
+    assert "nothing to compare" in format_grid(G.run_grid(_small_options(("no-memory",))))
     tampered = json.loads(json.dumps(full))
     tampered["cells"][0]["methods"]["reactive"]["per_seed"][0] += 0.01
     with pytest.raises(InvalidArgumentError, match="other code"):
