@@ -656,10 +656,11 @@ def _handle(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         cells=cells,
     )
+    replayed = check_replay(full, options) if full is not None else ""  # before the long run
     result = run_grid(options)
     if full is not None:
         result = merge_grids(full, result)
-        print(f"merged into {args.merge}; replayed exactly: {check_replay(full, options)}")
+        print(f"merged into {args.merge}; replayed exactly: {replayed}")
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "grid.json"
     path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
