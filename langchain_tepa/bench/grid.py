@@ -504,7 +504,11 @@ def check_replay(full: dict[str, Any], options: GridOptions) -> str:
     Raises:
         InvalidArgumentError: If the re-run differs (the full run was made by other code).
     """
-    cell = next(c for c in options.cells if c.name == full["cells"][0]["name"])
+    cell = next((c for c in options.cells if c.name == full["cells"][0]["name"]), None)
+    if cell is None:
+        raise InvalidArgumentError(
+            "cannot merge: the two grid runs have different cells; use the same --cells"
+        )
     method = full["cells"][0]["comparison"].get("baseline") or next(
         iter(full["cells"][0]["methods"])
     )

@@ -190,6 +190,8 @@ def test_a_method_run_alone_merges_exactly_into_a_full_run() -> None:
     tampered["cells"][0]["methods"]["reactive"]["per_seed"][0] += 0.01
     with pytest.raises(InvalidArgumentError, match="other code"):
         G.check_replay(tampered, _small_options(("reactive",)))
+    with pytest.raises(InvalidArgumentError, match="different cells"):
+        G.check_replay(full, G.GridOptions(cells=(G.evaluation_cells()[-1],), progress=False))
     other = {**part, "config": {**part["config"], "evaluation_seeds": [1000]}}
     with pytest.raises(InvalidArgumentError, match="evaluation_seeds"):
         G.merge_grids(full, other)
