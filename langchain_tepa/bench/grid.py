@@ -69,8 +69,11 @@ __all__ = [
     "TUNING_SEEDS",
     "Cell",
     "GridOptions",
+    "check_replay",
+    "compare_cell",
     "evaluate",
     "evaluation_cells",
+    "merge_grids",
     "operating_curves",
     "run_grid",
     "settings",
@@ -353,7 +356,11 @@ def summarise_cell(methods: dict[str, list[RunOutcome]], seed: int = 0) -> dict[
     The comparison takes the best deployable tuned baseline and tests the paired difference
     over seeds.
     """
-    summary = {m: _method_summary(runs, seed) for m, runs in methods.items()}
+    return compare_cell({m: _method_summary(runs, seed) for m, runs in methods.items()}, seed)
+
+
+def compare_cell(summary: dict[str, dict[str, Any]], seed: int = 0) -> dict[str, Any]:
+    """The comparisons of one cell from its per-method summaries (see :func:`summarise_cell`)."""
     tepa = [m for m in TEPA_PRESETS if m in summary]
     base = [m for m in BASELINES if m in summary]
     comparison: dict[str, Any] = {}
@@ -434,6 +441,19 @@ def operating_curves(options: GridOptions) -> dict[str, Any]:
     return {"cells": [c.name for c in cells], "curves": curves}
 
 
+def _verdict_counts(cells: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    verdicts = [c["comparison"]["verdict"] for c in cells if c["comparison"]]
+    by_preset: dict[str, dict[str, int]] = {}
+    for c in cells:
+        for m, cmp_ in c["presets"].items():
+            counts = by_preset.setdefault(m, {"better": 0, "within": 0, "loses": 0})
+            counts[cmp_["verdict"]] += 1
+    return {
+        "verdicts": {v: verdicts.count(v) for v in ("better", "within", "loses")},
+        "preset_verdicts": by_preset,
+    }
+
+
 def run_grid(options: GridOptions, *, curves: bool = True) -> dict[str, Any]:
     """Tune, evaluate and summarise; the result JSON of ``tepa-bench grid``."""
     start = time.perf_counter()
@@ -444,12 +464,6 @@ def run_grid(options: GridOptions, *, curves: bool = True) -> dict[str, Any]:
     for cell in options.cells:
         cells.append({**asdict(cell), **summarise_cell(runs[cell.name])})
     curve_data = operating_curves(options) if curves else {}
-    verdicts = [c["comparison"]["verdict"] for c in cells if c["comparison"]]
-    by_preset: dict[str, dict[str, int]] = {}
-    for c in cells:
-        for m, cmp_ in c["presets"].items():
-            counts = by_preset.setdefault(m, {"better": 0, "within": 0, "loses": 0})
-            counts[cmp_["verdict"]] += 1
     return {
         "scenario": "grid",
         "config": {
@@ -470,8 +484,105 @@ def run_grid(options: GridOptions, *, curves: bool = True) -> dict[str, Any]:
         "tuning": tuned,
         "cells": cells,
         "operating_curves": curve_data,
-        "verdicts": {v: verdicts.count(v) for v in ("better", "within", "loses")},
-        "preset_verdicts": by_preset,
+        **_verdict_counts(cells),
+    }
+
+
+_SAME = ("base", "evaluation_seeds", "tuning_seeds", "tuning_cells")
+
+
+def check_replay(full: dict[str, Any], options: GridOptions) -> str:
+    """Re-run the first cell's best baseline of a full run and require the same per-seed success.
+
+    A merge is exact only if the full run's results are what the current code gives on the
+    same seeds (every run is deterministic per seed: worlds, round orders, outcome draws and
+    exploration come from the seed). This checks one method on one cell.
+
+    Returns:
+        The method and cell checked.
+
+    Raises:
+        InvalidArgumentError: If the re-run differs (the full run was made by other code).
+    """
+    cell = next((c for c in options.cells if c.name == full["cells"][0]["name"]), None)
+    if cell is None:
+        raise InvalidArgumentError(
+            "cannot merge: the two grid runs have different cells; use the same --cells"
+        )
+    method = full["cells"][0]["comparison"].get("baseline") or next(
+        iter(full["cells"][0]["methods"])
+    )
+    specs = [
+        _spec(options, cell, method, seed, settings(full["tuning"], method))
+        for seed in options.evaluation_seeds
+    ]
+    outs = run_many(specs, workers=options.workers, progress=False, description="replay")
+    again = [round(float(o.successes.mean()), 5) for o in outs]
+    if again != full["cells"][0]["methods"][method]["per_seed"]:
+        raise InvalidArgumentError(
+            f"cannot merge: {method} on {cell.name!r} gives other per-seed results than the "
+            "full run's file (it was made by other code); re-run the full grid"
+        )
+    return f"{method} on {cell.name}"
+
+
+def merge_grids(full: dict[str, Any], part: dict[str, Any]) -> dict[str, Any]:
+    """Add the methods of a partial grid run (``--methods``) to a full run's result.
+
+    Both runs must have the same world size, evaluation and tuning seeds, tuning
+    configurations and cells (same names and configs): then every method met the same worlds
+    and outcome draws, and the part's methods had the same tuning budget. The part's methods
+    replace the full run's of the same name in every cell, tuning entry and operating curve;
+    each cell's comparisons and the verdict counts are recomputed.
+
+    Raises:
+        InvalidArgumentError: If the two runs are not of the same grid.
+
+    Example:
+        >>> try:
+        ...     merge_grids({"config": {"base": 1}}, {"config": {"base": 2}})
+        ... except InvalidArgumentError as exc:
+        ...     print(str(exc)[:46])
+        cannot merge: the two grid runs differ in base
+    """
+    a, b = full["config"], part["config"]
+    for name in _SAME:
+        if a.get(name) != b.get(name):
+            raise InvalidArgumentError(
+                f"cannot merge: the two grid runs differ in {name}; run the part with the full "
+                "run's --seeds, --tuning-seeds and --cells"
+            )
+    parts = {c["name"]: c for c in part["cells"]}
+    mine = [(c["name"], c["config"]) for c in full["cells"]]
+    if [(n, parts[n]["config"]) for n, _ in mine if n in parts] != mine:
+        raise InvalidArgumentError(
+            "cannot merge: the two grid runs have different cells; use the same --cells"
+        )
+    seed = 0
+    cells = []
+    for c in full["cells"]:
+        summary = {**c["methods"], **parts[c["name"]]["methods"]}
+        cells.append({**c, **compare_cell(summary, seed)})
+    methods = list(a["methods"]) + [m for m in b["methods"] if m not in a["methods"]]
+    curves = dict(full.get("operating_curves") or {})
+    extra = (part.get("operating_curves") or {}).get("curves", {})
+    if extra:
+        curves = {
+            "cells": curves.get("cells") or part["operating_curves"]["cells"],
+            "curves": {**curves.get("curves", {}), **extra},
+        }
+    return {
+        **full,
+        "config": {
+            **a,
+            "methods": methods,
+            "tepa_presets": list(TEPA_PRESETS),
+            "merged": {"methods": list(b["methods"]), "seconds": b.get("seconds")},
+        },
+        "tuning": {**full["tuning"], **part["tuning"]},
+        "cells": cells,
+        "operating_curves": curves,
+        **_verdict_counts(cells),
     }
 
 
@@ -496,7 +607,32 @@ def _configure(p: argparse.ArgumentParser) -> None:
         default=None,
         help="comma-separated panels to run (uniform, mixed, bursts; default all)",
     )
+    p.add_argument(
+        "--methods",
+        default=None,
+        help="comma-separated methods to run (default every method of the grid); tuned ones "
+        "get the same budget of six candidates",
+    )
+    p.add_argument(
+        "--merge",
+        type=Path,
+        default=None,
+        help="a full run's grid.json: add this run's methods to it (same seeds and cells; "
+        "one of its baselines is re-run to check that its results are reproduced exactly)",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+
+
+def _methods(arg: str | None) -> tuple[str, ...]:
+    if not arg:
+        return GridOptions.methods
+    methods = tuple(dict.fromkeys(m.strip() for m in arg.split(",") if m.strip()))
+    unknown = [m for m in methods if m not in POLICY_NAMES]
+    if unknown or not methods:
+        raise InvalidArgumentError(
+            f"--methods: unknown {unknown or arg!r}; choose from {', '.join(POLICY_NAMES)}"
+        )
+    return methods
 
 
 def _handle(args: argparse.Namespace) -> int:
@@ -510,14 +646,25 @@ def _handle(args: argparse.Namespace) -> int:
         cells = tuple(c for c in cells if c.panel in panels)
         if not cells:
             raise InvalidArgumentError("--cells names no panel; use uniform, mixed or bursts")
+    full = None
+    if args.merge is not None:
+        try:
+            full = json.loads(args.merge.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InvalidArgumentError(f"--merge: cannot read {args.merge}: {exc}") from exc
     options = GridOptions(
         evaluation_seeds=tuple(range(1000, 1000 + args.seeds)),
         tuning_seeds=tuple(range(args.tuning_seeds)),
+        methods=_methods(args.methods),
         workers=args.workers,
         progress=not args.no_progress,
         cells=cells,
     )
+    replayed = check_replay(full, options) if full is not None else ""  # before the long run
     result = run_grid(options)
+    if full is not None:
+        result = merge_grids(full, result)
+        print(f"merged into {args.merge}; replayed exactly: {replayed}")
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "grid.json"
     path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

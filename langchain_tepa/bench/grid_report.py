@@ -129,6 +129,9 @@ def format_grid(result: dict[str, Any]) -> str:
             vals = [m.get(x, {}).get(key) for x in _SHOWN]
             return "/".join("-" if v is None else f"{v:g}" for v in vals)
 
+        if not cmp_:  # a partial run (--methods) without a TEPA preset and a baseline
+            lines.append(f"{c['name']:<44} (nothing to compare; merge it into a full run)")
+            continue
         lo, hi = cmp_["diff_ci95"]
         lines.append(
             f"{c['name']:<44} {cmp_['tepa']:<9} {cmp_['baseline']:<15} "
@@ -141,7 +144,7 @@ def format_grid(result: dict[str, Any]) -> str:
     lines += [
         "",
         f"verdicts: better {v['better']}, within {v['within']}, loses {v['loses']} of {n} cells "
-        f"(at or within: {(v['better'] + v['within']) / n:.0%})",
+        f"(at or within: {(v['better'] + v['within']) / max(n, 1):.0%})",
     ]
     for method, pv in (result.get("preset_verdicts") or {}).items():
         lines.append(
@@ -207,7 +210,9 @@ def plot_grid(result: dict[str, Any], out: Path) -> list[Path]:
         return []
     from matplotlib.colors import TwoSlopeNorm
 
-    cells = result["cells"]
+    cells = [c for c in result["cells"] if c["comparison"]]
+    if not cells:  # a partial run (--methods): nothing to compare
+        return []
     diffs = [c["comparison"]["diff"] for c in cells]
     span = max(0.01, max(abs(min(diffs)), abs(max(diffs))))
     norm = TwoSlopeNorm(vmin=-span, vcenter=0.0, vmax=span)

@@ -30,7 +30,8 @@ slot's *contenders* (Hypotheses that could become its answer: :data:`CONTENDERS_
 through trial-by-execution: supportive, counterfactual and polluted trials judged by
 :class:`langchain_tepa.graph.TrialRunner`, a candidate promoted only with at least 60% positive
 trials and a supportive success. Values the agent served with success are promoted without
-trials (``promote_on_outcomes``), as under TEPA-Rev. The trial executor holds a
+trials (``promote_on_outcomes``), as under TEPA-Rev; ``tepa-full-trials`` (the paper's
+TEPA-Full) does not, so every value waits for its trials. The trial executor holds a
 :class:`UserChannel` and nothing of the session: each trial serves a value to the user and
 observes whether they are satisfied. That is an interaction with the user, so it is
 **charged**: it counts in the method's interactions and its outcome in the score.
@@ -676,7 +677,10 @@ def summarise(
         }
     fill_mpi(methods, per_seed, "after_change")
     comparisons = paired_comparisons(
-        per_seed, PHASES, tepa_methods=("tepa-full", "tepa-rev"), bootstrap_seed=bootstrap_seed
+        per_seed,
+        PHASES,
+        tepa_methods=("tepa-full", "tepa-full-trials", "tepa-rev"),
+        bootstrap_seed=bootstrap_seed,
     )
     seeds = len(next(iter(by_method.values())))
     return {
@@ -795,7 +799,7 @@ def format_preferences_table(result: dict[str, Any]) -> str:
             f"{2 / 2 ** result['seeds']:.2f}"
         )
     cols = (
-        f"{'method':<15} {'overall [95% CI]':<24} {'answers':>7} {'after_change':<24} "
+        f"{'method':<17} {'overall [95% CI]':<24} {'answers':>7} {'after_change':<24} "
         f"{'after_glitch':<24} {'flips':>6} {'gl.tr':>6} {'adopt':>6} {'inter. (trials)':>16}"
         f" {'paper*':>6}" + (f" {'p vs ' + ref:>14}" if show_p else "")
     )
@@ -813,7 +817,7 @@ def format_preferences_table(result: dict[str, Any]) -> str:
         p = pvals.get(name)
         ps = (f" {'' if p is None else format_p(p):>14}") if show_p else ""
         lines.append(
-            f"{name:<15} {fmt(ph['overall']):<24} {ph['overall']['answers']:>7.3f} "
+            f"{name:<17} {fmt(ph['overall']):<24} {ph['overall']['answers']:>7.3f} "
             f"{fmt(ph['after_change']):<24} {fmt(ph['after_glitch']):<24} {flips:>6} "
             f"{m['glitch_trials_per_seed']:>6g} {adopt:>6} {inter:>16} {paper:>6}{ps}"
         )

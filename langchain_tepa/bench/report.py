@@ -61,7 +61,7 @@ __all__ = [
     "write_result",
 ]
 
-TEPA_METHODS: tuple[str, ...] = ("tepa-rev", "tepa-full")
+TEPA_METHODS: tuple[str, ...] = ("tepa-rev", "tepa-full", "tepa-full-trials")
 """Methods tested against every other method (when they were run)."""
 
 PAPER_REVERSAL: dict[str, dict[str, float]] = {
@@ -301,7 +301,7 @@ def format_table(result: dict[str, Any], *, paper: bool = True) -> str:
             f"{2 / 2 ** result['seeds']:.2f}"
         )
     cols = (
-        f"{'method':<15} {'acquisition [95% CI]':<24} {'reversal [95% CI]':<24} "
+        f"{'method':<17} {'acquisition [95% CI]':<24} {'reversal [95% CI]':<24} "
         f"{'MPI':>7} {'cost':>6} {'FR':>6} {'inter. (trials)':>16}"
         + (f" {'paper':>6}" if paper_fig else "")
         + (f" {'p vs tepa-rev':>13}" if show_p else "")
@@ -314,7 +314,7 @@ def format_table(result: dict[str, Any], *, paper: bool = True) -> str:
         cost_s = f">={per_task}" if cens >= 0.5 else ("" if cost is None else f"{cost:g}")
         inter = f"{m.get('interactions', 0):g} ({m.get('trials', 0):g})"
         row = (
-            f"{name:<15} {_fmt_ci(m['phases']['acquisition']):<24} "
+            f"{name:<17} {_fmt_ci(m['phases']['acquisition']):<24} "
             f"{_fmt_ci(m['phases']['reversal']):<24} {mpi:>7} {cost_s:>6} "
             f"{m.get('false_revocations', 0):>6g} {inter:>16}"
         )

@@ -78,6 +78,7 @@ __all__ = [
     "scenario_config",
     "specs_for",
     "tepa_full_available",
+    "uses_trials",
 ]
 
 StorageKind = Literal["memory", "chroma"]
@@ -127,9 +128,19 @@ def tepa_full_available() -> bool:
     return callable(getattr(graph, "run_trials", None))
 
 
+def uses_trials(method: str) -> bool:
+    """Whether a method runs trial-by-execution (``tepa-full``, ``tepa-full-trials``).
+
+    Example:
+        >>> uses_trials("tepa-full-trials"), uses_trials("tepa-rev")
+        (True, False)
+    """
+    return LifecyclePolicy.preset(method).uses_trials
+
+
 def available_methods() -> list[str]:
-    """Every method this installation can run (``tepa-full`` only with its graph module)."""
-    return [m for m in POLICY_NAMES if m != "tepa-full" or tepa_full_available()]
+    """Every method this installation can run (the trial methods only with their graph module)."""
+    return [m for m in POLICY_NAMES if not uses_trials(m) or tepa_full_available()]
 
 
 @dataclass(frozen=True)
@@ -374,7 +385,7 @@ def run_one(spec: RunSpec) -> RunOutcome:
         world.close()
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
-    extras = {"trials": trials} if spec.method == "tepa-full" else {}
+    extras = {"trials": trials} if spec.policy().uses_trials else {}
     return RunOutcome(
         method=spec.name,
         seed=spec.seed,

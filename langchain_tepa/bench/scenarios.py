@@ -25,6 +25,7 @@ from langchain_tepa.bench.runner import (
     scenario_config,
     specs_for,
     tepa_full_available,
+    uses_trials,
 )
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.policy import POLICY_NAMES
@@ -96,7 +97,8 @@ def resolve_methods(methods: list[str] | None) -> list[str]:
     """The methods to run, checked (``None``: every available method).
 
     Raises:
-        InvalidArgumentError: For an unknown method, or ``tepa-full`` without its graph module.
+        InvalidArgumentError: For an unknown method, or a trial method (``tepa-full``,
+            ``tepa-full-trials``) without its graph module.
     """
     if not methods:
         return available_methods()
@@ -106,9 +108,9 @@ def resolve_methods(methods: list[str] | None) -> list[str]:
             raise InvalidArgumentError(
                 f"unknown method {m!r}; choose from {', '.join(POLICY_NAMES)}"
             )
-        if m == "tepa-full" and not tepa_full_available():
+        if uses_trials(m) and not tepa_full_available():
             raise InvalidArgumentError(
-                "tepa-full needs langchain_tepa.graph.run_trials, which is not installed here; "
+                f"{m} needs langchain_tepa.graph.run_trials, which is not installed here; "
                 "leave it out of --methods"
             )
         if m not in out:

@@ -12,7 +12,10 @@ and its outcome counts in the method's score. Trials run only when the task's bu
 holds every execution they may need (two per counterfactual, one otherwise), and only for
 *contenders*: Hypotheses that could become the key's answer (``contenders_only``). Values with
 a successful outcome are promoted by the posterior rule without trials (``promote_on_outcomes``),
-so in these worlds, where every value the agent meets comes from acting on it, trials are rare.
+so in these worlds, where every value the agent meets comes from acting on it, ``tepa-full``
+runs no trial. ``tepa-full-trials`` is the paper's TEPA-Full (``promote_on_outcomes=False``):
+a value that worked stays a Hypothesis (a contender) until trial-by-execution promotes it, so
+its trials do run, through the same hook and charged the same way.
 
 Example:
     >>> from langchain_tepa import TEPAMemory
@@ -52,7 +55,7 @@ def max_executions(trials: list[object]) -> int:
 def make_trial_hook(
     memory: TEPAMemory, channel: WorldChannel, *, seed: int = 0
 ) -> Callable[[int], int]:
-    """A hook ``task_index -> trial executions`` for the runner (``tepa-full`` only)."""
+    """A hook ``task_index -> trial executions`` for the runner (the trial methods only)."""
     from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
 
     rng = random.Random(f"tepa-full-explore-{seed}")

@@ -63,9 +63,10 @@ POLICY_NAMES: tuple[str, ...] = (
     "tepa-cd",
     "tepa-key",
     "tepa-full",
+    "tepa-full-trials",
 )
-"""Every preset: the paper's methods, the stronger baselines of the benchmarks, ``tepa-cd`` and
-``tepa-key``."""
+"""Every preset: the paper's methods, the stronger baselines of the benchmarks, ``tepa-cd``,
+``tepa-key`` and ``tepa-full-trials`` (the paper's TEPA-Full, whose trials always run)."""
 
 
 @dataclass(frozen=True)
@@ -419,7 +420,10 @@ class LifecyclePolicy:
         ``lww-outcome`` (last-write-wins that also supersedes a value on a failed outcome) and
         ``oracle-rev`` (TEPA-Rev told each change). And ``tepa-cd``: TEPA-Rev with the
         change-point rule in place of the recent-window rule (``revoke_change``); ``tepa-key``:
-        TEPA-Rev with the key test in place of the recent-window rule (``revoke_keyed``).
+        TEPA-Rev with the key test in place of the recent-window rule (``revoke_keyed``);
+        ``tepa-full-trials``: the paper's TEPA-Full, in which only trial-by-execution (or a
+        manual ``promote``) makes a value Active, even a value that worked on its outcomes
+        (``promote_on_outcomes=False``; ``tepa-full`` promotes those without a trial).
 
         Args:
             name: The preset.
@@ -463,6 +467,7 @@ class LifecyclePolicy:
                 "window": 40,
             },
             "tepa-full": {"promotion": "trials"},
+            "tepa-full-trials": {"promotion": "trials", "promote_on_outcomes": False},
         }
         if not isinstance(name, str) or name not in presets:
             raise PolicyError(f"unknown policy {name!r}; choose one of {', '.join(POLICY_NAMES)}")

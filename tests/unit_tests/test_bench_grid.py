@@ -153,3 +153,50 @@ def test_grid_command_is_registered(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["list"]) == 0
     assert "grid" in capsys.readouterr().out
     assert cli.main(["grid", "--seeds", "0"]) == 2
+
+
+def _small_options(methods: tuple[str, ...]) -> G.GridOptions:
+    return G.GridOptions(
+        evaluation_seeds=(1000, 1001, 1002),
+        tuning_seeds=(0,),
+        methods=methods,
+        cells=tuple(c for c in G.evaluation_cells() if c.name in G.CURVE_CELLS[:2]),
+        tuning=(G.tuning_cells()[0],),
+        base=SMALL,
+        progress=False,
+    )
+
+
+def test_a_method_run_alone_merges_exactly_into_a_full_run() -> None:
+    """``--methods`` + ``--merge``: the same figures as running every method together."""
+    together = G.run_grid(_small_options(("reactive", "tepa-rev", "tepa-key")))
+    full = G.run_grid(_small_options(("reactive", "tepa-rev")))
+    part = G.run_grid(_small_options(("tepa-key",)))
+    assert set(part["tuning"]) == {"tepa-key"}  # its own tuning budget, six candidates
+    assert len(part["tuning"]["tepa-key"]["candidates"]) == 6
+    merged = G.merge_grids(full, part)
+    assert merged["tuning"] == together["tuning"]
+    for a, b in zip(merged["cells"], together["cells"], strict=True):
+        assert a["methods"] == b["methods"]  # per-seed success, CIs, costs: all identical
+        assert a["comparison"] == b["comparison"] and a["presets"] == b["presets"]
+    assert merged["verdicts"] == together["verdicts"]
+    assert merged["preset_verdicts"] == together["preset_verdicts"]
+    assert merged["operating_curves"]["curves"] == together["operating_curves"]["curves"]
+    assert merged["config"]["merged"]["methods"] == ["tepa-key"]
+    # the baselines are deterministic per seed: a replay reproduces the full run's file
+    assert G.check_replay(full, _small_options(("reactive", "tepa-rev"))).startswith("reactive")
+    assert "nothing to compare" in format_grid(G.run_grid(_small_options(("no-memory",))))
+    tampered = json.loads(json.dumps(full))
+    tampered["cells"][0]["methods"]["reactive"]["per_seed"][0] += 0.01
+    with pytest.raises(InvalidArgumentError, match="other code"):
+        G.check_replay(tampered, _small_options(("reactive",)))
+    with pytest.raises(InvalidArgumentError, match="different cells"):
+        G.check_replay(full, G.GridOptions(cells=(G.evaluation_cells()[-1],), progress=False))
+    other = {**part, "config": {**part["config"], "evaluation_seeds": [1000]}}
+    with pytest.raises(InvalidArgumentError, match="evaluation_seeds"):
+        G.merge_grids(full, other)
+
+
+def test_grid_methods_option_is_checked() -> None:
+    assert cli.main(["grid", "--methods", "tepa-nothing"]) == 2
+    assert cli.main(["grid", "--merge", "/nonexistent/grid.json", "--methods", "tepa-key"]) == 2

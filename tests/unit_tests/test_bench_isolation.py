@@ -104,6 +104,25 @@ def test_no_method_agent_or_executor_reads_the_schedule(
     assert any(r[2] for r in outcome_reads)  # trials did run through the world's outcome
 
 
+@pytest.mark.parametrize("scenario", ["drift", "filedrift"])
+def test_the_papers_tepa_full_trials_read_no_schedule(
+    scenario: str, schedule_reads: list[tuple[str, str, list[str]]]
+) -> None:
+    """``tepa-full-trials`` runs its trials as shipped (no patching) under the tripwire."""
+    config: dict[str, Any] = {"tasks": 2, "acquisition": 6, "reversal": 10}
+    if scenario == "drift":
+        config.update(change_every=5, burst_every=6, burst_length=2, p_right=0.9, p_wrong=0.1)
+    out = run_one(RunSpec(scenario, config, "tepa-full-trials", 0))
+    assert out.extras["trials"] > 0  # the trial path ran
+    for file, func, forbidden in schedule_reads:
+        assert _allowed(file, func), f"{file}:{func} read the hidden schedule"
+        if func not in ("__outcome", "__consumer"):
+            assert not forbidden, f"{func} was called from {forbidden[0]}"
+    # trials executed through the world's outcome function, with the trial machinery on the
+    # stack: the tripwire did watch them
+    assert any(f for _, func, f in schedule_reads if func in ("__outcome", "__consumer"))
+
+
 def test_the_tripwire_catches_a_leaking_executor(
     schedule_reads: list[tuple[str, str, list[str]]],
 ) -> None:
@@ -149,8 +168,19 @@ def test_no_method_agent_or_executor_reads_the_session(
     assert session_reads
     leaks = [(name, f) for name, f in session_reads if f]
     assert not leaks, f"hidden session fields read from {leaks[0][1][0]}"
-    if method == "tepa-full":
+    if method.startswith("tepa-full"):
         assert run["trials"] > 0  # the trial path ran under the tripwire
+
+
+def test_the_papers_tepa_full_reads_no_session_with_its_own_trials(
+    session_reads: list[tuple[str, list[str]]],
+) -> None:
+    """``tepa-full-trials`` tests its Hypotheses as shipped (no patching) under the tripwire."""
+    run = P.run_preference_seed("tepa-full-trials", 0, P.PreferenceConfig(users=2, sessions=40))
+    assert run["trials"] > 0
+    assert run["interactions"] == 2 * 40 + run["trials"]  # every trial is charged
+    leaks = [(name, f) for name, f in session_reads if f]
+    assert not leaks, f"hidden session fields read from {leaks[0][1][0]}"
 
 
 def test_the_channels_expose_nothing_but_execution() -> None:

@@ -74,7 +74,7 @@ def test_run_one_records_every_episode() -> None:
     assert np.array_equal(out.successes, again.successes)
 
 
-@pytest.mark.parametrize("method", [m for m in POLICY_NAMES if m != "tepa-full"])
+@pytest.mark.parametrize("method", [m for m in POLICY_NAMES if not m.startswith("tepa-full")])
 def test_every_method_runs_on_the_file_world(method: str) -> None:
     out = run_one(RunSpec("filedrift", {"tasks": 2, "acquisition": 4, "reversal": 6}, method, 1))
     assert out.successes.shape == (2, 10)
@@ -141,6 +141,22 @@ def test_tepa_full_trials_are_charged_interactions(monkeypatch: pytest.MonkeyPat
     assert (
         out.interactions == 2 * 13 == run_one(RunSpec("filedrift", cfg, "tepa-rev", 0)).interactions
     )
+
+
+@pytest.mark.parametrize("scenario", ["drift", "filedrift"])
+def test_the_papers_tepa_full_runs_charged_trials_by_default(scenario: str) -> None:
+    """``tepa-full-trials`` promotes only through trials, so trials run without any patching."""
+    assert "tepa-full-trials" in available_methods()
+    cfg = {"tasks": 2, "acquisition": 6, "reversal": 10}
+    out = run_one(RunSpec(scenario, cfg, "tepa-full-trials", 0))
+    assert out.extras["trials"] > 0
+    assert out.trials is not None and int(out.trials.sum()) == out.extras["trials"]
+    # a trial is an interaction of the budget, and its outcome is in the scored successes
+    rev = run_one(RunSpec(scenario, cfg, "tepa-rev", 0))
+    assert out.interactions == rev.interactions == 2 * 16
+    assert out.successes.shape == rev.successes.shape
+    # tepa-full (issue 15) promotes values that worked on their outcomes: no trial here
+    assert run_one(RunSpec(scenario, cfg, "tepa-full", 0)).extras["trials"] == 0
 
 
 def test_only_the_oracles_are_told_the_changes() -> None:

@@ -73,6 +73,9 @@ def test_preset_semantics() -> None:
     norev = LifecyclePolicy.preset("tepa-norev")
     assert not norev.revoke_posterior and norev.promotion == "posterior"
     assert LifecyclePolicy.preset("tepa-full").uses_trials
+    paper_full = LifecyclePolicy.preset("tepa-full-trials")  # the paper's TEPA-Full
+    assert paper_full.uses_trials and not paper_full.promote_on_outcomes
+    assert LifecyclePolicy.preset("tepa-full").promote_on_outcomes
     conflict = LifecyclePolicy.preset("append-conflict")
     assert conflict.track_conflict and conflict.promotion == "immediate"
     assert not conflict.revoke_posterior and not conflict.revoke_recent
