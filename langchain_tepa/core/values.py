@@ -383,8 +383,8 @@ def _normalize(value: Any) -> Any:
 
 
 def short_hash(text: str, length: int = 24) -> str:
-    """A stable hexadecimal digest of ``text`` (SHA-256, truncated)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+    """A stable hexadecimal digest of ``text`` (SHA-256, truncated; lone surrogates hash too)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:length]
 
 
 def value_identity(value: Any, *, normalize: bool = True) -> str:
