@@ -558,11 +558,10 @@ def merge_grids(full: dict[str, Any], part: dict[str, Any]) -> dict[str, Any]:
         raise InvalidArgumentError(
             "cannot merge: the two grid runs have different cells; use the same --cells"
         )
-    seed = 0
     cells = []
     for c in full["cells"]:
         summary = {**c["methods"], **parts[c["name"]]["methods"]}
-        cells.append({**c, **compare_cell(summary, seed)})
+        cells.append({**c, **compare_cell(summary)})
     methods = list(a["methods"]) + [m for m in b["methods"] if m not in a["methods"]]
     curves = dict(full.get("operating_curves") or {})
     extra = (part.get("operating_curves") or {}).get("curves", {})

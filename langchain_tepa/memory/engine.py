@@ -617,11 +617,12 @@ class Engine:
                 p = keys[p.key].precedents.get(pid, p)
             if p is not None:
                 out[pid] = p
-        views = []
-        for p in out.values():
-            refresh_posterior(p, self.policy)
-            views.append(p.snapshot())
-        return views
+        return [self._view(p) for p in out.values()]
+
+    def _view(self, p: Precedent) -> Precedent:
+        """The view of ``p`` to store: its posterior brought up to date, as a snapshot."""
+        refresh_posterior(p, self.policy)
+        return p.snapshot()
 
     def _maybe_dedicate(self, st: NamespaceState) -> None:
         """Give a namespace that grew large an index of its own (the backend's choice)."""
@@ -665,8 +666,7 @@ class Engine:
                     for pid in sorted(pending.views.get(ns, ())):
                         p = st.precedent(pid)
                         if p is not None:
-                            refresh_posterior(p, self.policy)
-                            current.append(p.snapshot())
+                            current.append(self._view(p))
                     mark = dict(pending.heal.get(ns, {}))
                     if self.stream in st.clock:
                         mark[self.stream] = st.clock[self.stream]

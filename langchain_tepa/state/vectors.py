@@ -70,6 +70,21 @@ def unit_rows(matrix: np.ndarray) -> np.ndarray:
     return out.astype(np.float32)
 
 
+def _unit_query(query: Sequence[float] | np.ndarray, dims: int) -> np.ndarray:
+    """``query`` as a unit vector, checked against the ``dims`` of the stored vectors.
+
+    Raises:
+        InvalidArgumentError: If the query has another size.
+    """
+    q = unit_rows(np.asarray(query, dtype=np.float64))[0]
+    if q.shape[0] != dims:
+        raise InvalidArgumentError(
+            f"query embedding has {q.shape[0]} dimensions, stored ones "
+            f"{dims}: use the same embeddings for writing and reading"
+        )
+    return q
+
+
 class VectorTable:
     """Unit vectors by id; rows are appended, the matrix is rebuilt lazily.
 
@@ -209,12 +224,7 @@ class VectorTable:
         _, _, positions, sub, ids = cached
         if not len(positions):
             return []
-        q = unit_rows(np.asarray(query, dtype=np.float64))[0]
-        if q.shape[0] != sub.shape[1]:
-            raise InvalidArgumentError(
-                f"query embedding has {q.shape[0]} dimensions, stored ones "
-                f"{sub.shape[1]}: use the same embeddings for writing and reading"
-            )
+        q = _unit_query(query, sub.shape[1])
         sims = matvec(sub, q)
         n = len(sims)
         if n > k:
@@ -234,12 +244,7 @@ class VectorTable:
             return {}
         self._flush()
         assert self._matrix is not None
-        q = unit_rows(np.asarray(query, dtype=np.float64))[0]
-        if q.shape[0] != self._matrix.shape[1]:
-            raise InvalidArgumentError(
-                f"query embedding has {q.shape[0]} dimensions, stored ones "
-                f"{self._matrix.shape[1]}: use the same embeddings for writing and reading"
-            )
+        q = _unit_query(query, self._matrix.shape[1])
         rows = np.fromiter((self._rows[pid] for pid in present), dtype=np.int64, count=len(present))
         sims = matvec(self._matrix[rows], q)
         return {pid: float(s) for pid, s in zip(present, sims.tolist(), strict=True)}
@@ -374,12 +379,7 @@ class ItemColumn:
         out = np.full(self.size, np.nan)
         if not len(self.scored):
             return out
-        q = unit_rows(np.asarray(query, dtype=np.float64))[0]
-        if q.shape[0] != self._matrix.shape[1]:
-            raise InvalidArgumentError(
-                f"query embedding has {q.shape[0]} dimensions, stored ones "
-                f"{self._matrix.shape[1]}: use the same embeddings for writing and reading"
-            )
+        q = _unit_query(query, self._matrix.shape[1])
         if 2 * len(self._positions) >= len(self._matrix):
             sims = matvec(self._matrix, q)[self._positions]
         else:
