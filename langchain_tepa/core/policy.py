@@ -262,8 +262,6 @@ class LifecyclePolicy:
     keyed_hazard: float = 0.02
     keyed_weight: float = 10.0
     keyed_odds: float = 1.0
-    keyed_memory: str = "value"
-    keyed_recovery: int = 12
     trust: TrustPolicy | None = _DEFAULT_TRUST
     answer_by: AnswerBy = "validity"
     promote_on_outcomes: bool = True

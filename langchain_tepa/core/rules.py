@@ -34,14 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from langchain_tepa.core.trust import Correction, SupportPromotion, TrustPolicy
-from langchain_tepa.core.types import (
-    Evidence,
-    KeyState,
-    Lifecycle,
-    Precedent,
-    RunLog,
-    Transition,
-)
+from langchain_tepa.core.types import Evidence, KeyState, Lifecycle, Precedent, Transition
 
 if TYPE_CHECKING:
     from langchain_tepa.core.policy import LifecyclePolicy
@@ -58,7 +51,6 @@ __all__ = [
     "ImmediatePromotion",
     "KeyChangeRevocation",
     "KeyRates",
-    "KeyRunCounts",
     "LastOutcomeVeto",
     "OutcomeRuns",
     "OutcomeVeto",
@@ -675,7 +667,6 @@ def key_rates(
     hazard: float = 0.02,
     weight: float = 10.0,
     tenure: int = 4,
-    memory: str = "value",
 ) -> KeyRates:
     """The key's working success rate and change rate, each with its prior.
 
@@ -698,9 +689,6 @@ def key_rates(
         hazard: Prior changes per record (``hazard0``): one change in ``1 / hazard0`` records.
         weight: Weight of the ``working`` prior, in outcomes.
         tenure: Records a value must have been Active for its displacement to count as a change.
-        memory: Where the failure runs come from (an experiment of issue 14, not kept):
-            ``"value"`` the values' outcome histories; ``"runs"`` the key's run log;
-            ``"key"`` the run log for the working rate too.
 
     Example:
         >>> rates = key_rates(KeyState("default", "k"))
@@ -718,11 +706,6 @@ def key_rates(
         successes += runs.successes
         failures += sum(runs.recovered)
         recovered.extend(runs.recovered)
-    log = state.runs
-    if memory != "value" and log is not None:
-        recovered = list(log.recovered)
-        if memory == "key":
-            successes, failures = log.successes, sum(log.recovered)
     changes = _changes(state, tenure)
     return KeyRates(
         working=(successes + weight * working) / (successes + failures + weight),
@@ -809,18 +792,10 @@ class KeyChangeRevocation:
     weight: float = 10.0
     odds: float = 1.0
     run_weight: float = 4.0
-    memory: str = "value"
 
     def test(self, p: Precedent, state: KeyState) -> tuple[float, KeyRates]:
         """The posterior odds of a change of ``p``, and the key's rates behind them."""
-        rates = key_rates(
-            state,
-            p,
-            working=self.working,
-            hazard=self.hazard,
-            weight=self.weight,
-            memory=self.memory,
-        )
+        rates = key_rates(state, p, working=self.working, hazard=self.hazard, weight=self.weight)
         working = min(max(rates.working, self.failing + 1e-3), 1.0 - 1e-3)
         hazard = min(rates.hazard, 0.5)
         run = trailing_failures(p.recent)
@@ -830,15 +805,6 @@ class KeyChangeRevocation:
         for k in range(1, run + 1):
             cont = 1.0 - working if k == 1 else rates.continuation(k, self.run_weight)
             odds = (odds + hazard) * (1.0 - self.failing) / max(cont, 1e-9) / (1.0 - hazard)
-        log = state.runs
-        if self.memory == "survival" and run and log is not None:
-            # what became of the key's earlier runs that reached this length: recovered (noise,
-            # bursts) or dead (changes); the model's odds are the prior, worth run_weight runs
-            back = sum(1 for n in log.recovered if n >= run)
-            dead = sum(1 for n in log.dead if n >= run)
-            prior = odds / (1.0 + odds)
-            p_change = (dead + self.run_weight * prior) / (back + dead + self.run_weight)
-            odds = p_change / max(1.0 - p_change, 1e-12)
         return odds, rates
 
     def reason(self, p: Precedent, step: Step) -> str | None:
@@ -887,49 +853,6 @@ class HistoryCounts(BetaCounts):
                 if _replaced(step.state, target, revoked.time):
                     target.recent.clear()
         super().count(step)
-
-
-@dataclass(frozen=True)
-class KeyRunCounts(HistoryCounts):
-    """:class:`HistoryCounts` that also keeps the key's :class:`~langchain_tepa.core.types.RunLog`.
-
-    A failure of a value that has worked opens (or lengthens) its failure run; a success that
-    ends a run within ``horizon`` records of the key after the run began records the run as
-    recovered (a glitch or noise, not a change: a changed value stays broken longer). The log is
-    kept on the key, so it survives the revocation, replacement and re-promotion of its values.
-
-    Example:
-        >>> KeyRunCounts(window=40, horizon=12).horizon
-        12
-    """
-
-    horizon: int = 12
-
-    def count(self, step: Step) -> None:
-        """Count the record, then update the key's run log with an outcome."""
-        super().count(step)
-        if not step.is_outcome:
-            return
-        target = step.target
-        assert target is not None
-        state = step.state
-        log = state.runs
-        if log is None:
-            log = state.runs = RunLog()
-        for other, (length, began) in list(log.open_runs.items()):
-            if state.seq - began > self.horizon:  # it never came back: a change
-                log.dead.append(length)
-                del log.open_runs[other]
-        vid = target.value_id
-        if step.ev.outcome:
-            run = log.open_runs.pop(vid, None)
-            if run is not None and state.seq - run[1] <= self.horizon:
-                log.recovered.append(run[0])
-            log.successes += vid in log.worked
-            log.worked.add(vid)
-        elif vid in log.worked:
-            length, began = log.open_runs.get(vid, (0, state.seq))
-            log.open_runs[vid] = (length + 1, began)
 
 
 def _replaced(state: KeyState, p: Precedent, since: float) -> bool:
@@ -1129,7 +1052,6 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
                 policy.keyed_hazard,
                 policy.keyed_weight,
                 policy.keyed_odds,
-                memory=policy.keyed_memory,
             )
         )
     change = None
@@ -1170,15 +1092,9 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
             by_net=by_net,
             displace_ratio=policy.displace_ratio,
         )
-    counts: CountRule
-    if policy.revoke_keyed and policy.keyed_memory != "value":
-        counts = KeyRunCounts(policy.track_conflict, policy.window, policy.keyed_recovery)
-    elif policy.revoke_keyed:
-        counts = HistoryCounts(policy.track_conflict, policy.window)
-    else:
-        counts = BetaCounts(policy.track_conflict, policy.window)
+    counts_rule = HistoryCounts if policy.revoke_keyed else BetaCounts
     return RuleSet(
-        counts=counts,
+        counts=counts_rule(policy.track_conflict, policy.window),
         boundary=tuple(boundary),
         record=tuple(record),
         revocation=tuple(revocation),

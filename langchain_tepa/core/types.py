@@ -26,7 +26,6 @@ __all__ = [
     "KeyState",
     "Lifecycle",
     "Precedent",
-    "RunLog",
     "Transition",
     "answer_order",
     "precedent_id",
@@ -449,47 +448,6 @@ def answer_order(p: Precedent) -> tuple[float, float, float, str]:
 
 
 @dataclass
-class RunLog:
-    """What a key's outcomes taught about its failure runs, kept on the key (the key test).
-
-    A value's outcome history is cleared when another value replaces it; this log is not: it
-    survives revocations and re-promotions of every value of the key.
-
-    Attributes:
-        recovered: Lengths of the failure runs after which the same value worked again within
-            the recovery horizon (glitches and noise, not changes), oldest first.
-        dead: Lengths of the failure runs after which the value did not work again within the
-            horizon (changes, as far as the key can tell), oldest first.
-        successes: Successful outcomes of values that had worked before (steps at which a run
-            could have begun).
-        open_runs: Per value id, the current failure run of a value that had worked: its length
-            and the key's record count when it began.
-        worked: Value ids that have had a successful outcome.
-
-    Example:
-        >>> log = RunLog()
-        >>> log.recovered, log.successes
-        ([], 0)
-    """
-
-    recovered: list[int] = field(default_factory=list)
-    dead: list[int] = field(default_factory=list)
-    successes: int = 0
-    open_runs: dict[str, tuple[int, int]] = field(default_factory=dict)
-    worked: set[str] = field(default_factory=set)
-
-    def copy(self) -> RunLog:
-        """An independent copy."""
-        return RunLog(
-            list(self.recovered),
-            list(self.dead),
-            self.successes,
-            dict(self.open_runs),
-            set(self.worked),
-        )
-
-
-@dataclass
 class KeyState:
     """Every precedent of one key in one namespace: the result of folding its evidence.
 
@@ -502,7 +460,6 @@ class KeyState:
         ledger: What recent assertions already counted, per source (repeats and caps of
             :class:`~langchain_tepa.core.trust.TrustPolicy`); ``None`` until a policy with
             trust folds an observation.
-        runs: The key test's run log (:class:`RunLog`); ``None`` unless the policy keeps one.
     """
 
     namespace: str
@@ -511,7 +468,6 @@ class KeyState:
     seq: int = 0
     last_sort_key: tuple[float, str] = (float("-inf"), "")
     ledger: TrustLedger | None = None
-    runs: RunLog | None = None
 
     def active(self) -> list[Precedent]:
         """Active precedents, best first (:func:`answer_order`: standing, then trusted recency)."""
@@ -527,7 +483,6 @@ class KeyState:
             seq=self.seq,
             last_sort_key=self.last_sort_key,
             ledger=None if self.ledger is None else self.ledger.copy(),
-            runs=None if self.runs is None else self.runs.copy(),
         )
 
 
