@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from langchain_tepa.core.errors import InvalidArgumentError, StorageError, TEPAError
-from langchain_tepa.core.policy import POLICY_NAMES
+from langchain_tepa.core.policy import DEFAULT_POLICY, POLICY_NAMES
 from langchain_tepa.core.types import Lifecycle, Precedent, Transition
 from langchain_tepa.core.values import canonical_json, validate_key, validate_namespace
 
@@ -113,7 +113,9 @@ def _unknown_namespace(path: str, namespace: str, known: Sequence[str]) -> Inval
     )
 
 
-def list_namespaces(path: str, *, prefix: str = "tepa", policy: str = "tepa-rev") -> dict[str, int]:
+def list_namespaces(
+    path: str, *, prefix: str = "tepa", policy: str = DEFAULT_POLICY
+) -> dict[str, int]:
     """The namespaces of a persistent memory and how many keys each holds (read-only).
 
     Raises:
@@ -139,7 +141,7 @@ def inspect_memory(
     path: str,
     *,
     prefix: str = "tepa",
-    policy: str = "tepa-rev",
+    policy: str = DEFAULT_POLICY,
     namespace: str | None = None,
     key: str | None = None,
     state: str | None = None,
@@ -381,9 +383,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--prefix", default="tepa", help="collection prefix (default: tepa)")
         p.add_argument(
             "--policy",
-            default="tepa-rev",
+            default=DEFAULT_POLICY,
             choices=POLICY_NAMES,
-            help="policy the memory was written with (default: tepa-rev)",
+            help=f"policy the memory was written with (default: {DEFAULT_POLICY}, the library's)",
         )
 
     ins = sub.add_parser(

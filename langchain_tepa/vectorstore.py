@@ -112,9 +112,10 @@ class TEPAVectorStore(VectorStore):
        the audit.
     3. **Adding the same document again is support**, not a no-op: searches are unchanged, but
        its support and the evidence log grow.
-    4. **The lifecycle policy decides what is searchable.** Under the default ``tepa-rev`` a new
-       document is Active at once; under ``tepa-full`` it waits for a trial; evidence (conflicting
-       contents, failed outcomes) can revoke a document, not only ``delete``.
+    4. **The lifecycle policy decides what is searchable.** Under the default ``tepa-key`` (as
+       under ``tepa-rev``) a new document is Active at once; under ``tepa-full`` it waits for a
+       trial; evidence (conflicting contents, failed outcomes) can revoke a document, not only
+       ``delete``.
     5. **Fact documents collapse**: documents asserting one fact are one result (one precedent),
        and their extra metadata stays in the evidence instead of coming back.
 

@@ -91,8 +91,8 @@ memory
 ## Observe
 
 A first observation creates a Hypothesis with `s = 1`; its validity `2/3 = 0.67` is above the
-promotion threshold `theta_pro = 0.6`, so it becomes Active at once (policy `tepa-rev`, the
-default). Every state change carries its reason.
+promotion threshold `theta_pro = 0.6`, so it becomes Active at once (the default policy,
+`tepa-key`; the paper's `tepa-rev` promotes the same way). Every state change carries its reason.
 """),
     code("""
 result = memory.observe(
@@ -165,12 +165,16 @@ show_table(memory.audit("user.pizza_topping").rows())
     md("""
 ## Outcomes and revocation by hand
 
-`record_outcome` reports that acting on a value worked or failed; the recent-outcome window
-revokes a value whose recent success rate falls under `theta_rec = 0.34` (one glitch among three
-never does). `revoke` retires a value by hand, with a reason.
+`record_outcome` reports that acting on a value worked or failed. The default policy's key test
+revokes an Active value once its failures in a row are more likely a change than bad luck for a
+working value of its key: two for a tool with a long record of successes, three or four for a
+noisy key. Here the value has a short record (one observation, one success), so the posterior
+rule revokes it first, at the third failure, once it is more likely wrong than right (validity
+under `theta_rev = 0.45`). Under `policy="tepa-rev"` (the paper's recent-outcome window) the
+second failure would revoke it. `revoke` retires a value by hand, with a reason.
 """),
     code("""
-for ok in (True, False, False):
+for ok in (True, False, False, False):
     r = memory.record_outcome("user.diet", "vegetarian", ok)
     print(ok, [t.reason for t in r.transitions])
 memory.observe("user.city", "Lyon")

@@ -131,7 +131,7 @@ def _policy(name: str) -> Any:
     from langchain_tepa.core.policy import LifecyclePolicy
 
     if name == NO_TRUST:
-        return LifecyclePolicy(name=NO_TRUST, trust=None)
+        return LifecyclePolicy.preset("tepa-rev", name=NO_TRUST, trust=None)
     return LifecyclePolicy.preset(name)
 
 

@@ -2,11 +2,13 @@
 
 A fact is believed (an export format that works), contradicted (it starts failing), revoked,
 and the new value is promoted; the audit trail shows every transition with its reason. It runs
-on embedded Chroma in a temporary folder, offline.
+on embedded Chroma in a temporary folder, offline, under the library's default policy (the key
+test, ``tepa-key``: a tool that has worked ten times in a row is revoked at its second failure
+in a row).
 
 Example:
     >>> text = show_reversal()
-    >>> "revoked: recent success" in text and "promoted" in text
+    >>> "revoked: change odds" in text and "promoted" in text
     True
 """
 
@@ -38,15 +40,16 @@ def show_reversal(folder: str | None = None) -> str:
         memory = TEPAMemory.from_path(
             path, embeddings=HashingEmbeddings(), clock=lambda: float(next(ticks))
         )
-        for _ in range(5):
+        lines.append(f"policy:       {memory.policy.name} (the library default)")
+        for _ in range(10):
             memory.record_outcome(KEY, "csv", True)
-        lines.append(f"believed:     csv worked 5 times -> get() = {memory.get(KEY)!r}")
+        lines.append(f"believed:     csv worked 10 times -> get() = {memory.get(KEY)!r}")
         memory.record_outcome(KEY, "csv", False)
-        lines.append(f"contradicted: csv failed once    -> get() = {memory.get(KEY)!r}")
+        lines.append(f"contradicted: csv failed once     -> get() = {memory.get(KEY)!r}")
         memory.record_outcome(KEY, "csv", False)
-        lines.append(f"revoked:      csv failed again   -> get() = {memory.get(KEY)!r}")
+        lines.append(f"revoked:      csv failed again    -> get() = {memory.get(KEY)!r}")
         memory.record_outcome(KEY, "json", True)
-        lines.append(f"promoted:     json worked        -> get() = {memory.get(KEY)!r}")
+        lines.append(f"promoted:     json worked         -> get() = {memory.get(KEY)!r}")
         docs = memory.retrieve("which export format works?", k=4)
         lines.append(f"retrieve() sees only: {[d.metadata['value'] for d in docs]}")
         lines.append("")

@@ -3,9 +3,14 @@
 All methods compared in the benchmarks (TEPA and its baselines) are policies over one fold, one
 storage and one retrieval path, so the comparisons are fair by construction.
 
+The default (``LifecyclePolicy()``) is the key test, ``tepa-key``; the paper's rules are the
+preset ``tepa-rev``.
+
 Example:
-    >>> policy = LifecyclePolicy()                 # TEPA-Rev defaults
-    >>> policy.failures_to_revoke
+    >>> policy = LifecyclePolicy()                 # the key test (tepa-key)
+    >>> policy.name, policy.revoke_keyed, policy.failures_to_revoke
+    ('tepa-key', True, None)
+    >>> LifecyclePolicy.preset("tepa-rev").failures_to_revoke   # the paper's rules
     3
     >>> LifecyclePolicy.preset("append-only").revoke_posterior
     False
@@ -22,7 +27,7 @@ from langchain_tepa.core.errors import PolicyError
 from langchain_tepa.core.rules import RuleSet, rules_for
 from langchain_tepa.core.trust import TrustPolicy
 
-__all__ = ["POLICY_NAMES", "AnswerBy", "LifecyclePolicy", "PromotionMode"]
+__all__ = ["DEFAULT_POLICY", "POLICY_NAMES", "AnswerBy", "LifecyclePolicy", "PromotionMode"]
 
 PromotionMode = Literal["posterior", "immediate", "trials"]
 AnswerBy = Literal["net_support", "validity"]
@@ -68,15 +73,32 @@ POLICY_NAMES: tuple[str, ...] = (
 """Every preset: the paper's methods, the stronger baselines of the benchmarks, ``tepa-cd``,
 ``tepa-key`` and ``tepa-full-trials`` (the paper's TEPA-Full, whose trials always run)."""
 
+DEFAULT_POLICY = "tepa-key"
+"""The preset ``LifecyclePolicy()`` is: the key test (since issue 14's 20-seed grid)."""
+
+_PAPER_RULE: dict[str, Any] = {
+    "revoke_recent": True,
+    "revoke_keyed": False,
+    "revive_fresh": True,
+    "window": 3,
+}
+"""The paper's recent-window rule and its counting, which every preset but ``tepa-key`` keeps:
+the fields in which ``tepa-rev`` differs from the default ``LifecyclePolicy()``."""
+
 
 @dataclass(frozen=True)
 class LifecyclePolicy:
     """Thresholds and switches of the precedent lifecycle.
 
-    The defaults are TEPA-Rev. Each default and its reason:
+    The defaults are the key test, ``tepa-key``: TEPA-Rev's posterior rule with the key test
+    (``revoke_keyed``) in place of the paper's recent-window rule, chosen by the criteria set
+    before the benchmarks' 20-seed grid (docs/benchmarks.md, "Does the key test win?"). The
+    paper's rules are ``LifecyclePolicy.preset("tepa-rev")``, which differs from the default in
+    ``revoke_recent``, ``revoke_keyed``, ``revive_fresh`` and ``window`` only. Each default and
+    its reason:
 
     Attributes:
-        name: A label for reports (``"tepa-rev"``).
+        name: A label for reports (``"tepa-key"``).
         a0: Prior pseudo-successes of Beta(a0, b0). 1: the uniform prior, no opinion before
             evidence.
         b0: Prior pseudo-failures. 1, for the same reason.
@@ -86,10 +108,15 @@ class LifecyclePolicy:
         theta_rev: Revoke when the posterior validity falls below this. 0.45: a value is dropped
             once it is more likely wrong than right, with a margin under 0.5 so that a tie
             (validity 0.50) does not revoke.
-        window: Size of the recent-outcome window. 3: a drift shows within a few actions.
-        w_min: Outcomes the window needs before it may revoke. 3: a full window, so a single
-            glitch (one failure among three) never revokes.
-        theta_rec: Revoke when the recent success rate is below this. 0.34: fewer than one
+        window: Outcomes each precedent keeps (its recent-outcome window). 40 (the key test):
+            the outcome history from which the key test learns its key's noise and how long
+            its failure runs last. ``tepa-rev`` keeps 3, the paper's window: a drift shows
+            within a few actions.
+        w_min: Outcomes the window needs before the recent-window rule (``tepa-rev``) may
+            revoke. 3: a full window, so a single glitch (one failure among three) never
+            revokes.
+        theta_rec: The recent-window rule (``tepa-rev``): revoke when the recent success rate
+            is below this. 0.34: fewer than one
             success in three recent outcomes (so two consecutive failures revoke a value that was
             working, and one failure alone does not).
         theta_pro: Promote a Hypothesis when its validity exceeds this. 0.6: above the revocation
@@ -100,7 +127,8 @@ class LifecyclePolicy:
             Active when first supported) or ``"trials"`` (TEPA-Full: only trial-by-execution or a
             manual ``promote`` makes a value Active).
         revoke_posterior: Apply the posterior rule.
-        revoke_recent: Apply the recent-window rule.
+        revoke_recent: Apply the recent-window rule (the paper's; ``tepa-rev`` and the other
+            TEPA presets but ``tepa-key``). Off by default: the key test replaces it.
         revoke_on_first_failure: Reactive forgetting: revoke a value at its first failure (or
             at its ``reactive_failures``-th failure in a row) and at its first contradiction.
         reactive_failures: Consecutive failed outcomes that make reactive forgetting revoke a
@@ -119,11 +147,14 @@ class LifecyclePolicy:
         multi_valued: Treat every key as multi-valued (values do not conflict with each other).
         multi_valued_prefixes: Key prefixes that are multi-valued (``("user.allergies",)``).
         normalize_values: Compare string values case-insensitively with collapsed whitespace.
-        revive_fresh: When a Revoked value gathers support again it returns as a Hypothesis with
-            fresh counts (its old counts stay in the audit): the evidence before the drift that
-            revoked it says nothing about the regime after it. Its recent-outcome window is
-            restarted only when a successful outcome revives it: an assertion does not erase
-            what acting on the value recently gave.
+        revive_fresh: When a Revoked value gathers support again it returns as a Hypothesis
+            with fresh counts (its old counts stay in the audit): the evidence before the drift
+            that revoked it says nothing about the regime after it. Its recent-outcome window
+            is restarted only when a successful outcome revives it: an assertion does not
+            erase what acting on the value recently gave. On in ``tepa-rev`` and the other
+            presets; off by default, because the key test's count rule restarts a revived
+            value's counts itself and keeps its outcome history when it came back from a
+            glitch.
         key_match_threshold: Cosine similarity above which a new key is mapped onto an existing
             key of the same namespace (key resolution in ``add_texts``). 0.9: near-paraphrases
             only.
@@ -133,7 +164,8 @@ class LifecyclePolicy:
             ``promote`` by hand) can. Without it, one source repeating a value whose actions keep
             failing re-promotes it after every revocation. Off for the baselines, which the
             paper defines without it. With ``revoke_change`` the guard is the change test:
-            observations cannot revive or promote a value while its own outcomes show a drop.
+            observations cannot revive or promote a value while its own outcomes show a drop;
+            with ``revoke_keyed`` (the default) they cannot while its last outcome failed.
         revoke_change: The change rule (preset ``tepa-cd``): revoke a value when its own outcome
             history shows a drop of its success rate, by Bayesian change-point detection
             (:func:`langchain_tepa.core.rules.change_odds`). The history is the recent window, so
@@ -144,7 +176,7 @@ class LifecyclePolicy:
             drop that old has long been acted on.
         change_threshold: Revoke when the posterior odds of a drop reach this. 1: a change is
             more likely than not.
-        revoke_keyed: The key test (preset ``tepa-key``,
+        revoke_keyed: The key test (the default, preset ``tepa-key``,
             :class:`~langchain_tepa.core.rules.KeyChangeRevocation`): revoke an Active value when
             a Bayesian change test on its outcomes, run with the rates of its *key* (how often a
             working value of the key succeeds, pooled over all its values; how often the key's
@@ -193,19 +225,19 @@ class LifecyclePolicy:
             outcome is the evidence a trial would gather. ``False`` is the paper's TEPA-Full.
     """
 
-    name: str = "tepa-rev"
+    name: str = DEFAULT_POLICY
     a0: float = 1.0
     b0: float = 1.0
     n_min: int = 3
     theta_rev: float = 0.45
-    window: int = 3
+    window: int = 40
     w_min: int = 3
     theta_rec: float = 0.34
     theta_pro: float = 0.6
     n_pro: int = 1
     promotion: PromotionMode = "posterior"
     revoke_posterior: bool = True
-    revoke_recent: bool = True
+    revoke_recent: bool = False
     revoke_on_first_failure: bool = False
     reactive_failures: int = 1
     supersede: bool = False
@@ -217,14 +249,14 @@ class LifecyclePolicy:
     multi_valued: bool = False
     multi_valued_prefixes: tuple[str, ...] = ()
     normalize_values: bool = True
-    revive_fresh: bool = True
+    revive_fresh: bool = False
     key_match_threshold: float = 0.9
     outcome_veto: bool = True
     revoke_change: bool = False
     change_hazard: float = 0.05
     change_max_run: int = 6
     change_threshold: float = 1.0
-    revoke_keyed: bool = False
+    revoke_keyed: bool = True
     keyed_working: float = 0.8
     keyed_failing: float = 0.2
     keyed_hazard: float = 0.02
@@ -414,13 +446,14 @@ class LifecyclePolicy:
         failure), ``lww`` (a newly asserted value supersedes the others), ``temporal`` (a value
         expires ``temporal_window`` records after its last support), ``reactive`` (revoke on the
         first failure or contradiction), ``oracle-reset`` (append-only told each change: the
-        failure-blind oracle), ``tepa-norev``, ``tepa-rev`` (the library default) and
+        failure-blind oracle), ``tepa-norev``, ``tepa-rev`` (the paper's rules) and
         ``tepa-full`` (promotion by trials). Stronger baselines: ``append-conflict`` (append-only
         that counts conflicts, so failures show in the validity the agent reads),
         ``lww-outcome`` (last-write-wins that also supersedes a value on a failed outcome) and
         ``oracle-rev`` (TEPA-Rev told each change). And ``tepa-cd``: TEPA-Rev with the
-        change-point rule in place of the recent-window rule (``revoke_change``); ``tepa-key``:
-        TEPA-Rev with the key test in place of the recent-window rule (``revoke_keyed``);
+        change-point rule in place of the recent-window rule (``revoke_change``); ``tepa-key`` (the
+        library default, ``LifecyclePolicy()``): TEPA-Rev with the key test in place of the
+        recent-window rule (``revoke_keyed``);
         ``tepa-full-trials``: the paper's TEPA-Full, in which only trial-by-execution (or a
         manual ``promote``) makes a value Active, even a value that worked on its outcomes
         (``promote_on_outcomes=False``; ``tepa-full`` promotes those without a trial).
@@ -441,33 +474,30 @@ class LifecyclePolicy:
             **off,
             **paper,
         }
+        rev = _PAPER_RULE  # every preset but tepa-key keeps the paper's window rule
         presets: dict[str, dict[str, Any]] = {
-            "no-memory": {"retrieval_enabled": False, **accumulate},
-            "append-only": dict(accumulate),
-            "append-conflict": {**accumulate, "track_conflict": True},
-            "lww": {**accumulate, "supersede": True},
-            "lww-outcome": {**accumulate, "supersede": True, "supersede_on_failure": True},
-            "temporal": {**accumulate, "temporal_window": 10},
+            "no-memory": {**rev, "retrieval_enabled": False, **accumulate},
+            "append-only": {**rev, **accumulate},
+            "append-conflict": {**rev, **accumulate, "track_conflict": True},
+            "lww": {**rev, **accumulate, "supersede": True},
+            "lww-outcome": {**rev, **accumulate, "supersede": True, "supersede_on_failure": True},
+            "temporal": {**rev, **accumulate, "temporal_window": 10},
             "reactive": {
+                **rev,
                 "promotion": "immediate",
                 "revoke_on_first_failure": True,
                 "outcome_veto": False,
                 **off,
                 **paper,
             },
-            "oracle-reset": {**accumulate, "honour_boundary": True},
-            "oracle-rev": {"honour_boundary": True},
-            "tepa-norev": dict(off),
-            "tepa-rev": {},
-            "tepa-cd": {"revoke_recent": False, "revoke_change": True, "window": 24},
-            "tepa-key": {
-                "revoke_recent": False,
-                "revoke_keyed": True,
-                "revive_fresh": False,
-                "window": 40,
-            },
-            "tepa-full": {"promotion": "trials"},
-            "tepa-full-trials": {"promotion": "trials", "promote_on_outcomes": False},
+            "oracle-reset": {**rev, **accumulate, "honour_boundary": True},
+            "oracle-rev": {**rev, "honour_boundary": True},
+            "tepa-norev": {**rev, **off},
+            "tepa-rev": dict(rev),
+            "tepa-cd": {**rev, "revoke_recent": False, "revoke_change": True, "window": 24},
+            "tepa-key": {},  # the default
+            "tepa-full": {**rev, "promotion": "trials"},
+            "tepa-full-trials": {**rev, "promotion": "trials", "promote_on_outcomes": False},
         }
         if not isinstance(name, str) or name not in presets:
             raise PolicyError(f"unknown policy {name!r}; choose one of {', '.join(POLICY_NAMES)}")

@@ -17,8 +17,10 @@ and one line in :func:`rules_for` that adds it when its policy switch is on.
 
 Example:
     >>> from langchain_tepa.core.policy import LifecyclePolicy
-    >>> [type(r).__name__ for r in rules_for(LifecyclePolicy()).revocation]
+    >>> [type(r).__name__ for r in rules_for(LifecyclePolicy.preset("tepa-rev")).revocation]
     ['PosteriorRevocation', 'RecentWindowRevocation']
+    >>> [type(r).__name__ for r in rules_for(LifecyclePolicy()).revocation]  # the default
+    ['PosteriorRevocation', 'KeyChangeRevocation']
     >>> rules_for(LifecyclePolicy.preset("lww")).record == (Supersede(),)
     True
 """

@@ -64,7 +64,8 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
         storage: A storage backend. Defaults to an in-process store; use :meth:`from_path`
             (embedded persistent Chroma) or :meth:`from_client` (any chromadb client).
         embeddings: Any LangChain ``Embeddings``; defaults to :func:`default_embeddings`.
-        policy: A policy or a preset name (``"tepa-rev"`` by default).
+        policy: A policy or a preset name (``"tepa-key"``, ``LifecyclePolicy()``, by default;
+            ``"tepa-rev"`` for the paper's rules).
         namespace: Default namespace of calls that do not name one.
         writer: Name of this writer in evidence ids (default: a random id per instance).
         clock: Time source (seconds); benchmarks pass their own.

@@ -6,6 +6,10 @@ baselines' digests did not, and the ``*/paper`` variants reproduce the TEPA pres
 from before. After the merge of issue 15 into the ``rule`` branch only the ``tepa-key`` entries
 were regenerated (``tepa-key``, ``tepa-key/fresh-eager``, and ``tepa-key/paper``, which
 reproduces the ``tepa-key`` digest from before trust); every other digest is main's.
+When the default became the key test (issue 14) no digest changed: the ``tepa-rev/*`` variants,
+written ``LifecyclePolicy(...)`` before, are built on ``LifecyclePolicy.preset("tepa-rev")``, and
+the new entry ``default`` (``LifecyclePolicy()``) was checked equal to ``tepa-key``'s digests
+before it was added.
 
 For every policy of :data:`POLICIES` and every sequence of :func:`sequence` (``SEQUENCES`` of
 them), the fold is applied one record at a time and, after every step, everything the fold
@@ -52,14 +56,25 @@ _PRESETS = (
     "tepa-cd",
     "tepa-key",
 )
+
+
+def _rev(**overrides: Any) -> LifecyclePolicy:
+    """The paper's rules with some fields changed.
+
+    Before the default became ``tepa-key`` (issue 14) these variants were written
+    ``LifecyclePolicy(...)``; their digests are unchanged.
+    """
+    return LifecyclePolicy.preset("tepa-rev", **overrides)
+
+
 POLICIES: dict[str, LifecyclePolicy] = {
     **{name: LifecyclePolicy.preset(name) for name in _PRESETS},
-    "tepa-rev/no-fresh": LifecyclePolicy(revive_fresh=False),
-    "tepa-rev/no-veto": LifecyclePolicy(outcome_veto=False),
-    "tepa-rev/window5": LifecyclePolicy(window=5, w_min=3, theta_rec=0.4),
-    "tepa-rev/prior": LifecyclePolicy(a0=2.0, b0=0.5, n_min=2, theta_pro=0.7, n_pro=2),
-    "tepa-rev/raw-values": LifecyclePolicy(normalize_values=False),
-    "tepa-rev/multi": LifecyclePolicy(multi_valued_prefixes=("m",)),
+    "tepa-rev/no-fresh": _rev(revive_fresh=False),
+    "tepa-rev/no-veto": _rev(outcome_veto=False),
+    "tepa-rev/window5": _rev(window=5, w_min=3, theta_rec=0.4),
+    "tepa-rev/prior": _rev(a0=2.0, b0=0.5, n_min=2, theta_pro=0.7, n_pro=2),
+    "tepa-rev/raw-values": _rev(normalize_values=False),
+    "tepa-rev/multi": _rev(multi_valued_prefixes=("m",)),
     "temporal/3": LifecyclePolicy.preset("temporal", temporal_window=3),
     "reactive/multi": LifecyclePolicy.preset("reactive", multi_valued=True),
     "reactive/3": LifecyclePolicy.preset("reactive", reactive_failures=3),
@@ -69,12 +84,13 @@ POLICIES: dict[str, LifecyclePolicy] = {
     ),
     # issue 15: the paper's counting (every record counts 1, answers by validity) is kept, and
     # reproduces the digests the TEPA presets had before trust (checked when they were added)
-    "tepa-rev/paper": LifecyclePolicy(trust=None),
+    "tepa-rev/paper": _rev(trust=None),
     "tepa-full/paper": LifecyclePolicy.preset("tepa-full", trust=None, promote_on_outcomes=False),
     "tepa-cd/paper": LifecyclePolicy.preset("tepa-cd", trust=None),
     "tepa-key/paper": LifecyclePolicy.preset("tepa-key", trust=None),
-    "tepa-rev/net": LifecyclePolicy(answer_by="net_support"),
-    "tepa-rev/strict-trust": LifecyclePolicy(
+    "tepa-rev/net": _rev(answer_by="net_support"),
+    "default": LifecyclePolicy(),  # since issue 14 the key test: tepa-key's digests
+    "tepa-rev/strict-trust": _rev(
         trust=TrustPolicy(repeat_decay=1.0, window_s=3.0), displace_ratio=1.0
     ),
 }

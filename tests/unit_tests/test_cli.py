@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from langchain_tepa import HashingEmbeddings, TEPAMemory
-from langchain_tepa.cli import inspect_memory, list_namespaces, main
+from langchain_tepa import HashingEmbeddings, LifecyclePolicy, TEPAMemory
+from langchain_tepa.cli import build_parser, inspect_memory, list_namespaces, main
 from langchain_tepa.core.errors import InvalidArgumentError, ReadOnlyError, StorageError
 
 
@@ -336,3 +336,9 @@ def test_inspect_as_of_a_time_or_an_evidence(
     assert main(["inspect", str(folder), "--as-of", first.id]) == 2
     assert "--namespace" in capsys.readouterr().err
     assert main(["inspect", str(folder), "--as-of", when, "--json"]) == 0
+
+
+def test_the_cli_folds_with_the_library_default_policy() -> None:
+    """A memory written without a policy is read back under the same (the key test)."""
+    args = build_parser().parse_args(["inspect", "somewhere"])
+    assert args.policy == LifecyclePolicy().name == TEPAMemory.in_memory().policy.name

@@ -1,6 +1,7 @@
 """Every transition of the lifecycle and its reason, one test each.
 
-These pin the paper's rules: every record counts 1 and the answer is chosen by validity
+These pin the paper's rules (the preset ``tepa-rev``, which was the default until issue 14 made
+the key test the default): every record counts 1 and the answer is chosen by validity
 (``trust=None, answer_by="validity"``, the policy the golden trajectories show unchanged). The
 trust rules of the default policy (weighted counts, corrections, net-support answers) are tested
 in ``test_trust.py``.
@@ -51,7 +52,7 @@ def prec(state: KeyState, value: object):
 
 
 PAPER = {"trust": None, "answer_by": "validity"}
-TEPA = LifecyclePolicy(**PAPER)
+TEPA = LifecyclePolicy.preset("tepa-rev", **PAPER)
 
 
 def test_new_candidate_then_promoted_by_posterior() -> None:
@@ -64,7 +65,7 @@ def test_new_candidate_then_promoted_by_posterior() -> None:
 
 
 def test_hypothesis_stays_below_theta_pro() -> None:
-    s = fold([obs("A", 1)], LifecyclePolicy(theta_pro=0.7, **PAPER))
+    s = fold([obs("A", 1)], LifecyclePolicy.preset("tepa-rev", theta_pro=0.7, **PAPER))
     assert prec(s, "A").state is Lifecycle.HYPOTHESIS
 
 
@@ -96,7 +97,8 @@ def test_revoked_by_recent_window_reason() -> None:
 
 def test_new_value_failing_three_times_reason() -> None:
     s = fold(
-        [out("C", False, t) for t in (1, 2, 3)], LifecyclePolicy(revoke_posterior=False, **PAPER)
+        [out("C", False, t) for t in (1, 2, 3)],
+        LifecyclePolicy.preset("tepa-rev", revoke_posterior=False, **PAPER),
     )
     assert reasons(s, "C")[-1] == "revoked: recent success 0/3 < 0.34"
 
@@ -119,7 +121,7 @@ def test_revived_and_re_promoted() -> None:
 
 
 def test_revived_without_fresh_epoch_keeps_counts() -> None:
-    policy = LifecyclePolicy(revive_fresh=False, **PAPER)
+    policy = LifecyclePolicy.preset("tepa-rev", revive_fresh=False, **PAPER)
     s = fold([obs("A", 1), obs("B", 2), obs("B", 3), obs("A", 4)], policy)
     p = prec(s, "A")
     assert p.state is Lifecycle.HYPOTHESIS
@@ -207,7 +209,7 @@ def test_oracle_boundary() -> None:
 
 
 def test_multi_valued_values_do_not_conflict() -> None:
-    policy = LifecyclePolicy(multi_valued_prefixes=("user.allergies",), **PAPER)
+    policy = LifecyclePolicy.preset("tepa-rev", multi_valued_prefixes=("user.allergies",), **PAPER)
     evs = [obs("nuts", 1, key="user.allergies"), obs("milk", 2, key="user.allergies")]
     s = fold(evs, policy)
     assert {p.value for p in s.active()} == {"nuts", "milk"}
@@ -218,7 +220,10 @@ def test_value_normalisation() -> None:
     s = fold([obs("Vegan", 1), obs("  vegan ", 2)], TEPA)
     assert len(s.precedents) == 1
     assert prec(s, "Vegan").support == 2
-    s = fold([obs("Vegan", 1), obs("vegan", 2)], LifecyclePolicy(normalize_values=False, **PAPER))
+    s = fold(
+        [obs("Vegan", 1), obs("vegan", 2)],
+        LifecyclePolicy.preset("tepa-rev", normalize_values=False, **PAPER),
+    )
     assert len(s.precedents) == 2
 
 

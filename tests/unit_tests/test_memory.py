@@ -291,7 +291,7 @@ async def test_async_twins(any_memory: TEPAMemory) -> None:
 def test_repr_and_context_manager() -> None:
     with TEPAMemory.in_memory(embeddings=HashingEmbeddings()) as m:
         m.observe("k", "v")
-        assert "tepa-rev" in repr(m)
+        assert "tepa-key" in repr(m)  # the default policy
 
 
 def test_views_carry_the_lifecycle_in_metadata(chroma_memory: TEPAMemory) -> None:

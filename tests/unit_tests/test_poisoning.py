@@ -3,18 +3,24 @@
 The attack: a source keeps asserting a value ("the payments endpoint is evil.example") while
 every action on that value fails. What the fold does:
 
+Under the paper's rules (``tepa-rev``):
+
 * without the guard (``outcome_veto=False``): three failures revoke the value (recent window);
   every further observation revives it, and its failing recent window revokes it again in the
   same step (an assertion does not erase outcomes), so it is never retrieved but the audit churns.
 * with it (``outcome_veto=True``, the default of the TEPA policies): while the value's own recent
   outcomes fail, observations neither revive nor promote it; only a successful outcome or
   ``promote`` can.
+
+The default policy (the key test, ``tepa-key``) has its own guard (observations can neither
+revive nor promote a value whose last outcome failed); both guards are tested below.
 """
 
 from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -57,8 +63,9 @@ def _attack(mem: TEPAMemory, rounds: int = 20, burst: int = 10) -> int:
     return poisoned_rounds
 
 
-def test_outcome_veto_stops_one_source_from_promoting_a_failing_value() -> None:
-    mem = _memory(LifecyclePolicy(outcome_veto=True))
+@pytest.mark.parametrize("preset", ["tepa-rev", "tepa-key"])
+def test_outcome_veto_stops_one_source_from_promoting_a_failing_value(preset: str) -> None:
+    mem = _memory(LifecyclePolicy.preset(preset, outcome_veto=True))
     assert _attack(mem) == 0
     evil = next(p for p in mem.audit(KEY).precedents if p.value == EVIL)
     assert evil.state is Lifecycle.REVOKED
@@ -79,20 +86,20 @@ def test_outcome_veto_stops_one_source_from_promoting_a_failing_value() -> None:
 
 
 def test_default_policy_resists_poisoning() -> None:
-    assert LifecyclePolicy().outcome_veto
+    assert LifecyclePolicy().outcome_veto and LifecyclePolicy().revoke_keyed
     assert _attack(_memory(LifecyclePolicy())) == 0
 
 
 def test_without_the_guard_the_value_churns_but_is_not_retrieved() -> None:
     """Without the veto, each attacker observation revives the value and the failing recent
     window revokes it again in the same step: never retrievable, but the audit churns."""
-    mem = _memory(LifecyclePolicy(outcome_veto=False))
+    mem = _memory(LifecyclePolicy.preset("tepa-rev", outcome_veto=False))
     assert _attack(mem, rounds=5) == 0
     evil = next(p for p in mem.audit(KEY).precedents if p.value == EVIL)
     reasons = [t.reason for t in evil.transitions]
     assert reasons.count("revived: new support after revocation") >= 40
     assert any(r.startswith("revoked: recent success 0/3") for r in reasons)
-    guarded = _memory(LifecyclePolicy())
+    guarded = _memory(LifecyclePolicy.preset("tepa-rev"))
     _attack(guarded, rounds=5)
     evil = next(p for p in guarded.audit(KEY).precedents if p.value == EVIL)
     assert len(evil.transitions) == 3  # new candidate, promoted, revoked: no churn
@@ -108,7 +115,7 @@ def test_without_the_guard_the_value_churns_but_is_not_retrieved() -> None:
         ),
         max_size=12,
     ),
-    preset=st.sampled_from(["tepa-rev", "tepa-norev", "tepa-full"]),
+    preset=st.sampled_from(["tepa-rev", "tepa-key", "tepa-norev", "tepa-full"]),
 )
 def test_veto_invariant_under_any_interleaving(events: list[tuple[str, int]], preset: str) -> None:
     """With the veto, after three failures and no success, EVIL never becomes Active again."""
@@ -131,6 +138,6 @@ def test_veto_invariant_under_any_interleaving(events: list[tuple[str, int]], pr
                 promotions = [t.to_state for t in evil.transitions].count(Lifecycle.ACTIVE)
                 frozen = promotions if frozen is None else frozen
                 assert promotions == frozen
-                if preset == "tepa-rev":  # the rule that revokes on failures is on
+                if preset in ("tepa-rev", "tepa-key"):  # a rule that revokes on failures is on
                     assert _state(mem, EVIL) is not Lifecycle.ACTIVE
                     assert mem.get(KEY) != EVIL

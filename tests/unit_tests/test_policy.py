@@ -5,14 +5,42 @@ import math
 import pytest
 
 from langchain_tepa import POLICY_NAMES, LifecyclePolicy, PolicyError
+from langchain_tepa.core.policy import DEFAULT_POLICY
 
 
-def test_defaults_are_tepa_rev() -> None:
+def test_defaults_are_the_key_test() -> None:
+    """Since issue 14 the default is ``tepa-key``: the posterior rule and the key test."""
     p = LifecyclePolicy()
+    assert p.name == "tepa-key" == DEFAULT_POLICY
+    assert p == LifecyclePolicy.preset("tepa-key")
+    assert (p.a0, p.b0, p.n_min, p.theta_rev, p.theta_pro) == (1.0, 1.0, 3, 0.45, 0.6)
+    assert p.revoke_posterior and p.revoke_keyed and p.promotion == "posterior"
+    assert not p.revoke_recent and not p.revive_fresh and p.window == 40
+    assert (p.keyed_working, p.keyed_failing, p.keyed_hazard) == (0.8, 0.2, 0.02)
+    assert (p.keyed_weight, p.keyed_odds) == (10.0, 1.0)
+
+
+def test_tepa_rev_keeps_the_papers_rules() -> None:
+    """``tepa-rev`` is what ``LifecyclePolicy()`` was before issue 14, field for field."""
+    p = LifecyclePolicy.preset("tepa-rev")
     assert p.name == "tepa-rev"
     assert (p.a0, p.b0, p.n_min, p.theta_rev, p.theta_pro) == (1.0, 1.0, 3, 0.45, 0.6)
     assert (p.window, p.w_min, p.theta_rec) == (3, 3, 0.34)
     assert p.revoke_posterior and p.revoke_recent and p.promotion == "posterior"
+    assert p.revive_fresh and not p.revoke_keyed and not p.revoke_change
+    default = LifecyclePolicy()
+    changed = {
+        f: (getattr(default, f), getattr(p, f))
+        for f in p.to_dict()
+        if getattr(default, f) != getattr(p, f)
+    }
+    assert changed == {
+        "name": ("tepa-key", "tepa-rev"),
+        "window": (40, 3),
+        "revoke_recent": (False, True),
+        "revoke_keyed": (True, False),
+        "revive_fresh": (False, True),
+    }
 
 
 @pytest.mark.parametrize(
@@ -37,7 +65,8 @@ def test_defaults_are_tepa_rev() -> None:
         {"multi_valued_prefixes": ["a"]},
         {"key_match_threshold": 2.0},
         {"a0": "1"},
-        {"reactive_failures": 4},
+        {"reactive_failures": 4, "window": 3},
+        {"reactive_failures": 41},
         {"reactive_failures": 0},
         {"change_hazard": 0.0},
         {"change_threshold": -1.0},
@@ -88,7 +117,10 @@ def test_preset_semantics() -> None:
     key = LifecyclePolicy.preset("tepa-key")
     assert key.revoke_keyed and not key.revoke_recent and key.revoke_posterior
     assert (key.window, key.revive_fresh, key.keyed_odds) == (40, False, 1.0)
-    assert LifecyclePolicy() == LifecyclePolicy.preset("tepa-rev")  # the default is unchanged
+    assert LifecyclePolicy() == LifecyclePolicy.preset("tepa-key")  # the default since issue 14
+    for name in POLICY_NAMES:  # every other preset keeps the paper's window rule
+        if name != "tepa-key":
+            assert not LifecyclePolicy.preset(name).revoke_keyed
 
 
 def test_unknown_preset_and_fields() -> None:
@@ -101,8 +133,9 @@ def test_unknown_preset_and_fields() -> None:
 
 
 def test_failures_to_revoke_promise() -> None:
-    assert LifecyclePolicy().failures_to_revoke == 3
-    assert LifecyclePolicy(window=5, w_min=3).failures_to_revoke == 4
+    assert LifecyclePolicy.preset("tepa-rev").failures_to_revoke == 3
+    assert LifecyclePolicy.preset("tepa-rev", window=5, w_min=3).failures_to_revoke == 4
+    assert LifecyclePolicy().failures_to_revoke is None  # the key test: it depends on the key
     assert LifecyclePolicy.preset("reactive").failures_to_revoke == 1
     assert LifecyclePolicy.preset("append-only").failures_to_revoke is None
 

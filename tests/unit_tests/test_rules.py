@@ -12,6 +12,9 @@ from langchain_tepa.core import KeyState, apply_evidence, change_odds, fold, rul
 from langchain_tepa.core.rules import (
     ChangeRevocation,
     ChangeVeto,
+    HistoryCounts,
+    KeyChangeRevocation,
+    LastOutcomeVeto,
     OutcomeVeto,
     PosteriorRevocation,
     Reactive,
@@ -20,6 +23,7 @@ from langchain_tepa.core.rules import (
 )
 
 CD = LifecyclePolicy.preset("tepa-cd")
+REV = LifecyclePolicy.preset("tepa-rev")
 _ids = itertools.count()
 
 
@@ -47,9 +51,13 @@ def failures_to_revoke(policy: LifecyclePolicy, history: list[bool]) -> int | No
 
 
 def test_rule_sets_of_the_presets() -> None:
-    rev = rules_for(LifecyclePolicy())
+    rev = rules_for(LifecyclePolicy.preset("tepa-rev"))
     assert [type(r) for r in rev.revocation] == [PosteriorRevocation, RecentWindowRevocation]
     assert rev.vetoes == (OutcomeVeto(3, 0.34),)
+    default = rules_for(LifecyclePolicy())  # the key test since issue 14
+    assert [type(r) for r in default.revocation] == [PosteriorRevocation, KeyChangeRevocation]
+    assert default.vetoes == (LastOutcomeVeto(),)
+    assert isinstance(default.counts, HistoryCounts)
     cd = rules_for(CD)
     assert [type(r) for r in cd.revocation] == [PosteriorRevocation, ChangeRevocation]
     assert isinstance(cd.vetoes[0], ChangeVeto)
@@ -78,7 +86,7 @@ def test_noisy_tool_is_not_revoked_by_its_usual_failures() -> None:
     # its usual failures: up to two in a row keep it; the paper's window revokes on two
     n = failures_to_revoke(CD, noisy)
     assert n is None or n >= 3
-    assert failures_to_revoke(LifecyclePolicy(), noisy) == 2
+    assert failures_to_revoke(REV, noisy) == 2
     # a stream at 70% over 200 steps: tepa-cd revokes the value far less often than tepa-rev
     stream = [rng.random() < 0.7 for _ in range(200)]
 
@@ -86,7 +94,7 @@ def test_noisy_tool_is_not_revoked_by_its_usual_failures() -> None:
         s = fold(outcomes("a", stream), policy)
         return sum(1 for t in prec(s).transitions if t.to_state is Lifecycle.REVOKED)
 
-    assert revocations(CD) < revocations(LifecyclePolicy())
+    assert revocations(CD) < revocations(REV)
 
 
 def test_change_odds_follow_the_values_own_rate() -> None:

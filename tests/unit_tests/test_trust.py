@@ -228,7 +228,10 @@ def test_put_b_c_c_c_a_b_a_answers_the_latest_and_best_supported() -> None:
 
 def test_a_value_at_exactly_theta_pro_is_promoted() -> None:
     """The promotion boundary is inclusive: support 2, conflict 1 is validity 0.60."""
-    for policy, promoted in ((LifecyclePolicy(), True), (LifecyclePolicy(trust=None), False)):
+    # the paper's rules (under the default key test a value whose last outcome failed is not
+    # promoted by assertions at all: test_the_default_vetoes_assertions_after_a_failure)
+    rev = LifecyclePolicy.preset("tepa-rev")
+    for policy, promoted in ((rev, True), (rev.with_overrides(trust=None), False)):
         mem = memory(policy)
         mem.record_outcome(KEY, "A", False)  # a Hypothesis: support 0, conflict 1
         mem.observe(KEY, "A", source="user")
@@ -236,6 +239,18 @@ def test_a_value_at_exactly_theta_pro_is_promoted() -> None:
         (a,) = mem.audit(KEY).precedents
         assert a.validity == pytest.approx(0.6)
         assert (a.state is Lifecycle.ACTIVE) is promoted  # the paper's rule needs more
+
+
+def test_the_default_vetoes_assertions_after_a_failure() -> None:
+    """The key test's guard: assertions do not promote a value whose last outcome failed."""
+    mem = memory(LifecyclePolicy())
+    mem.record_outcome(KEY, "A", False)
+    mem.observe(KEY, "A", source="user")
+    mem.observe(KEY, "A", source="tool.x")
+    (a,) = mem.audit(KEY).precedents
+    assert a.state is Lifecycle.HYPOTHESIS
+    mem.record_outcome(KEY, "A", True)  # a success of its own promotes it
+    assert mem.get(KEY) == "A"
 
 
 # ---------------------------------------------------------------------- displacement
