@@ -88,22 +88,34 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _DISTANCES = ("cosine",)
 
 
-def store_policy(**overrides: Any) -> LifecyclePolicy:
-    """The policy the store's own constructors use: TEPA-Rev with exact value identity.
+def store_policy(preset: str | None = None, **overrides: Any) -> LifecyclePolicy:
+    """The policy the store's own constructors use: a preset with exact value identity.
 
     The memory default compares string values case-insensitively (``"Vegan"`` is ``"vegan"``),
     which suits facts but not a key-value store whose ``get`` must return what was put; this
-    policy turns that off (``normalize_values=False``) and keeps every other TEPA-Rev default.
+    policy turns that off (``normalize_values=False``) and keeps every other field of the
+    preset: by default the library's, ``LifecyclePolicy()`` (the key test, ``tepa-key``).
 
     Args:
+        preset: A preset name (``"tepa-rev"`` keeps the paper's rules); ``None`` for the
+            library default.
         **overrides: Other :class:`~langchain_tepa.core.policy.LifecyclePolicy` fields.
 
+    Returns:
+        The policy, named ``"tepa-store"``.
+
+    Raises:
+        PolicyError: If ``preset`` is not a preset name or an override is not a field.
+
     Example:
-        >>> store_policy().normalize_values
-        False
+        >>> store_policy().normalize_values, store_policy().revoke_keyed
+        (False, True)
+        >>> store_policy("tepa-rev").revoke_recent
+        True
     """
     base = {"name": "tepa-store", "normalize_values": False}
-    return LifecyclePolicy.preset("tepa-rev").with_overrides(**{**base, **overrides})
+    policy = LifecyclePolicy() if preset is None else LifecyclePolicy.preset(preset)
+    return policy.with_overrides(**{**base, **overrides})
 
 
 def _check_paths(prefix: object, suffix: object) -> None:
