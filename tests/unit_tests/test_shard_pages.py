@@ -261,3 +261,43 @@ def test_a_failed_commit_leaves_no_trace_in_what_the_memory_answers() -> None:
     memory.observe("diet", "kale", namespace="u1")
     fresh = TEPAMemory(storage, embeddings=HashingEmbeddings())
     assert _folded(memory) == _folded(fresh)
+
+
+def test_item_vectors_stay_with_their_namespace_and_count_toward_a_page() -> None:
+    storage = ChromaStorage(_client(), prefix=_prefix(), shards=1)
+    small = {ns: {"idx": {f"owner.{ns}": [[1.0, 0.0], [0.0, 1.0]]}} for ns in ("a", "b")}
+    many = {"idx": {f"o{i}": [[float(i), 1.0]] for i in range(PAGE_RECORDS + 1)}}
+    writes = [
+        NamespaceWrite(ns, [], clock_digest({}), 0, NamespaceSummary("d", 0, 0), items=items)
+        for ns, items in [*small.items(), ("c", many)]
+    ]
+    storage.commit(Commit("s", 1, writes))
+    pages = _page_records(storage)
+    assert sorted(m.get("tepa_pns") or "+".join(m["tepa_pnl"]) for m in pages) == ["a+b", "c"]
+    got = storage.load_pages([PageRequest(ns) for ns in "abc"])
+    assert got["a"][0].items == {"idx": {"owner.a": [[1.0, 0.0], [0.0, 1.0]]}}
+    assert got["b"][0].items == {"idx": {"owner.b": [[1.0, 0.0], [0.0, 1.0]]}}
+    assert len(got["c"][0].items["idx"]) == PAGE_RECORDS + 1
+
+
+def test_a_reader_decodes_only_the_parts_it_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    from langchain_tepa.storage.chroma import codec
+
+    parts = [
+        codec.PagePart(ns, "b", [Evidence.observation("k", ns, time=1.0, id=ns, namespace=ns)])
+        for ns in ("u1", "u2", "u3")
+    ]
+    meta = codec.shard_page_meta("s", 1, parts)
+    decoded = 0
+    original = Evidence.from_dict.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[Evidence], data: Any) -> Evidence:
+        nonlocal decoded
+        decoded += 1
+        return original(cls, data)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Evidence, "from_dict", classmethod(counting))
+    pages = codec.decode_pages(meta, {"u2"})
+    assert [(p.namespace, p.records[0].value) for p in pages] == [("u2", "u2")]
+    assert decoded == 1
+    assert [p.namespace for p in codec.decode_pages(meta)] == ["u1", "u2", "u3"]

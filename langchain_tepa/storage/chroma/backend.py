@@ -332,7 +332,7 @@ class ChromaStorage:
                         out[page.namespace].append(page)
                     continue
                 # A shard page: keep the parts of namespaces asked for, as asked for.
-                for page in codec.decode_pages(meta):
+                for page in codec.decode_pages(meta, wanted):
                     asked = wanted.get(page.namespace)
                     if asked is not None and _part_wanted(asked, page):
                         out[page.namespace].append(page)
@@ -369,8 +369,9 @@ class ChromaStorage:
 
         In layout 3, and for a write too large to share a page, each write has pages of its
         own (a group of one). In layout 4 the others share shard pages, each at most
-        ``PAGE_RECORDS`` records, ``PAGE_RECORDS`` vectors and ``MAX_PAGE_NAMESPACES``
-        namespaces, and small enough to go with its head bumps in one call.
+        ``PAGE_RECORDS`` records, ``PAGE_RECORDS`` vectors (precedents' and items') and
+        ``MAX_PAGE_NAMESPACES`` namespaces, and small enough to go with its head bumps in one
+        call.
         """
         if not self.layout.shard_pages or len(writes) < 2:
             return [[w] for w in writes]
@@ -378,7 +379,7 @@ class ChromaStorage:
         group: list[NamespaceWrite] = []
         records = vectors = 0
         for write in writes:
-            n, v = len(write.records), self._page_vectors(write)
+            n, v = len(write.records), self._page_load(write)
             if n > PAGE_RECORDS or v > PAGE_RECORDS:
                 out.append([write])
                 continue
@@ -398,8 +399,13 @@ class ChromaStorage:
         return out
 
     def _page_vectors(self, write: NamespaceWrite) -> int:
-        """Vectors the write's page carries (a large namespace's go to its own index)."""
+        """Precedent vectors the write's page carries (a large namespace's go to its index)."""
         return 0 if write.namespace in self._dedicated else len(write.new)
+
+    def _page_load(self, write: NamespaceWrite) -> int:
+        """Vectors of every kind the write's page carries (precedents' and items')."""
+        items = sum(len(vs) for owners in write.items.values() for vs in owners.values())
+        return self._page_vectors(write) + items
 
     def _pages(
         self, commit: Commit, shard: int, index: int, group: Sequence[NamespaceWrite]

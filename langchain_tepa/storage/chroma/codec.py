@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,17 +182,19 @@ def shard_page_meta(stream: str, seq: int, parts: Sequence[PagePart]) -> dict[st
 
     ``tepa_pnl`` lists the namespaces (readers match it with ``$contains``); the stream,
     sequence, time range and key hashes are the page's as a whole (a superset of each part's,
-    which readers check again per part); ``tepa_parts`` holds each part as JSON.
+    which readers check again per part). ``tepa_parts`` holds a one-line JSON index
+    (``[[namespace, start, end], ...]``) and then each part's JSON, so a reader decodes only the
+    parts of the namespaces it asked for.
     """
     records = [ev for part in parts for ev in part.records]
     keys = sorted({key_hash(ev.key) for ev in records})
     times = [float(ev.time) for ev in records]
-    chunks = []
+    chunks: list[str] = []
+    index: list[tuple[str, int, int]] = []
+    start = 0
     for part in parts:
         body = [
-            '{"ns":',
-            json.dumps(part.namespace),
-            ',"b":',
+            '{"b":',
             json.dumps(part.basis),
             ',"r":[',
             ",".join(ev.to_json() for ev in part.records),
@@ -203,7 +205,10 @@ def shard_page_meta(stream: str, seq: int, parts: Sequence[PagePart]) -> dict[st
         if part.items:
             body += [',"i":', json.dumps(_encode_items(part.items))]
         body.append("}")
-        chunks.append("".join(body))
+        chunk = "".join(body)
+        chunks.append(chunk)
+        index.append((part.namespace, start, start + len(chunk)))
+        start += len(chunk)
     return {
         "tepa_pnl": sorted({part.namespace for part in parts}),
         "tepa_w": stream,
@@ -212,22 +217,29 @@ def shard_page_meta(stream: str, seq: int, parts: Sequence[PagePart]) -> dict[st
         "tepa_t0": min(times) if times else -1e300,
         "tepa_t1": max(times) if times else -1e300,
         "tepa_keys": (keys if len(keys) <= MAX_PAGE_KEYS else [ALL_KEYS]) or [ALL_KEYS],
-        "tepa_parts": "[" + ",".join(chunks) + "]",
+        "tepa_parts": json.dumps(index, separators=(",", ":")) + "\n" + "".join(chunks),
     }
 
 
-def decode_pages(meta: Mapping[str, Any]) -> list[Page]:
-    """The :class:`Page` of each namespace a page record holds (one for a plain page)."""
+def decode_pages(meta: Mapping[str, Any], namespaces: Container[str] | None = None) -> list[Page]:
+    """The :class:`Page` of each namespace a page record holds (one for a plain page).
+
+    Of a shard page, only the parts of ``namespaces`` are decoded (all when ``None``).
+    """
     raw = meta.get("tepa_parts")
     if not isinstance(raw, str):
         return [decode_page(meta)]
     stream, seq = str(meta["tepa_w"]), int(meta["tepa_q"])
+    head, _, body = raw.partition("\n")
     out = []
-    for part in json.loads(raw):
+    for namespace, start, end in json.loads(head):
+        if namespaces is not None and namespace not in namespaces:
+            continue
+        part = json.loads(body[start:end])
         basis = part.get("b")
         out.append(
             Page(
-                str(part["ns"]),
+                str(namespace),
                 stream,
                 seq,
                 tuple(Evidence.from_dict(d) for d in part["r"]),
