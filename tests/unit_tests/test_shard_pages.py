@@ -301,3 +301,14 @@ def test_a_reader_decodes_only_the_parts_it_asked_for(monkeypatch: pytest.Monkey
     assert [(p.namespace, p.records[0].value) for p in pages] == [("u2", "u2")]
     assert decoded == 1
     assert [p.namespace for p in codec.decode_pages(meta)] == ["u1", "u2", "u3"]
+
+
+def test_many_namespaces_of_one_shard_load_in_several_reads_each_page_once() -> None:
+    storage = ChromaStorage(_client(), prefix=_prefix(), shards=1)
+    names = [f"n{i:04d}" for i in range(1200)]
+    storage.commit(Commit("s", 1, [_write(ns, "k", ns, 1.0, "s", 1) for ns in names]))
+    storage.commit(Commit("s", 2, [_write(ns, "k", ns + "'", 2.0, "s", 2) for ns in names]))
+    # One filter over 1,200 namespaces would be deeper than SQLite allows (1,000).
+    got = storage.load_pages([PageRequest(ns) for ns in names])
+    assert all([p.seq for p in got[ns]] == [1, 2] for ns in names)
+    assert all(p.records[0].namespace == ns for ns in names for p in got[ns])

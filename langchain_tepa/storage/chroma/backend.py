@@ -40,6 +40,7 @@ __all__ = ["ChromaStorage"]
 
 _T = TypeVar("_T")
 _READ_PAGE = 5000
+_READ_NAMESPACES = 100
 _PLACEHOLDER = [1.0]
 
 
@@ -307,36 +308,54 @@ class ChromaStorage:
         return _where(clauses)
 
     def load_pages(self, requests: Sequence[PageRequest]) -> dict[str, list[Page]]:
-        """Pages as requested: one filtered read per shard."""
+        """Pages as requested: one filtered read per shard (per 100 namespaces, in layout 4)."""
         out: dict[str, list[Page]] = {req.namespace: [] for req in requests}
-        wanted = {req.namespace: req for req in requests}
         by_shard: dict[int, list[PageRequest]] = {}
         for req in requests:
             by_shard.setdefault(self.layout.shard(req.namespace), []).append(req)
-        for shard, reqs in by_shard.items():
+        for shard, all_reqs in by_shard.items():
             col = self._evidence(shard, create=False)
             if col is None:
                 continue
-            plain = [r.namespace for r in reqs if r == PageRequest(r.namespace)]
-            clauses = [c for r in reqs if r.namespace not in plain if (c := self._page_clause(r))]
-            if plain:
-                clauses.append(self._namespace_clause(plain))
-            if not clauses:
-                continue
-            got = self.get_all(col, _where(clauses, "$or"), ["metadatas"])
-            for meta in got["metadatas"]:
-                meta = meta or {}
-                if "tepa_parts" not in meta:
-                    page = codec.decode_page(meta)
-                    if page.namespace in out:
-                        out[page.namespace].append(page)
-                    continue
-                # A shard page: keep the parts of namespaces asked for, as asked for.
-                for page in codec.decode_pages(meta, wanted):
-                    asked = wanted.get(page.namespace)
-                    if asked is not None and _part_wanted(asked, page):
-                        out[page.namespace].append(page)
+            # Layout 4 matches each namespace with a clause of its own: SQLite refuses filters
+            # deeper than 1,000, so at most _READ_NAMESPACES namespaces a read.
+            step = _READ_NAMESPACES if self.layout.shard_pages else len(all_reqs)
+            for start in range(0, len(all_reqs), step):
+                chunk = all_reqs[start : start + step]
+                self._load_shard(col, chunk, {r.namespace: r for r in chunk}, out)
         return out  # in commit order: readers check each page's basis in that order
+
+    def _load_shard(
+        self,
+        col: Any,
+        reqs: Sequence[PageRequest],
+        wanted: Mapping[str, PageRequest],
+        out: dict[str, list[Page]],
+    ) -> None:
+        """One filtered read of a shard for ``reqs`` (``wanted``: them by namespace).
+
+        The pages of those namespaces are appended to ``out``; of a shard page, only the parts
+        of ``wanted`` (another read covers the other parts).
+        """
+        plain = [r.namespace for r in reqs if r == PageRequest(r.namespace)]
+        clauses = [c for r in reqs if r.namespace not in plain if (c := self._page_clause(r))]
+        if plain:
+            clauses.append(self._namespace_clause(plain))
+        if not clauses:
+            return
+        got = self.get_all(col, _where(clauses, "$or"), ["metadatas"])
+        for meta in got["metadatas"]:
+            meta = meta or {}
+            if "tepa_parts" not in meta:
+                page = codec.decode_page(meta)
+                if page.namespace in wanted:
+                    out[page.namespace].append(page)
+                continue
+            # A shard page: keep the parts of namespaces asked for, as asked for.
+            for page in codec.decode_pages(meta, wanted):
+                asked = wanted.get(page.namespace)
+                if asked is not None and _part_wanted(asked, page):
+                    out[page.namespace].append(page)
 
     def commit(self, commit: Commit) -> None:
         """Write one append.
