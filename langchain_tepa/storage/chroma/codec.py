@@ -72,7 +72,7 @@ def _encode_vectors(vectors: Mapping[str, Sequence[float]]) -> dict[str, str]:
         return {}
     try:
         rows = np.asarray(list(vectors.values()), dtype="<f4")
-    except ValueError:  # vectors of different sizes
+    except (TypeError, ValueError):  # vectors of different sizes or not numbers
         return {pid: encode_vector(v) for pid, v in vectors.items()}
     if rows.ndim != 2:
         return {pid: encode_vector(v) for pid, v in vectors.items()}

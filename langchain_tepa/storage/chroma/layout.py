@@ -22,8 +22,9 @@ shards by a stable hash of their name. With ``prefix`` ``"tepa"`` and 16 shards:
   with their head bumps in the same ``upsert``, instead of one page per namespace: a batch over
   many namespaces then costs one page record per shard, not one per namespace. A namespace whose
   part would not fit (more than ``PAGE_RECORDS`` records or vectors) still gets pages of its own.
-  Readers of a layout 4 store match pages on ``tepa_pns`` or ``tepa_pnl`` and keep their
-  namespace's part; layout 3 stores keep writing one page per namespace (nothing to migrate).
+  Readers of a layout 4 store match pages on ``tepa_pns`` or ``tepa_pnl`` (at most 100
+  namespaces a read) and decode only their namespace's part; layout 3 stores keep writing one
+  page per namespace (nothing to migrate).
 * ``tepa_v00`` .. ``tepa_v15``: **precedent records** of ordinary namespaces, each with its
   embedding (stored once, never recomputed) and its lifecycle view as metadata. The memory loads
   a namespace's vectors on first use and ranks them in process (no vector index per namespace).
