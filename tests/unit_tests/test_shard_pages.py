@@ -20,11 +20,11 @@ from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory
 from langchain_tepa.core.log import NamespaceSummary, clock_digest
 from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Evidence, Precedent
-from langchain_tepa.storage import InMemoryStorage
 from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest
 from langchain_tepa.storage.chroma import ChromaStorage, Layout
 from langchain_tepa.storage.chroma.layout import MAX_PAGE_NAMESPACES, PAGE_RECORDS
 from langchain_tepa.storage.chroma.opening import LAYOUT_RECORD
+from tests.support.failing import FailOnceStorage
 from tests.support.stored import lagging_views
 
 NAMESPACES = [f"users.u{i:03d}" for i in range(100)]
@@ -209,18 +209,6 @@ def test_a_commit_copies_only_what_it_stores(monkeypatch: pytest.MonkeyPatch) ->
     assert copies <= 5, copies
 
 
-class _Failing(InMemoryStorage):
-    def __init__(self) -> None:
-        super().__init__()
-        self.fail = False
-
-    def commit(self, commit: Commit) -> None:
-        if self.fail:
-            self.fail = False
-            raise OSError("disk full")
-        super().commit(commit)
-
-
 class _BrokenEmbeddings(HashingEmbeddings):
     broken = False
 
@@ -231,7 +219,7 @@ class _BrokenEmbeddings(HashingEmbeddings):
 
 
 def test_a_failed_commit_leaves_no_trace_in_what_the_memory_answers() -> None:
-    storage = _Failing()
+    storage = FailOnceStorage()
     embeddings = _BrokenEmbeddings()
     memory = TEPAMemory(storage, embeddings=embeddings)
     memory.observe("diet", "vegan", namespace="u1")
