@@ -355,15 +355,15 @@ class Precedent:
 
     def snapshot(self) -> Precedent:
         """An independent copy."""
-        return Precedent(
-            **{
-                **self.__dict__,
-                "recent": list(self.recent),
-                "evidence_ids": list(self.evidence_ids),
-                "transitions": list(self.transitions),
-                "provenance": {k: list(v) for k, v in self.provenance.items()},
-            }
-        )
+        # Built without the dataclass __init__ (a commit copies a precedent per record).
+        copy = object.__new__(Precedent)
+        fields = copy.__dict__
+        fields.update(self.__dict__)
+        fields["recent"] = list(self.recent)
+        fields["evidence_ids"] = list(self.evidence_ids)
+        fields["transitions"] = list(self.transitions)
+        fields["provenance"] = {k: list(v) for k, v in self.provenance.items()}
+        return copy
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict (the materialised view)."""

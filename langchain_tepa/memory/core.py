@@ -155,8 +155,8 @@ class MemoryCore:
         return [self._result(f) for f in folded]
 
     def _result(self, f: Folded) -> ObservationResult:
-        prec = None
-        if f.evidence.kind is not EvidenceKind.BOUNDARY:
+        prec = f.precedent
+        if prec is None and f.evidence.kind is not EvidenceKind.BOUNDARY:
             vid = value_identity(f.evidence.value, normalize=self.policy.normalize_values)
             found = f.state.precedents.get(vid)
             prec = detached(found, self.policy) if found else None

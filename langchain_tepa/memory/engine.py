@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from langchain_tepa._gc import gc_paused
@@ -40,7 +41,16 @@ from langchain_tepa.core.errors import InvalidArgumentError, ReadOnlyError
 from langchain_tepa.core.fold import apply_evidence, refresh_posterior
 from langchain_tepa.core.log import Head, NamespaceSummary, Page, clock_digest
 from langchain_tepa.core.policy import LifecyclePolicy
-from langchain_tepa.core.types import Evidence, KeyState, Lifecycle, Precedent, Transition
+from langchain_tepa.core.types import (
+    Evidence,
+    EvidenceKind,
+    KeyState,
+    Lifecycle,
+    Precedent,
+    Transition,
+)
+from langchain_tepa.core.values import value_identity
+from langchain_tepa.memory.documents import copy_value
 from langchain_tepa.state import (
     AsOf,
     ItemTable,
@@ -66,11 +76,14 @@ class Folded:
         evidence: The record as stored (it may have been restamped to sort after its key).
         state: The key's state right after the commit (live object: copy before handing out).
         transitions: Transitions the record caused.
+        precedent: A copy of the precedent the record concerns, as folded after the commit
+            (taken while the namespace was locked; ``None`` for a boundary).
     """
 
     evidence: Evidence
     state: KeyState
     transitions: list[Transition]
+    precedent: Precedent | None = None
 
 
 @dataclass(frozen=True)
@@ -373,6 +386,13 @@ class Engine:
             raise InvalidArgumentError(
                 f"the embeddings returned {len(vectors)} vectors for {len(precedents)} texts"
             )
+        try:  # one conversion for the batch; rows of other sizes or types: one at a time
+            rows = np.asarray(vectors, dtype=np.float64)
+        except (TypeError, ValueError):
+            rows = None
+        if rows is not None and rows.ndim == 2 and bool(np.isfinite(rows).all()):
+            out: list[list[float]] = rows.tolist()
+            return out
         return [[float(x) for x in v] for v in vectors]
 
     def _complete_vectors(self, st: NamespaceState, table: VectorTable) -> None:
@@ -478,127 +498,155 @@ class Engine:
         namespaces = list(dict.fromkeys([ev.namespace for ev in records] + list(items or {})))
         with self.cache.locked(namespaces):
             states = self._states(namespaces, fresh=True, force=True)  # decide on all evidence
-            work: dict[tuple[str, str], KeyState] = {}
-            before: dict[str, Lifecycle] = {}
-            seen: dict[str, int] = {}
-            folded: list[tuple[Evidence, tuple[str, str], list[Transition]]] = []
-            for entry in records:
-                nk = (entry.namespace, entry.key)
-                if nk not in work:
-                    current = states[entry.namespace].keys.get(entry.key)
-                    work[nk] = (
-                        current.snapshot() if current else KeyState(entry.namespace, entry.key)
-                    )
-                    for p in work[nk].precedents.values():
-                        before[p.id] = p.state
-                        seen[p.id] = len(p.evidence_ids)
-                made = entry.make(work[nk]) if isinstance(entry, Deferred) else [entry]
-                for ev in made:
-                    if (ev.namespace, ev.key) != nk:
-                        raise InvalidArgumentError(
-                            f"a deferred write of {nk} made a record of {ev.namespace!r}, "
-                            f"{ev.key!r}"
-                        )
-                    ev = self._in_order(ev, work[nk])
-                    folded.append((ev, nk, apply_evidence(work[nk], ev, self.policy)))
-            if any(isinstance(entry, Deferred) for entry in records):
-                # Deferred writes that made nothing leave their key (and namespace) untouched.
-                made_keys = {nk for _, nk, _ in folded}
-                work = {nk: ks for nk, ks in work.items() if nk in made_keys}
-                written = {ns for ns, _ in made_keys} | set(items or {})
-                namespaces = [ns for ns in namespaces if ns in written]
-                if not namespaces:
-                    return []
-            new = [
-                p
-                for (ns, _), ks in work.items()
-                for p in ks.precedents.values()
-                if p.id not in before and states[ns].precedent(p.id) is None
-            ]
-            vectors = dict(zip([p.id for p in new], self.embed(new), strict=True))
-            seq = self._next_seq()
-            stream = self.stream
-            wall = float(time.time())
-            keys_of: dict[str, dict[str, KeyState]] = {ns: {} for ns in namespaces}
-            for (ns, k), ks in work.items():
-                keys_of[ns][k] = ks
-            records_of: dict[str, list[Evidence]] = {ns: [] for ns in namespaces}
-            for ev, (ns, _), _ in folded:
-                records_of[ns].append(ev)
-            writes: list[NamespaceWrite] = []
-            touched: list[Precedent] = []
-            # A commit over several namespaces writes their views with its pages (one storage
-            # call per shard instead of two); its namespaces' buffered views go with them.
-            inline = len(namespaces) > 1
-            taken = self.views.take(namespaces) if inline else None
-            for ns in namespaces:
-                st = states[ns]
-                keys = keys_of[ns]
-                recs = records_of[ns]
-                created = [
-                    p for ks in keys.values() for p in ks.precedents.values() if p.id in vectors
-                ]
-                mine: list[Precedent] = []
-                for ks in keys.values():
-                    for p in ks.precedents.values():
-                        if (
-                            p.id in vectors
-                            or before.get(p.id) is not p.state
-                            or len(p.evidence_ids) != seen.get(p.id, -1)
-                        ):
-                            mine.append(p)
-                views: list[Precedent] = []
-                view_marks: dict[str, int] = {}
-                if taken is not None:
-                    views = self._views_after(st, keys, mine, taken.views.get(ns, ()))
-                    view_marks = {**taken.heal.get(ns, {}), stream: seq}
-                else:
-                    touched += mine
-                active = st.active_count() + sum(
-                    active_in(ks) - st.active_in_key(k) for k, ks in keys.items()
-                )
-                after = clock_digest({**st.clock, stream: seq})
-                writes.append(
-                    NamespaceWrite(
-                        namespace=ns,
-                        records=recs,
-                        basis=st.digest,
-                        count=st.counts.get(stream, 0) + len(recs),
-                        summary=NamespaceSummary(after, active, len(set(st.keys) | set(keys))),
-                        time=wall,
-                        new=[(p.snapshot(), vectors[p.id]) for p in created],
-                        items=(items or {}).get(ns, {}),
-                        precedents=st.precedent_count() + len(created),
-                        created=not st.clock,
-                        views=views,
-                        view_marks=view_marks,
-                    )
-                )
             try:
-                self.storage.commit(Commit(stream, seq, writes))
+                out = self._fold_and_store(records, items, namespaces, states)
             except BaseException:
-                if taken is not None:
-                    self.views.restore(taken)  # still to write
+                for ns in namespaces:  # folded in place, not stored: reload when next touched
+                    self.cache.discard(ns)
                 raise
-            # Stored: publish.
-            for (ns, key), ks in work.items():
-                states[ns].replace_key(key, ks)
-            for write in writes:
-                st = states[write.namespace]
-                st.advance(stream, seq, len(write.records))
-                if st.vectors is not None:
-                    st.vectors.add({p.id: v for p, v in write.new})
-                for space, owners in write.items.items():
-                    table = self.items(st, space)
-                    for owner, vecs in owners.items():
-                        table.put(owner, vecs)
-                if taken is None:
-                    self.views.touch(write.namespace)
-                self._maybe_dedicate(st)
-            self.views.add(touched)
-            out = [Folded(ev, work[nk], trs) for ev, nk, trs in folded]
         self.maybe_flush()
         return out
+
+    def _fold_and_store(
+        self,
+        records: Sequence[Evidence | Deferred],
+        items: Mapping[str, Mapping[str, Mapping[str, Sequence[Sequence[float]]]]] | None,
+        namespaces: list[str],
+        states: dict[str, NamespaceState],
+    ) -> list[Folded]:
+        """Fold ``records`` into the (locked) ``states`` in place, then store them.
+
+        Raises whatever folding, embedding or storing raised; the caller then drops the
+        namespaces' states (half folded) from the cache.
+        """
+        work: dict[tuple[str, str], KeyState] = {}
+        before: dict[str, Lifecycle] = {}
+        seen: dict[str, int] = {}
+        folded: list[tuple[Evidence, tuple[str, str], list[Transition]]] = []
+        for entry in records:
+            nk = (entry.namespace, entry.key)
+            if nk not in work:
+                current = states[entry.namespace].keys.get(entry.key)
+                # Folded in place: a failure drops the commit's namespaces from the cache.
+                work[nk] = current if current is not None else KeyState(entry.namespace, entry.key)
+                for p in work[nk].precedents.values():
+                    before[p.id] = p.state
+                    seen[p.id] = len(p.evidence_ids)
+            made = entry.make(work[nk]) if isinstance(entry, Deferred) else [entry]
+            for ev in made:
+                if (ev.namespace, ev.key) != nk:
+                    raise InvalidArgumentError(
+                        f"a deferred write of {nk} made a record of {ev.namespace!r}, {ev.key!r}"
+                    )
+                ev = self._in_order(ev, work[nk])
+                folded.append((ev, nk, apply_evidence(work[nk], ev, self.policy)))
+        if any(isinstance(entry, Deferred) for entry in records):
+            # Deferred writes that made nothing leave their key (and namespace) untouched.
+            made_keys = {nk for _, nk, _ in folded}
+            work = {nk: ks for nk, ks in work.items() if nk in made_keys}
+            written = {ns for ns, _ in made_keys} | set(items or {})
+            namespaces = [ns for ns in namespaces if ns in written]
+            if not namespaces:
+                return []
+        new = [
+            p
+            for (ns, _), ks in work.items()
+            for p in ks.precedents.values()
+            if p.id not in before and states[ns].precedent(p.id) is None
+        ]
+        vectors = dict(zip([p.id for p in new], self.embed(new), strict=True))
+        seq = self._next_seq()
+        stream = self.stream
+        wall = float(time.time())
+        keys_of: dict[str, dict[str, KeyState]] = {ns: {} for ns in namespaces}
+        for (ns, k), ks in work.items():
+            keys_of[ns][k] = ks
+        records_of: dict[str, list[Evidence]] = {ns: [] for ns in namespaces}
+        for ev, (ns, _), _ in folded:
+            records_of[ns].append(ev)
+        writes: list[NamespaceWrite] = []
+        touched: list[Precedent] = []
+        # A commit over several namespaces writes their views with its pages (one storage
+        # call per shard instead of two); its namespaces' buffered views go with them.
+        inline = len(namespaces) > 1
+        taken = self.views.take(namespaces) if inline else None
+        for ns in namespaces:
+            st = states[ns]
+            keys = keys_of[ns]
+            recs = records_of[ns]
+            created = [p for ks in keys.values() for p in ks.precedents.values() if p.id in vectors]
+            mine: list[Precedent] = []
+            for ks in keys.values():
+                for p in ks.precedents.values():
+                    if (
+                        p.id in vectors
+                        or before.get(p.id) is not p.state
+                        or len(p.evidence_ids) != seen.get(p.id, -1)
+                    ):
+                        mine.append(p)
+            views: list[Precedent] = []
+            view_marks: dict[str, int] = {}
+            if taken is not None:
+                views = self._views_after(st, keys, mine, taken.views.get(ns, ()))
+                view_marks = {**taken.heal.get(ns, {}), stream: seq}
+            else:
+                touched += mine
+            active = st.active_count() + sum(
+                active_in(ks) - st.active_in_key(k) for k, ks in keys.items()
+            )
+            after = clock_digest({**st.clock, stream: seq})
+            writes.append(
+                NamespaceWrite(
+                    namespace=ns,
+                    records=recs,
+                    basis=st.digest,
+                    count=st.counts.get(stream, 0) + len(recs),
+                    summary=NamespaceSummary(after, active, len(set(st.keys) | set(keys))),
+                    time=wall,
+                    new=[(p.snapshot(), vectors[p.id]) for p in created],
+                    items=(items or {}).get(ns, {}),
+                    precedents=st.precedent_count() + len(created),
+                    created=not st.clock,
+                    views=views,
+                    view_marks=view_marks,
+                )
+            )
+        try:
+            self.storage.commit(Commit(stream, seq, writes))
+        except BaseException:
+            if taken is not None:
+                self.views.restore(taken)  # still to write
+            raise
+        # Stored: publish.
+        for (ns, key), ks in work.items():
+            states[ns].replace_key(key, ks)
+        for write in writes:
+            st = states[write.namespace]
+            st.advance(stream, seq, len(write.records))
+            if st.vectors is not None:
+                st.vectors.add({p.id: v for p, v in write.new})
+            for space, owners in write.items.items():
+                table = self.items(st, space)
+                for owner, vecs in owners.items():
+                    table.put(owner, vecs)
+            if taken is None:
+                self.views.touch(write.namespace)
+            self._maybe_dedicate(st)
+        self.views.add(touched)
+        return [Folded(ev, work[nk], trs, self._detached(work[nk], ev)) for ev, nk, trs in folded]
+
+    def _detached(self, state: KeyState, ev: Evidence) -> Precedent | None:
+        """A copy of the precedent ``ev`` concerns, as folded now (for the caller's result)."""
+        if ev.kind is EvidenceKind.BOUNDARY:
+            return None
+        vid = value_identity(ev.value, normalize=self.policy.normalize_values)
+        found = state.precedents.get(vid)
+        if found is None:
+            return None
+        refresh_posterior(found, self.policy)
+        snap = found.snapshot()
+        snap.value = copy_value(snap.value)
+        return snap
 
     def _views_after(
         self,

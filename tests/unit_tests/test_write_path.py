@@ -32,6 +32,7 @@ from langchain_tepa.core.types import Evidence
 from langchain_tepa.storage import InMemoryStorage
 from langchain_tepa.storage.base import Commit, NamespaceWrite
 from langchain_tepa.storage.chroma import set_journal_mode
+from tests.support.failing import FailOnceStorage
 from tests.support.stored import lagging_views
 
 NAMESPACES = [f"users.u{i:03d}" for i in range(100)]
@@ -165,20 +166,8 @@ def test_views_too_many_for_one_call_are_written_right_after() -> None:
     assert all(memory._engine.stream in h.views for h in heads.values())
 
 
-class _FailOnce(InMemoryStorage):
-    def __init__(self) -> None:
-        super().__init__()
-        self.fail = False
-
-    def commit(self, commit: Commit) -> None:
-        if self.fail:
-            self.fail = False
-            raise OSError("disk full")
-        super().commit(commit)
-
-
 def test_a_failed_batch_keeps_the_views_it_took_for_the_next_flush() -> None:
-    storage = _FailOnce()
+    storage = FailOnceStorage()
     memory = TEPAMemory(
         storage,
         embeddings=HashingEmbeddings(),

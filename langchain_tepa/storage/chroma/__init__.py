@@ -5,7 +5,7 @@ Example:
     >>> from chromadb.config import Settings
     >>> client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
     >>> open_chroma_storage(client, prefix="doc_pkg").layout.version
-    3
+    4
 """
 
 from __future__ import annotations

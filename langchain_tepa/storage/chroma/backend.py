@@ -29,6 +29,7 @@ from langchain_tepa.storage.chroma.directory import NamesDirectory, names_under
 from langchain_tepa.storage.chroma.errors import describe_client, is_not_found, translate
 from langchain_tepa.storage.chroma.layout import (
     EVIDENCE_HNSW,
+    MAX_PAGE_NAMESPACES,
     PAGE_RECORDS,
     VECTOR_HNSW,
     Layout,
@@ -39,11 +40,27 @@ __all__ = ["ChromaStorage"]
 
 _T = TypeVar("_T")
 _READ_PAGE = 5000
+_READ_NAMESPACES = 100
 _PLACEHOLDER = [1.0]
 
 
 def _where(clauses: list[dict[str, Any]], op: str = "$and") -> dict[str, Any]:
     return clauses[0] if len(clauses) == 1 else {op: clauses}
+
+
+def _part_wanted(req: PageRequest, page: Page) -> bool:
+    """Whether a namespace's part of a shard page answers ``req``.
+
+    The page's own metadata (streams, times, keys) is that of every part together, so a
+    filtered read may return a shard page for one part that another part does not match.
+    """
+    if req.after is not None and page.seq <= req.after.get(page.stream, page.seq):
+        return False
+    if req.key is not None and not any(ev.key == req.key for ev in page.records):
+        return False
+    return not (
+        req.until is not None and page.records and min(ev.time for ev in page.records) > req.until
+    )
 
 
 class ChromaStorage:
@@ -256,9 +273,19 @@ class ChromaStorage:
         )
 
     # ---------------------------------------------------------------- evidence
-    @staticmethod
-    def _page_clause(req: PageRequest) -> dict[str, Any] | None:
-        clauses: list[dict[str, Any]] = [{"tepa_pns": req.namespace}]
+    def _namespace_clause(self, namespaces: Sequence[str]) -> dict[str, Any]:
+        """Pages of ``namespaces``: their own pages, and in layout 4 shard pages listing them."""
+        own = (
+            {"tepa_pns": namespaces[0]}
+            if len(namespaces) == 1
+            else {"tepa_pns": {"$in": list(namespaces)}}
+        )
+        if not self.layout.shard_pages:
+            return own
+        return {"$or": [own, *({"tepa_pnl": {"$contains": ns}} for ns in namespaces)]}
+
+    def _page_clause(self, req: PageRequest) -> dict[str, Any] | None:
+        clauses: list[dict[str, Any]] = [self._namespace_clause([req.namespace])]
         if req.after is not None:
             if not req.after:
                 return None
@@ -281,29 +308,54 @@ class ChromaStorage:
         return _where(clauses)
 
     def load_pages(self, requests: Sequence[PageRequest]) -> dict[str, list[Page]]:
-        """Pages as requested: one filtered read per shard."""
+        """Pages as requested: one filtered read per shard (per 100 namespaces, in layout 4)."""
         out: dict[str, list[Page]] = {req.namespace: [] for req in requests}
         by_shard: dict[int, list[PageRequest]] = {}
         for req in requests:
             by_shard.setdefault(self.layout.shard(req.namespace), []).append(req)
-        for shard, reqs in by_shard.items():
+        for shard, all_reqs in by_shard.items():
             col = self._evidence(shard, create=False)
             if col is None:
                 continue
-            plain = [r.namespace for r in reqs if r == PageRequest(r.namespace)]
-            clauses = [c for r in reqs if r.namespace not in plain if (c := self._page_clause(r))]
-            if plain:
-                clauses.append(
-                    {"tepa_pns": plain[0]} if len(plain) == 1 else {"tepa_pns": {"$in": plain}}
-                )
-            if not clauses:
-                continue
-            got = self.get_all(col, _where(clauses, "$or"), ["metadatas"])
-            for meta in got["metadatas"]:
-                page = codec.decode_page(meta or {})
-                if page.namespace in out:
-                    out[page.namespace].append(page)
+            # Layout 4 matches each namespace with a clause of its own: SQLite refuses filters
+            # deeper than 1,000, so at most _READ_NAMESPACES namespaces a read.
+            step = _READ_NAMESPACES if self.layout.shard_pages else len(all_reqs)
+            for start in range(0, len(all_reqs), step):
+                chunk = all_reqs[start : start + step]
+                self._load_shard(col, chunk, {r.namespace: r for r in chunk}, out)
         return out  # in commit order: readers check each page's basis in that order
+
+    def _load_shard(
+        self,
+        col: Any,
+        reqs: Sequence[PageRequest],
+        wanted: Mapping[str, PageRequest],
+        out: dict[str, list[Page]],
+    ) -> None:
+        """One filtered read of a shard for ``reqs`` (``wanted``: them by namespace).
+
+        The pages of those namespaces are appended to ``out``; of a shard page, only the parts
+        of ``wanted`` (another read covers the other parts).
+        """
+        plain = [r.namespace for r in reqs if r == PageRequest(r.namespace)]
+        clauses = [c for r in reqs if r.namespace not in plain if (c := self._page_clause(r))]
+        if plain:
+            clauses.append(self._namespace_clause(plain))
+        if not clauses:
+            return
+        got = self.get_all(col, _where(clauses, "$or"), ["metadatas"])
+        for meta in got["metadatas"]:
+            meta = meta or {}
+            if "tepa_parts" not in meta:
+                page = codec.decode_page(meta)
+                if page.namespace in wanted:
+                    out[page.namespace].append(page)
+                continue
+            # A shard page: keep the parts of namespaces asked for, as asked for.
+            for page in codec.decode_pages(meta, wanted):
+                asked = wanted.get(page.namespace)
+                if asked is not None and _part_wanted(asked, page):
+                    out[page.namespace].append(page)
 
     def commit(self, commit: Commit) -> None:
         """Write one append.
@@ -324,20 +376,107 @@ class ChromaStorage:
             by_shard.setdefault(self.layout.shard(write.namespace), []).append(write)
         late: list[NamespaceWrite] = []
         for shard, writes in by_shard.items():
-            late += self._append(self._evidence(shard, create=True), commit, writes)
+            late += self._append(self._evidence(shard, create=True), commit, shard, writes)
         if late:  # views too many to go with their pages: right after them
             self.write_views(
                 [p for w in late for p in w.views],
                 {w.namespace: w.view_marks for w in late if w.view_marks},
             )
 
+    def _groups(self, writes: Sequence[NamespaceWrite]) -> list[list[NamespaceWrite]]:
+        """The writes of one shard, grouped by the page that holds them.
+
+        In layout 3, and for a write too large to share a page, each write has pages of its
+        own (a group of one). In layout 4 the others share shard pages, each at most
+        ``PAGE_RECORDS`` records, ``PAGE_RECORDS`` vectors (precedents' and items') and
+        ``MAX_PAGE_NAMESPACES`` namespaces, and small enough to go with its head bumps in one
+        call.
+        """
+        if not self.layout.shard_pages or len(writes) < 2:
+            return [[w] for w in writes]
+        out: list[list[NamespaceWrite]] = []
+        group: list[NamespaceWrite] = []
+        records = vectors = 0
+        for write in writes:
+            n, v = len(write.records), self._page_load(write)
+            if n > PAGE_RECORDS or v > PAGE_RECORDS:
+                out.append([write])
+                continue
+            if group and (
+                records + n > PAGE_RECORDS
+                or vectors + v > PAGE_RECORDS
+                or len(group) >= MAX_PAGE_NAMESPACES
+                or len(group) + 2 > self._max_batch  # the page and every head bump
+            ):
+                out.append(group)
+                group, records, vectors = [], 0, 0
+            group.append(write)
+            records += n
+            vectors += v
+        if group:
+            out.append(group)
+        return out
+
+    def _page_vectors(self, write: NamespaceWrite) -> int:
+        """Precedent vectors the write's page carries (a large namespace's go to its index)."""
+        return 0 if write.namespace in self._dedicated else len(write.new)
+
+    def _page_load(self, write: NamespaceWrite) -> int:
+        """Vectors of every kind the write's page carries (precedents' and items')."""
+        items = sum(len(vs) for owners in write.items.values() for vs in owners.values())
+        return self._page_vectors(write) + items
+
+    def _pages(
+        self, commit: Commit, shard: int, index: int, group: Sequence[NamespaceWrite]
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """The page records of one group: a shard page, or a write's own pages."""
+        if len(group) > 1:
+            parts = [
+                codec.PagePart(
+                    w.namespace,
+                    w.basis,
+                    w.records,
+                    {p.id: v for p, v in w.new} if self._page_vectors(w) else {},
+                    w.items,
+                )
+                for w in group
+            ]
+            meta = codec.shard_page_meta(commit.stream, commit.seq, parts)
+            return [(codec.shard_page_id(commit.stream, commit.seq, shard, index), meta)]
+        write = group[0]
+        records = list(write.records)
+        chunks = [records[i : i + PAGE_RECORDS] for i in range(0, len(records), PAGE_RECORDS)]
+        chunks = chunks or [[]]
+        vectors = [(p.id, v) for p, v in write.new] if self._page_vectors(write) else []
+        # Vectors are spread over the write's pages (read together), at most a page's worth
+        # each; any rest goes with the last page.
+        shares = [
+            dict(vectors[i * PAGE_RECORDS : (i + 1) * PAGE_RECORDS]) for i in range(len(chunks))
+        ]
+        shares[-1].update(vectors[len(chunks) * PAGE_RECORDS :])
+        return [
+            (
+                codec.page_id(commit.stream, commit.seq, write.namespace, i),
+                codec.page_meta(
+                    write.namespace,
+                    commit.stream,
+                    commit.seq,
+                    write.basis,
+                    part,
+                    shares[i],
+                    write.items if i == 0 else None,
+                ),
+            )
+            for i, part in enumerate(chunks)
+        ]
+
     def _append(
-        self, col: Any, commit: Commit, writes: Sequence[NamespaceWrite]
+        self, col: Any, commit: Commit, shard: int, writes: Sequence[NamespaceWrite]
     ) -> list[NamespaceWrite]:
-        """Pages and head bumps of one shard; a namespace's entries never span two calls.
+        """Pages and head bumps of one shard; a page and its head bumps never span two calls.
 
         Views (and view marks) a write carries go in the same call; those of a write too large
-        for one call with its pages are returned, to be written right after.
+        for one call with its page are returned, to be written right after.
         """
         ids: list[str] = []
         metas: list[dict[str, Any]] = []
@@ -355,54 +494,35 @@ class ChromaStorage:
                 ids.clear()
                 metas.clear()
 
-        for write in writes:
-            records = list(write.records)
-            parts = [records[i : i + PAGE_RECORDS] for i in range(0, len(records), PAGE_RECORDS)]
-            parts = parts or [[]]
-            vectors = (
-                [] if write.namespace in self._dedicated else [(p.id, v) for p, v in write.new]
-            )
-            # Vectors are spread over the write's pages (read together), at most a page's worth
-            # each; any rest goes with the last page.
-            shares = [
-                dict(vectors[i * PAGE_RECORDS : (i + 1) * PAGE_RECORDS]) for i in range(len(parts))
-            ]
-            shares[-1].update(vectors[len(parts) * PAGE_RECORDS :])
-            inline = 1 + len(parts) + len(write.views) <= self._max_batch
-            if not inline and (write.views or write.view_marks):
-                late.append(write)
-            entries = len(parts) + 1 + (len(write.views) if inline else 0)
-            if ids and len(ids) + entries > self._max_batch:
-                send()
-            for i, part in enumerate(parts):
-                ids.append(codec.page_id(commit.stream, commit.seq, write.namespace, i))
-                metas.append(
-                    codec.page_meta(
-                        write.namespace,
-                        commit.stream,
-                        commit.seq,
-                        write.basis,
-                        part,
-                        shares[i],
-                        write.items if i == 0 else None,
-                    )
+        for index, group in enumerate(self._groups(writes)):
+            entries = self._pages(commit, shard, index, group)
+            entries_ids = [pid for pid, _ in entries]
+            entries_metas = [meta for _, meta in entries]
+            room = self._max_batch - len(entries) - len(group)
+            for write in group:
+                head = codec.head_update(
+                    write.namespace,
+                    commit.stream,
+                    commit.seq,
+                    write.count,
+                    write.summary,
+                    write.time,
                 )
-            head = codec.head_update(
-                write.namespace,
-                commit.stream,
-                commit.seq,
-                write.count,
-                write.summary,
-                write.time,
-            )
-            if inline:
-                for p in write.views:
-                    ids.append(p.id)
-                    metas.append(codec.precedent_meta(p))
-                if write.view_marks:
-                    head.update(codec.marks_update(write.namespace, write.view_marks))
-            ids.append(codec.head_id(write.namespace))
-            metas.append(head)
+                if len(write.views) <= room:
+                    room -= len(write.views)
+                    for p in write.views:
+                        entries_ids.append(p.id)
+                        entries_metas.append(codec.precedent_meta(p))
+                    if write.view_marks:
+                        head.update(codec.marks_update(write.namespace, write.view_marks))
+                elif write.views or write.view_marks:
+                    late.append(write)
+                entries_ids.append(codec.head_id(write.namespace))
+                entries_metas.append(head)
+            if ids and len(ids) + len(entries_ids) > self._max_batch:
+                send()
+            ids.extend(entries_ids)
+            metas.extend(entries_metas)
         send()
         return late
 

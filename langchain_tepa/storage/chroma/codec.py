@@ -1,4 +1,4 @@
-"""Records of layout 3 as Chroma metadata: pages, heads and precedent records.
+"""Records of layouts 3 and 4 as Chroma metadata: pages, shard pages, heads, precedent records.
 
 Example:
     >>> from langchain_tepa.core import Evidence
@@ -6,13 +6,18 @@ Example:
     >>> meta = page_meta("u1", "s1", 1, "basis", [ev])
     >>> decode_page(meta).records[0].value
     'vegan'
+    >>> ev2 = Evidence.observation("user.diet", "kale", time=1.0, id="e2", namespace="u2")
+    >>> shard = shard_page_meta("s1", 2, [PagePart("u1", "b1", [ev]), PagePart("u2", "b2", [ev2])])
+    >>> [(p.namespace, p.records[0].value) for p in decode_pages(shard)]
+    [('u1', 'vegan'), ('u2', 'kale')]
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,8 +30,10 @@ from langchain_tepa.storage.base import key_path
 __all__ = [
     "ALL_KEYS",
     "MAX_PAGE_KEYS",
+    "PagePart",
     "decode_head",
     "decode_page",
+    "decode_pages",
     "decode_vector",
     "encode_vector",
     "head_id",
@@ -38,6 +45,8 @@ __all__ = [
     "page_id",
     "page_meta",
     "precedent_meta",
+    "shard_page_id",
+    "shard_page_meta",
     "view_of",
 ]
 
@@ -55,6 +64,22 @@ _IX = "tepa_ix:"
 def encode_vector(vector: Sequence[float]) -> str:
     """A vector as base64 of its float32 bytes (compact, exact for float32)."""
     return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
+
+
+def _encode_vectors(vectors: Mapping[str, Sequence[float]]) -> dict[str, str]:
+    """:func:`encode_vector` of each vector (one array conversion when they have one size)."""
+    if not vectors:
+        return {}
+    try:
+        rows = np.asarray(list(vectors.values()), dtype="<f4")
+    except (TypeError, ValueError):  # vectors of different sizes or not numbers
+        return {pid: encode_vector(v) for pid, v in vectors.items()}
+    if rows.ndim != 2:
+        return {pid: encode_vector(v) for pid, v in vectors.items()}
+    return {
+        pid: base64.b64encode(row.tobytes()).decode("ascii")
+        for pid, row in zip(vectors, rows, strict=True)
+    }
 
 
 def decode_vector(text: str) -> list[float]:
@@ -106,15 +131,124 @@ def page_meta(
     if basis is not None:
         meta["tepa_basis"] = basis
     if vectors:
-        meta["tepa_vecs"] = json.dumps({pid: encode_vector(v) for pid, v in vectors.items()})
+        meta["tepa_vecs"] = json.dumps(_encode_vectors(vectors))
     if items:
-        meta["tepa_items"] = json.dumps(
-            {
-                space: {owner: [encode_vector(v) for v in vs] for owner, vs in owners.items()}
-                for space, owners in items.items()
-            }
-        )
+        meta["tepa_items"] = json.dumps(_encode_items(items))
     return meta
+
+
+def _encode_items(
+    items: Mapping[str, Mapping[str, Sequence[Sequence[float]]]],
+) -> dict[str, dict[str, list[str]]]:
+    return {
+        space: {owner: [encode_vector(v) for v in vs] for owner, vs in owners.items()}
+        for space, owners in items.items()
+    }
+
+
+def _decode_items(data: Mapping[str, Any]) -> dict[str, dict[str, list[list[float]]]]:
+    return {
+        space: {owner: [decode_vector(v) for v in vs] for owner, vs in owners.items()}
+        for space, owners in data.items()
+    }
+
+
+@dataclass(frozen=True)
+class PagePart:
+    """One namespace's part of a shard page (layout 4): what its own page would hold.
+
+    Attributes:
+        namespace: The namespace.
+        basis: The writer's clock digest of the namespace before the write.
+        records: Its records, in fold order.
+        vectors: Vectors of the precedents they create (``id -> vector``).
+        items: Item vectors (``space -> owner -> vectors``).
+    """
+
+    namespace: str
+    basis: str | None
+    records: Sequence[Evidence]
+    vectors: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    items: Mapping[str, Mapping[str, Sequence[Sequence[float]]]] = field(default_factory=dict)
+
+
+def shard_page_id(stream: str, seq: int, shard: int, part: int) -> str:
+    """The id of a shard page (layout 4; never equal to a :func:`page_id`)."""
+    return f"p.{stream}.{seq}.s{shard:03d}.{part}"
+
+
+def shard_page_meta(stream: str, seq: int, parts: Sequence[PagePart]) -> dict[str, Any]:
+    """Metadata of a shard page: the parts of several namespaces of one shard, one append.
+
+    ``tepa_pnl`` lists the namespaces (readers match it with ``$contains``); the stream,
+    sequence, time range and key hashes are the page's as a whole (a superset of each part's,
+    which readers check again per part). ``tepa_parts`` holds a one-line JSON index
+    (``[[namespace, start, end], ...]``) and then each part's JSON, so a reader decodes only the
+    parts of the namespaces it asked for.
+    """
+    records = [ev for part in parts for ev in part.records]
+    keys = sorted({key_hash(ev.key) for ev in records})
+    times = [float(ev.time) for ev in records]
+    chunks: list[str] = []
+    index: list[tuple[str, int, int]] = []
+    start = 0
+    for part in parts:
+        body = [
+            '{"b":',
+            json.dumps(part.basis),
+            ',"r":[',
+            ",".join(ev.to_json() for ev in part.records),
+            "]",
+        ]
+        if part.vectors:
+            body += [',"v":', json.dumps(_encode_vectors(part.vectors))]
+        if part.items:
+            body += [',"i":', json.dumps(_encode_items(part.items))]
+        body.append("}")
+        chunk = "".join(body)
+        chunks.append(chunk)
+        index.append((part.namespace, start, start + len(chunk)))
+        start += len(chunk)
+    return {
+        "tepa_pnl": sorted({part.namespace for part in parts}),
+        "tepa_w": stream,
+        "tepa_q": seq,
+        "tepa_n": len(records),
+        "tepa_t0": min(times) if times else -1e300,
+        "tepa_t1": max(times) if times else -1e300,
+        "tepa_keys": (keys if len(keys) <= MAX_PAGE_KEYS else [ALL_KEYS]) or [ALL_KEYS],
+        "tepa_parts": json.dumps(index, separators=(",", ":")) + "\n" + "".join(chunks),
+    }
+
+
+def decode_pages(meta: Mapping[str, Any], namespaces: Container[str] | None = None) -> list[Page]:
+    """The :class:`Page` of each namespace a page record holds (one for a plain page).
+
+    Of a shard page, only the parts of ``namespaces`` are decoded (all when ``None``).
+    """
+    raw = meta.get("tepa_parts")
+    if not isinstance(raw, str):
+        return [decode_page(meta)]
+    stream, seq = str(meta["tepa_w"]), int(meta["tepa_q"])
+    head, _, body = raw.partition("\n")
+    out = []
+    for namespace, start, end in json.loads(head):
+        if namespaces is not None and namespace not in namespaces:
+            continue
+        part = json.loads(body[start:end])
+        basis = part.get("b")
+        out.append(
+            Page(
+                str(namespace),
+                stream,
+                seq,
+                tuple(Evidence.from_dict(d) for d in part["r"]),
+                str(basis) if basis is not None else None,
+                {pid: decode_vector(v) for pid, v in part.get("v", {}).items()},
+                _decode_items(part.get("i", {})),
+            )
+        )
+    return out
 
 
 def decode_page(meta: Mapping[str, Any]) -> Page:
@@ -126,10 +260,7 @@ def decode_page(meta: Mapping[str, Any]) -> Page:
         vectors = {pid: decode_vector(v) for pid, v in json.loads(meta["tepa_vecs"]).items()}
     items: dict[str, dict[str, list[list[float]]]] = {}
     if isinstance(meta.get("tepa_items"), str):
-        items = {
-            space: {owner: [decode_vector(v) for v in vs] for owner, vs in owners.items()}
-            for space, owners in json.loads(meta["tepa_items"]).items()
-        }
+        items = _decode_items(json.loads(meta["tepa_items"]))
     return Page(
         str(meta["tepa_pns"]),
         str(meta["tepa_w"]),

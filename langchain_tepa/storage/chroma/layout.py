@@ -1,4 +1,4 @@
-"""Chroma layout 3: a fixed set of sharded collections, whatever the number of namespaces.
+"""Chroma layouts 3 and 4: a fixed set of sharded collections, whatever the number of namespaces.
 
 A namespace (a tenant) costs records, never a collection: namespaces are spread over ``shards``
 shards by a stable hash of their name. With ``prefix`` ``"tepa"`` and 16 shards:
@@ -15,6 +15,16 @@ shards by a stable hash of their name. With ``prefix`` ``"tepa"`` and 16 shards:
   are written by one Chroma ``upsert`` (a head's other streams' entries survive: Chroma merges
   metadata), so a head never names a page that is not stored. Records here need no vector
   search: they carry a one-dimension placeholder.
+
+  Layout 4 (stores created from this version on) differs in one point: an append over several
+  namespaces of one shard writes **one page for all of them** (a *shard page*: the namespaces
+  listed in ``tepa_pnl``, each one's records, basis, vectors and items as one part of the page),
+  with their head bumps in the same ``upsert``, instead of one page per namespace: a batch over
+  many namespaces then costs one page record per shard, not one per namespace. A namespace whose
+  part would not fit (more than ``PAGE_RECORDS`` records or vectors) still gets pages of its own.
+  Readers of a layout 4 store match pages on ``tepa_pns`` or ``tepa_pnl`` (at most 100
+  namespaces a read) and decode only their namespace's part; layout 3 stores keep writing one
+  page per namespace (nothing to migrate).
 * ``tepa_v00`` .. ``tepa_v15``: **precedent records** of ordinary namespaces, each with its
   embedding (stored once, never recomputed) and its lifecycle view as metadata. The memory loads
   a namespace's vectors on first use and ranks them in process (no vector index per namespace).
@@ -45,12 +55,19 @@ __all__ = [
     "DEFAULT_DEDICATED_AT",
     "DEFAULT_SHARDS",
     "LAYOUT_VERSION",
+    "MAX_PAGE_NAMESPACES",
     "PAGE_RECORDS",
+    "SHARD_PAGES_FROM",
     "Layout",
     "validate_prefix",
 ]
 
-LAYOUT_VERSION = 3
+LAYOUT_VERSION = 4
+SHARD_PAGES_FROM = 4
+"""The first layout whose appends over several namespaces of a shard write one shard page."""
+MAX_PAGE_NAMESPACES = 256
+"""Namespaces of one shard page at most (each is one element of its ``tepa_pnl`` list, one SQL
+parameter when Chroma stores it)."""
 DEFAULT_SHARDS = 16
 """Shards of a new store: 2 x 16 collections in all (about 3 MB of Chroma memory each once
 used), and each shard stays small enough that a namespace's filtered read is a few ms."""
@@ -113,6 +130,8 @@ class Layout:
     Example:
         >>> Layout("app", shards=4).vectors(3)
         'app_v03'
+        >>> Layout("app", version=3).shard_pages, Layout("app").shard_pages
+        (False, True)
     """
 
     prefix: str
@@ -157,6 +176,11 @@ class Layout:
     def items(self, space: str, shard: int) -> str:
         """The item-vector collection of ``space`` in ``shard``."""
         return f"{self.prefix}_i{space}_{shard:02d}"
+
+    @property
+    def shard_pages(self) -> bool:
+        """Whether appends over several namespaces of a shard write one shard page (layout 4)."""
+        return self.version >= SHARD_PAGES_FROM
 
     def to_json(self) -> str:
         """The layout record."""
