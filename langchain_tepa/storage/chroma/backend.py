@@ -23,9 +23,21 @@ from typing import Any, TypeVar
 from langchain_tepa.core.errors import ReadOnlyError
 from langchain_tepa.core.log import Head, NamespaceSummary, Page
 from langchain_tepa.core.types import Precedent
-from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest, key_path
+from langchain_tepa.storage.base import (
+    Commit,
+    NamespaceScan,
+    NamespaceWrite,
+    PageRequest,
+    key_path,
+)
 from langchain_tepa.storage.chroma import codec
-from langchain_tepa.storage.chroma.directory import NamesDirectory, names_under
+from langchain_tepa.storage.chroma.directory import (
+    NamesDirectory,
+    names_under,
+    registration_tokens,
+    token_id,
+    token_meta,
+)
 from langchain_tepa.storage.chroma.errors import describe_client, is_not_found, translate
 from langchain_tepa.storage.chroma.layout import (
     EVIDENCE_HNSW,
@@ -185,21 +197,41 @@ class ChromaStorage:
     # ---------------------------------------------------------------- heads
     def read_heads(self, namespaces: Sequence[str]) -> dict[str, Head]:
         """Heads of ``namespaces`` (one read by id per shard)."""
+        return self._heads(namespaces)[0]
+
+    def _heads(
+        self, namespaces: Sequence[str], token_of: str | None = None
+    ) -> tuple[dict[str, Head], str | None]:
+        """Heads of ``namespaces``, and ``token_of``'s registration token, in one read per shard.
+
+        The token is ``None`` when the prefix has none (or when ``token_of`` is ``None``).
+        """
         out: dict[str, Head] = {}
-        for shard, names in self._by_shard(namespaces).items():
+        token: str | None = None
+        groups = self._by_shard(namespaces)
+        if token_of is not None:
+            groups.setdefault(self.layout.shard(token_of), [])
+        wanted_token = token_id(token_of) if token_of is not None else None
+        for shard, names in groups.items():
             col = self._evidence(shard, create=False)
             if col is None:
                 continue
             wanted = set(names)
             ids = [codec.head_id(ns) for ns in names]
+            if wanted_token is not None and shard == self.layout.shard(str(token_of)):
+                ids.append(wanted_token)
             got = self.call("read heads", col.get, ids=ids, include=["metadatas"])
-            for meta in got["metadatas"] or []:
+            for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=False):
+                if rid == wanted_token:
+                    value = (meta or {}).get("tepa_dtok")
+                    token = value if isinstance(value, str) else None
+                    continue
                 head = codec.decode_head(meta or {})
                 if head.namespace in wanted:
                     out[head.namespace] = head
                     if head.dedicated:
                         self._dedicated.add(head.namespace)
-        return out
+        return out, token
 
     def list_heads(self) -> Iterator[Head]:
         """Every namespace's head, shard by shard."""
@@ -231,6 +263,46 @@ class ChromaStorage:
         if prefix is None:
             return list(names)
         return names_under(names, prefix)
+
+    def scan_namespaces(self, prefix: str, *, heads: int = 256) -> NamespaceScan:
+        """Namespaces under ``prefix`` with the heads of the first ``heads`` of them.
+
+        One read by id per shard those heads live in (one in all for a namespace without
+        children), with the prefix's registration token beside its head: while the token is
+        the one seen before the names held were read, nothing was registered below ``prefix``
+        since, and the directory is not touched (``prefix`` itself is registered when it has a
+        head). Otherwise the directory is checked as by :meth:`find_namespaces` (after the
+        token was read) and the new names' heads read.
+        """
+        col = self._names(create=False)
+        if col is None:
+            return NamespaceScan((), {}, frozenset())
+        limit = max(0, heads)
+        directory = self._names_cache
+        seen, known = directory.token(prefix)
+        cached = directory.cached
+        if seen and cached is not None:
+            names = names_under(cached, prefix)
+            first = [prefix, *(ns for ns in names[:limit] if ns != prefix)]
+            got, token = self._heads(first, token_of=prefix)
+            if token == known:
+                if prefix in got and (not names or names[0] != prefix):
+                    names = [prefix, *names]  # registered since: its head exists
+                wanted = names[:limit]
+                return NamespaceScan(
+                    names, {ns: got[ns] for ns in wanted if ns in got}, frozenset(wanted)
+                )
+        else:
+            first = [prefix]
+            got, token = self._heads(first, token_of=prefix)
+        names = names_under(directory.names(col, self), prefix)  # after the token: complete
+        directory.keep_token(prefix, token)
+        if prefix in got and (not names or names[0] != prefix):
+            names = [prefix, *names]
+        wanted = names[:limit]
+        had = set(first)
+        got.update(self.read_heads([ns for ns in wanted if ns not in had]))
+        return NamespaceScan(names, {ns: got[ns] for ns in wanted if ns in got}, frozenset(wanted))
 
     def _register(self, namespaces: Sequence[str]) -> None:
         col = self._names(create=True)
@@ -322,9 +394,15 @@ class ChromaStorage:
         by_shard: dict[int, list[NamespaceWrite]] = {}
         for write in commit.writes:
             by_shard.setdefault(self.layout.shard(write.namespace), []).append(write)
+        # Registration tokens (directory.py), after the registration, with the shard's pages.
+        tokens: dict[int, dict[str, str]] = {}
+        for prefix, token in registration_tokens(created, f"{commit.stream}.{commit.seq}").items():
+            tokens.setdefault(self.layout.shard(prefix), {})[prefix] = token
+            by_shard.setdefault(self.layout.shard(prefix), [])
         late: list[NamespaceWrite] = []
         for shard, writes in by_shard.items():
-            late += self._append(self._evidence(shard, create=True), commit, writes)
+            col = self._evidence(shard, create=True)
+            late += self._append(col, commit, writes, tokens.get(shard, {}))
         if late:  # views too many to go with their pages: right after them
             self.write_views(
                 [p for w in late for p in w.views],
@@ -332,15 +410,20 @@ class ChromaStorage:
             )
 
     def _append(
-        self, col: Any, commit: Commit, writes: Sequence[NamespaceWrite]
+        self,
+        col: Any,
+        commit: Commit,
+        writes: Sequence[NamespaceWrite],
+        tokens: Mapping[str, str],
     ) -> list[NamespaceWrite]:
         """Pages and head bumps of one shard; a namespace's entries never span two calls.
 
         Views (and view marks) a write carries go in the same call; those of a write too large
-        for one call with its pages are returned, to be written right after.
+        for one call with its pages are returned, to be written right after. Registration
+        ``tokens`` of prefixes in this shard go in the first call.
         """
-        ids: list[str] = []
-        metas: list[dict[str, Any]] = []
+        ids: list[str] = [token_id(prefix) for prefix in tokens]
+        metas: list[dict[str, Any]] = [token_meta(p, token) for p, token in tokens.items()]
         late: list[NamespaceWrite] = []
 
         def send() -> None:

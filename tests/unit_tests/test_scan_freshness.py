@@ -1,0 +1,270 @@
+"""The read path's folded freshness checks (docs/performance.md, fourth pass).
+
+* A search under a prefix reads the prefix's registration token with the heads it needs, instead
+  of a ``count`` of the names directory: it must still see every namespace registered below
+  the prefix by another writer (another process) before it began.
+* A large namespace's ``retrieve`` queries its index while its head is read in another thread:
+  it must still reflect every write acknowledged before it began.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import chromadb
+import pytest
+from chromadb.config import Settings
+
+from langchain_tepa import HashingEmbeddings, TEPAMemory, TEPAStore
+from langchain_tepa.memory.documents import copy_value
+from langchain_tepa.storage import InMemoryStorage
+from langchain_tepa.storage.chroma import ChromaStorage
+from langchain_tepa.storage.chroma.directory import NamesDirectory, registration_tokens
+
+INDEX: Any = {"dims": 64, "embed": HashingEmbeddings(size=64), "fields": ["text"]}
+
+
+def _client() -> Any:
+    return chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
+
+
+def _two(client: Any, **kwargs: Any) -> tuple[TEPAMemory, TEPAMemory]:
+    """Two memories on one store, each with its own storage object (as two processes)."""
+    prefix = f"sc{uuid.uuid4().hex[:10]}"
+    a = TEPAMemory(ChromaStorage(client, prefix=prefix, **kwargs), embeddings=HashingEmbeddings())
+    b = TEPAMemory(ChromaStorage(client, prefix=prefix, **kwargs), embeddings=HashingEmbeddings())
+    return a, b
+
+
+def _calls(storage: ChromaStorage) -> list[str]:
+    """Record the name of every Chroma call ``storage`` makes."""
+    ops: list[str] = []
+    original = storage.call
+
+    def call(op: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        ops.append(op)
+        return original(op, fn, *args, **kwargs)
+
+    storage.call = call  # type: ignore[method-assign]
+    return ops
+
+
+def test_registration_tokens_name_every_ancestor_once() -> None:
+    got = registration_tokens(["users.u1", "users.u2.notes", "solo"], "s.3")
+    assert got == {"users": "s.3", "users.u2": "s.3"}
+
+
+def test_a_child_registered_by_another_writer_is_seen_by_the_next_scan() -> None:
+    a, b = _two(_client())
+    a.observe("k", 1, namespace="users.u1")
+    assert list(b.answer_tables_under("users.u1")) == ["users.u1"]
+    assert list(b.answer_tables_under("users.u1")) == ["users.u1"]  # token now held
+    a.observe("k", 2, namespace="users.u1.notes")  # registered by the other writer
+    tables = b.answer_tables_under("users.u1")
+    assert list(tables) == ["users.u1", "users.u1.notes"]
+    assert [r.value for r in tables["users.u1.notes"].rows] == [2]
+    a.observe("k", 3, namespace="users.u1.notes.deep.er")  # two levels further down
+    assert list(b.answer_tables_under("users.u1")) == [
+        "users.u1",
+        "users.u1.notes",
+        "users.u1.notes.deep.er",
+    ]
+    assert list(b.answer_tables_under("users")) == [
+        "users.u1",
+        "users.u1.notes",
+        "users.u1.notes.deep.er",
+    ]
+
+
+def test_a_prefix_that_becomes_a_namespace_is_seen_by_its_head() -> None:
+    a, b = _two(_client())
+    a.observe("k", 1, namespace="other")
+    assert b.answer_tables_under("users.u9") == {}
+    assert b.answer_tables_under("users.u9") == {}  # token (none) held
+    a.observe("k", 1, namespace="users.u9")  # no ancestor token names it: its head does
+    tables = b.answer_tables_under("users.u9")
+    assert list(tables) == ["users.u9"] and [r.value for r in tables["users.u9"].rows] == [1]
+
+
+def test_a_one_user_search_is_one_read_by_id_without_a_directory_count() -> None:
+    client = _client()
+    prefix = f"sc{uuid.uuid4().hex[:10]}"
+    writer = TEPAStore(TEPAMemory.from_client(client, prefix=prefix), index=INDEX)
+    reader = TEPAStore(TEPAMemory.from_client(client, prefix=prefix), index=INDEX)
+    for u in range(3):
+        writer.put(("users", f"u{u}"), "a", {"text": f"apples of user {u}"})
+    assert [i.key for i in reader.search(("users", "u1"), query="apples")] == ["a"]
+    storage = reader.memory.storage
+    assert isinstance(storage, ChromaStorage)
+    ops = _calls(storage)
+    for _ in range(3):
+        ops.clear()
+        assert [i.key for i in reader.search(("users", "u1"), query="apples")] == ["a"]
+        assert ops == ["read heads"]  # the token and the head in one call; no count
+    writer.put(("users", "u1", "notes"), "n", {"text": "apples noted"})
+    ops.clear()
+    found = reader.search(("users", "u1"), query="apples")
+    assert sorted(i.key for i in found) == ["a", "n"]
+    assert "count names" in ops  # the token changed: the directory was checked
+    writer.put(("users", "u1"), "b", {"text": "bananas"})  # no registration: still one read
+    ops.clear()
+    assert sorted(i.key for i in reader.search(("users", "u1"))) == ["a", "b", "n"]
+    assert ops.count("count names") == 0
+
+
+def test_stores_of_the_earlier_version_have_no_tokens_and_scan_correctly() -> None:
+    """A child registered without a token (an earlier version) is found on the first scan."""
+    a, b = _two(_client())
+    storage = a.storage
+    assert isinstance(storage, ChromaStorage)
+    original = storage.commit
+
+    def commit_without_tokens(commit: Any) -> None:  # what the earlier version wrote
+        from langchain_tepa.storage.chroma import backend
+
+        saved = backend.registration_tokens
+        backend.registration_tokens = lambda names, token: {}  # type: ignore[assignment]
+        try:
+            original(commit)
+        finally:
+            backend.registration_tokens = saved
+
+    storage.commit = commit_without_tokens  # type: ignore[method-assign]
+    a.observe("k", 1, namespace="users.u1")
+    a.observe("k", 2, namespace="users.u1.notes")
+    assert list(b.answer_tables_under("users.u1")) == ["users.u1", "users.u1.notes"]
+
+
+def test_the_scan_equals_find_namespaces_and_read_heads_on_every_backend() -> None:
+    client = _client()
+    prefix = f"sc{uuid.uuid4().hex[:10]}"
+    for storage in (InMemoryStorage(), ChromaStorage(client, prefix=prefix)):
+        memory = TEPAMemory(storage, embeddings=HashingEmbeddings())
+        for ns in ("a", "a.b", "a.b.c", "a2", "ab.c"):
+            memory.observe("k", ns, namespace=ns)
+        for pfx in ("a", "a.b", "a2", "ab", "zz"):
+            for limit in (0, 1, 2, 256):
+                scan = storage.scan_namespaces(pfx, heads=limit)
+                names = storage.find_namespaces(pfx)
+                assert list(scan.names) == names
+                assert scan.read == frozenset(names[:limit])
+                assert dict(scan.heads) == storage.read_heads(names[:limit])
+
+
+def test_the_directory_never_forgets_names_a_racing_read_missed() -> None:
+    class Col:
+        id = "c"
+
+        def __init__(self, names: list[str]) -> None:
+            self.names = names
+
+        def count(self) -> int:
+            return len(self.names)
+
+        def get(self, **kwargs: Any) -> dict[str, Any]:
+            return {"ids": list(self.names), "documents": list(self.names)}
+
+    class Storage:
+        def call(self, op: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+            return fn(*args, **kwargs)
+
+    directory = NamesDirectory()
+    assert directory.names(Col(["a", "b"]), Storage()) == ("a", "b")  # type: ignore[arg-type]
+    # A thread that read the directory earlier (one name) stores its read last:
+    assert directory.names(Col(["a"]), Storage()) == ("a", "b")  # type: ignore[arg-type]
+
+
+def test_copy_value_copies_json_values_deeply() -> None:
+    value = {"text": "x", "tags": ["a", {"n": [1, 2]}], "none": None}
+    got = copy_value(value)
+    assert got == value
+    got["tags"][1]["n"].append(3)
+    assert value["tags"][1]["n"] == [1, 2]
+    assert copy_value((1, [2])) == (1, [2]) and copy_value((1, [2]))[1] is not (1, [2])[1]
+
+
+# ---------------------------------------------------------------- large namespaces
+
+
+def _large(client: Any) -> tuple[TEPAMemory, TEPAMemory, ChromaStorage]:
+    a, b = _two(client, dedicated_at=20)
+    a.observe_many([(f"fact.k{i}", f"value {i}") for i in range(30)])
+    assert b.retrieve("value 3", k=3)  # b holds the namespace
+    storage = b.storage
+    assert isinstance(storage, ChromaStorage) and storage.is_dedicated("default")
+    return a, b, storage
+
+
+def test_a_large_namespace_reads_its_head_beside_the_index_query() -> None:
+    _, b, storage = _large(_client())
+    threads: dict[str, str] = {}
+    began = threading.Event()
+    original_heads, original_query = storage.read_heads, storage.query_vectors
+
+    def read_heads(namespaces: Any) -> Any:
+        assert began.is_set()  # the check starts after the read began
+        threads["head"] = threading.current_thread().name
+        return original_heads(namespaces)
+
+    def query_vectors(*args: Any, **kwargs: Any) -> Any:
+        threads["query"] = threading.current_thread().name
+        return original_query(*args, **kwargs)
+
+    storage.read_heads = read_heads  # type: ignore[method-assign]
+    storage.query_vectors = query_vectors  # type: ignore[method-assign]
+    began.set()
+    docs = b.retrieve("value 7", k=3)
+    assert len(docs) == 3 and docs[0].metadata["value"] == "value 7"
+    assert threads["head"] != threads["query"] == threading.current_thread().name
+
+
+def test_a_large_namespace_retrieve_sees_a_write_acknowledged_before_it() -> None:
+    a, b, _ = _large(_client())
+    ranked: list[int] = []
+    engine = b._engine
+    original = engine.rank
+
+    def rank(*args: Any, **kwargs: Any) -> Any:
+        ranked.append(1)
+        return original(*args, **kwargs)
+
+    engine.rank = rank  # type: ignore[method-assign]
+    for _ in range(3):  # value 5 is revoked, its replacement promoted
+        a.observe("fact.k5", "a brand new zebra")
+    docs = b.retrieve("a brand new zebra", k=1)
+    assert [d.metadata["value"] for d in docs] == ["a brand new zebra"]
+    assert len(ranked) == 2  # the speculative answer was stale: ranked again
+    ranked.clear()
+    assert [d.metadata["value"] for d in b.retrieve("a brand new zebra", k=1)] == [
+        "a brand new zebra"
+    ]
+    assert len(ranked) == 1  # nothing new: the first ranking stands
+    assert b.get("fact.k5") == "a brand new zebra"
+
+
+def test_a_failed_head_read_fails_the_retrieve() -> None:
+    from langchain_tepa.core.errors import StorageError
+
+    _, b, storage = _large(_client())
+
+    def broken(namespaces: Any) -> Any:
+        raise StorageError("the server went away")
+
+    storage.read_heads = broken  # type: ignore[method-assign]
+    with pytest.raises(StorageError, match="went away"):
+        b.retrieve("value 3", k=3)
+
+
+def test_max_staleness_skips_the_overlapped_head_read() -> None:
+    client = _client()
+    prefix = f"sc{uuid.uuid4().hex[:10]}"
+    storage = ChromaStorage(client, prefix=prefix, dedicated_at=20)
+    memory = TEPAMemory(storage, embeddings=HashingEmbeddings(), max_staleness_s=3600)
+    memory.observe_many([(f"fact.k{i}", f"value {i}") for i in range(30)])
+    memory.retrieve("value 1", k=2)
+    ops = _calls(storage)
+    assert len(memory.retrieve("value 1", k=2)) == 2
+    assert "read heads" not in ops
