@@ -255,23 +255,25 @@ class Engine:
         instead of their sum. Other namespaces take the plain path.
         """
         with self.cache.locked([namespace]):
-            st = self.cache.get(namespace)
-            now = time.monotonic()
-            if st is None or not st.dedicated or now - st.checked_at < self.max_staleness_s:
-                return work(self._states([namespace], fresh=True)[namespace])
-            pending = _side_thread().submit(self.storage.read_heads, [namespace])
-            try:
-                result = work(st)
-            finally:
-                heads = pending.result()
-            head = heads.get(namespace)
-            stale = head is not None and bool(head.news(st.clock))
-            self._catch_up(st, head)
-            st.checked_at = now
-            if stale:
-                result = work(st)
+            result = self._speculating(namespace, work)
         self.maybe_flush()
         return result
+
+    def _speculating(self, namespace: str, work: Callable[[NamespaceState], _R]) -> _R:
+        st = self.cache.get(namespace)
+        now = time.monotonic()
+        if st is None or not st.dedicated or now - st.checked_at < self.max_staleness_s:
+            return work(self._states([namespace], fresh=True)[namespace])
+        pending = _side_thread().submit(self.storage.read_heads, [namespace])
+        try:
+            result = work(st)
+        finally:
+            heads = pending.result()
+        head = heads.get(namespace)
+        stale = head is not None and bool(head.news(st.clock))
+        self._catch_up(st, head)
+        st.checked_at = now
+        return work(st) if stale else result
 
     def _states(
         self,
