@@ -18,7 +18,7 @@ import chromadb
 import pytest
 from chromadb.config import Settings
 
-from langchain_tepa import HashingEmbeddings, TEPAMemory, TEPAStore
+from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory, TEPAStore
 from langchain_tepa.memory.documents import copy_value
 from langchain_tepa.storage import InMemoryStorage
 from langchain_tepa.storage.chroma import ChromaStorage
@@ -268,3 +268,26 @@ def test_max_staleness_skips_the_overlapped_head_read() -> None:
     ops = _calls(storage)
     assert len(memory.retrieve("value 1", k=2)) == 2
     assert "read heads" not in ops
+
+
+def test_more_tokens_than_one_call_holds_are_written_in_several_calls() -> None:
+    a, b = _two(_client())
+    storage = a.storage
+    assert isinstance(storage, ChromaStorage)
+    storage._max_batch = 3
+    a.observe("k", 0, namespace="p")
+    assert list(b.answer_tables_under("p")) == ["p"]  # b holds p's token
+    sizes: list[int] = []
+    original = storage.call
+
+    def call(op: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if op == "append evidence":
+            sizes.append(len(kwargs["ids"]))
+        return original(op, fn, *args, **kwargs)
+
+    storage.call = call  # type: ignore[method-assign]
+    names = [f"p.u{i}.notes" for i in range(12)]  # 13 tokens: p and p.u0 .. p.u11
+    a.observe_many([Fact("k", i, namespace=ns) for i, ns in enumerate(names)])
+    assert sizes and max(sizes) <= 3
+    assert list(b.answer_tables_under("p")) == ["p", *sorted(names)]
+    assert list(b.answer_tables_under("p.u7")) == ["p.u7.notes"]

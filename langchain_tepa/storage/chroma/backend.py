@@ -427,16 +427,16 @@ class ChromaStorage:
         late: list[NamespaceWrite] = []
 
         def send() -> None:
-            if ids:
+            while ids:  # more than one call only for more tokens than a call holds
+                n = min(len(ids), self._max_batch)
                 self.call(
                     "append evidence",
                     col.upsert,
-                    ids=list(ids),
-                    embeddings=[_PLACEHOLDER for _ in ids],
-                    metadatas=list(metas),
+                    ids=ids[:n],
+                    embeddings=[_PLACEHOLDER] * n,
+                    metadatas=metas[:n],
                 )
-                ids.clear()
-                metas.clear()
+                del ids[:n], metas[:n]
 
         for write in writes:
             records = list(write.records)
