@@ -286,8 +286,8 @@ def test_more_tokens_than_one_call_holds_are_written_in_several_calls() -> None:
         return original(op, fn, *args, **kwargs)
 
     storage.call = call  # type: ignore[method-assign]
-    names = [f"p.u{i}.notes" for i in range(12)]  # 13 tokens: p and p.u0 .. p.u11
+    names = [f"p.u{i:02d}.notes" for i in range(60)]  # 61 tokens: p and p.u00 .. p.u59
     a.observe_many([Fact("k", i, namespace=ns) for i, ns in enumerate(names)])
     assert sizes and max(sizes) <= 3
     assert list(b.answer_tables_under("p")) == ["p", *sorted(names)]
-    assert list(b.answer_tables_under("p.u7")) == ["p.u7.notes"]
+    assert list(b.answer_tables_under("p.u07")) == ["p.u07.notes"]
