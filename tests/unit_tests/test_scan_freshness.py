@@ -22,7 +22,11 @@ from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory, TEPAStore
 from langchain_tepa.memory.documents import copy_value
 from langchain_tepa.storage import InMemoryStorage
 from langchain_tepa.storage.chroma import ChromaStorage
-from langchain_tepa.storage.chroma.directory import NamesDirectory, registration_tokens
+from langchain_tepa.storage.chroma.directory import (
+    NamesDirectory,
+    registration_tokens,
+    token_id,
+)
 
 INDEX: Any = {"dims": 64, "embed": HashingEmbeddings(size=64), "fields": ["text"]}
 
@@ -274,9 +278,10 @@ def test_more_tokens_than_one_call_holds_are_written_in_several_calls() -> None:
     a, b = _two(_client())
     storage = a.storage
     assert isinstance(storage, ChromaStorage)
+    parents = [f"p.u{i:02d}" for i in range(60)]
+    a.observe_many([Fact("k", 0, namespace=ns) for ns in ["p", *parents]])
+    assert list(b.answer_tables_under("p.u07")) == ["p.u07"]  # b holds p.u07's token
     storage._max_batch = 3
-    a.observe("k", 0, namespace="p")
-    assert list(b.answer_tables_under("p")) == ["p"]  # b holds p's token
     sizes: list[int] = []
     original = storage.call
 
@@ -286,8 +291,37 @@ def test_more_tokens_than_one_call_holds_are_written_in_several_calls() -> None:
         return original(op, fn, *args, **kwargs)
 
     storage.call = call  # type: ignore[method-assign]
-    names = [f"p.u{i:02d}.notes" for i in range(60)]  # 61 tokens: p and p.u00 .. p.u59
+    names = [f"{ns}.notes" for ns in parents]  # 61 tokens: p and p.u00 .. p.u59
     a.observe_many([Fact("k", i, namespace=ns) for i, ns in enumerate(names)])
     assert sizes and max(sizes) <= 3
-    assert list(b.answer_tables_under("p")) == ["p", *sorted(names)]
-    assert list(b.answer_tables_under("p.u07")) == ["p.u07.notes"]
+    assert list(b.answer_tables_under("p.u07")) == ["p.u07", "p.u07.notes"]
+    assert list(b.answer_tables_under("p")) == sorted(["p", *parents, *names])
+
+
+def test_only_ancestors_that_are_namespaces_get_a_token() -> None:
+    client = _client()
+    a, b = _two(client)
+    a.observe("k", 1, namespace="users.u1")  # "users" has no head: no token, no extra write
+    storage = a.storage
+    assert isinstance(storage, ChromaStorage)
+    shard = storage._evidence(storage.layout.shard("users"), create=False)
+    assert shard is None or shard.get(ids=[token_id("users")])["ids"] == []
+    ops = _calls(b.storage)  # type: ignore[arg-type]
+    assert list(b.answer_tables_under("users")) == ["users.u1"]
+    a.observe("k", 1, namespace="users.u2")
+    ops.clear()
+    assert list(b.answer_tables_under("users")) == ["users.u1", "users.u2"]
+    assert "count names" in ops  # a prefix without a head is checked by count
+
+
+def test_a_writer_that_never_saw_the_parent_looks_for_its_head() -> None:
+    client = _client()
+    prefix = f"sc{uuid.uuid4().hex[:10]}"
+    a, b, c = (
+        TEPAMemory(ChromaStorage(client, prefix=prefix), embeddings=HashingEmbeddings())
+        for _ in range(3)
+    )
+    a.observe("k", 1, namespace="users.u1")
+    assert list(b.answer_tables_under("users.u1")) == ["users.u1"]
+    c.observe("k", 2, namespace="users.u1.notes")  # c has never read users.u1's head
+    assert list(b.answer_tables_under("users.u1")) == ["users.u1", "users.u1.notes"]

@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from langchain_tepa.core.errors import ReadOnlyError
@@ -52,6 +52,7 @@ __all__ = ["ChromaStorage"]
 _T = TypeVar("_T")
 _READ_PAGE = 5000
 _PLACEHOLDER = [1.0]
+_HEADED_HELD = 65536  # namespaces remembered to have a head (forgotten all at once beyond)
 
 
 def _where(clauses: list[dict[str, Any]], op: str = "$and") -> dict[str, Any]:
@@ -101,6 +102,7 @@ class ChromaStorage:
         self._cols: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._dedicated: set[str] = set()
+        self._headed: set[str] = set()  # namespaces seen with a head (heads are never removed)
         self._names_cache = NamesDirectory()
         self._max_batch = 5000
         try:
@@ -231,7 +233,13 @@ class ChromaStorage:
                     out[head.namespace] = head
                     if head.dedicated:
                         self._dedicated.add(head.namespace)
+        self._note_headed(out)
         return out, token
+
+    def _note_headed(self, names: Iterable[str]) -> None:
+        if len(self._headed) > _HEADED_HELD:
+            self._headed.clear()
+        self._headed.update(names)
 
     def list_heads(self) -> Iterator[Head]:
         """Every namespace's head, shard by shard."""
@@ -267,12 +275,12 @@ class ChromaStorage:
     def scan_namespaces(self, prefix: str, *, heads: int = 256) -> NamespaceScan:
         """Namespaces under ``prefix`` with the heads of the first ``heads`` of them.
 
-        One read by id per shard those heads live in (one in all for a namespace without
-        children), with the prefix's registration token beside its head: while the token is
-        the one seen before the names held were read, nothing was registered below ``prefix``
-        since, and the directory is not touched (``prefix`` itself is registered when it has a
-        head). Otherwise the directory is checked as by :meth:`find_namespaces` (after the
-        token was read) and the new names' heads read.
+        When ``prefix`` is itself a namespace (it has a head): one read by id per shard those
+        heads live in (one in all for a namespace without children), with the prefix's
+        registration token beside its head. While the token is the one read (with the head)
+        before the names held were read, nothing was registered below ``prefix`` since, and
+        the directory is not touched. Otherwise the directory is checked as by
+        :meth:`find_namespaces` (after the token was read) and the new names' heads read.
         """
         col = self._names(create=False)
         if col is None:
@@ -281,28 +289,38 @@ class ChromaStorage:
         directory = self._names_cache
         seen, known = directory.token(prefix)
         cached = directory.cached
-        if seen and cached is not None:
-            names = names_under(cached, prefix)
-            first = [prefix, *(ns for ns in names[:limit] if ns != prefix)]
-            got, token = self._heads(first, token_of=prefix)
-            if token == known:
-                if prefix in got and (not names or names[0] != prefix):
-                    names = [prefix, *names]  # registered since: its head exists
-                wanted = names[:limit]
-                return NamespaceScan(
-                    names, {ns: got[ns] for ns in wanted if ns in got}, frozenset(wanted)
-                )
-        else:
-            first = [prefix]
-            got, token = self._heads(first, token_of=prefix)
-        names = names_under(directory.names(col, self), prefix)  # after the token: complete
-        directory.keep_token(prefix, token)
-        if prefix in got and (not names or names[0] != prefix):
-            names = [prefix, *names]
+        names = names_under(cached, prefix) if cached is not None else []
+        first = [prefix, *(ns for ns in names[:limit] if ns != prefix)]
+        got, token = self._heads(first, token_of=prefix)
+        headed = prefix in got
+        if not (headed and seen and cached is not None and token == known):
+            names = names_under(directory.names(col, self), prefix)  # after the token
+            directory.keep_token(prefix, token if headed else None, trusted=headed)
+        if headed and (not names or names[0] != prefix):
+            names = [prefix, *names]  # registered: it has a head
         wanted = names[:limit]
         had = set(first)
         got.update(self.read_heads([ns for ns in wanted if ns not in had]))
         return NamespaceScan(names, {ns: got[ns] for ns in wanted if ns in got}, frozenset(wanted))
+
+    def _tokens(self, created: Sequence[str], token: str) -> dict[int, dict[str, str]]:
+        """Registration tokens of the ancestors of ``created`` that are namespaces, by shard.
+
+        Called after the registration. An ancestor without a head needs none: a reader trusts
+        a prefix's token only when it read the prefix's head with it, and a head that did not
+        exist when this commit looked was created after the registration, so any reader that
+        trusts that token reads the directory after it (directory.py). Ancestors not yet seen
+        with a head are looked up (one read by id per shard).
+        """
+        ancestors = registration_tokens(created, token)
+        unknown = [a for a in ancestors if a not in self._headed]
+        if unknown:
+            self._heads(unknown)  # notes those that have a head
+        out: dict[int, dict[str, str]] = {}
+        for prefix, value in ancestors.items():
+            if prefix in self._headed:
+                out.setdefault(self.layout.shard(prefix), {})[prefix] = value
+        return out
 
     def _register(self, namespaces: Sequence[str]) -> None:
         col = self._names(create=True)
@@ -394,15 +412,15 @@ class ChromaStorage:
         by_shard: dict[int, list[NamespaceWrite]] = {}
         for write in commit.writes:
             by_shard.setdefault(self.layout.shard(write.namespace), []).append(write)
-        # Registration tokens (directory.py), after the registration, with the shard's pages.
-        tokens: dict[int, dict[str, str]] = {}
-        for prefix, token in registration_tokens(created, f"{commit.stream}.{commit.seq}").items():
-            tokens.setdefault(self.layout.shard(prefix), {})[prefix] = token
-            by_shard.setdefault(self.layout.shard(prefix), [])
+        tokens = self._tokens(created, f"{commit.stream}.{commit.seq}")
+        for shard in tokens:
+            by_shard.setdefault(shard, [])
         late: list[NamespaceWrite] = []
-        for shard, writes in by_shard.items():
+        # Shards with tokens first: a namespace's pages are never stored before its tokens.
+        for shard in sorted(by_shard, key=lambda sh: sh not in tokens):
             col = self._evidence(shard, create=True)
-            late += self._append(col, commit, writes, tokens.get(shard, {}))
+            late += self._append(col, commit, by_shard[shard], tokens.get(shard, {}))
+        self._note_headed(w.namespace for w in commit.writes)
         if late:  # views too many to go with their pages: right after them
             self.write_views(
                 [p for w in late for p in w.views],

@@ -10,16 +10,19 @@ Names are read from the records' documents, which costs a fraction of decoding e
 metadata. A directory with records of an earlier version (they have no document) is read by
 metadata, as before.
 
-A scan under a prefix (``TEPAStore.search`` in one user's namespace) needs no ``count``: every
-commit that registers a namespace also writes a **registration token** for each of its
-ancestors (``a`` and ``a.b`` for ``a.b.c``), a small record beside the ancestor's head in the
-ancestor's shard, with a value no commit wrote before. A scan reads the prefix's token and the
-prefix's own head in the same read by id as the other heads it needs; while the token is the
-one it saw before its last read of the directory, no namespace was registered below the prefix
-since, and the names held are complete (the prefix itself is registered when it has a head:
-registration comes before a namespace's first page). The registration comes first and the
-token after it, and a reader reads the token first and the directory after it, so a changed
-token always finds the new names.
+A scan under a prefix that is itself a namespace (``TEPAStore.search`` in one user's namespace)
+needs no ``count``: every commit that registers a namespace also writes a **registration
+token** for each of its ancestors that is a namespace (has a head), a small record beside the
+ancestor's head in the ancestor's shard, with a value no commit wrote before. A scan reads the
+prefix's token and head in the same read by id as the other heads it needs; while the prefix
+has a head and its token is the one read (with the head) before the last read of the
+directory, nothing was registered below the prefix since, and the names held are complete.
+Why this is enough: the registration comes first and the token after it, and a reader reads
+the token first and the directory after it, so a changed token always finds the new names; a
+commit that found no head for an ancestor wrote no token, but that head was then created after
+the registration, and a reader only trusts a token it read with the head, so its directory read
+came later still. A prefix without a head (``users`` above ``users.u1``) is checked by
+``count``, as before.
 
 Example:
     >>> names_under(("a", "a.b", "a.b.c", "a2", "b"), "a.b")
@@ -114,10 +117,15 @@ class NamesDirectory:
                 return False, None
             return True, self._tokens[prefix]
 
-    def keep_token(self, prefix: str, token: str | None) -> None:
-        """Remember ``prefix``'s token, read before the names now held (after :meth:`names`)."""
+    def keep_token(self, prefix: str, token: str | None, *, trusted: bool = True) -> None:
+        """Remember ``prefix``'s token, read before the names now held (after :meth:`names`).
+
+        ``trusted=False`` (the prefix had no head when its token was read) forgets it instead.
+        """
         with self._lock:
             self._tokens.pop(prefix, None)
+            if not trusted:
+                return
             self._tokens[prefix] = token
             if len(self._tokens) > _TOKENS_HELD:
                 del self._tokens[next(iter(self._tokens))]
