@@ -30,10 +30,8 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import TypeVar
 
 from langchain_core.embeddings import Embeddings
 
@@ -96,20 +94,6 @@ class Deferred:
 
 def _precedent_id(p: Precedent) -> str:
     return p.id
-
-
-_R = TypeVar("_R")
-_SIDE: tuple[int, ThreadPoolExecutor] | None = None
-_SIDE_LOCK = threading.Lock()
-
-
-def _side_thread() -> ThreadPoolExecutor:
-    """The process's pool for reads overlapped with other work (made anew after a fork)."""
-    global _SIDE
-    with _SIDE_LOCK:
-        if _SIDE is None or _SIDE[0] != os.getpid():
-            _SIDE = (os.getpid(), ThreadPoolExecutor(max_workers=2, thread_name_prefix="tepa-head"))
-        return _SIDE[1]
 
 
 class Engine:
@@ -243,37 +227,6 @@ class Engine:
         with self.cache.locked(namespaces):
             yield self._states(namespaces, fresh=fresh, known=known)
         self.maybe_flush()
-
-    def speculating(self, namespace: str, work: Callable[[NamespaceState], _R]) -> _R:
-        """``work(state)`` on a fresh state of ``namespace``, overlapped with its head read.
-
-        For a large namespace held in process whose check is due, ``work`` (a query of the
-        namespace's own Chroma index) runs on the state as held while another thread reads
-        the head, started after this call began; when the head shows appends the state has not
-        folded, the state catches up and ``work`` runs again. The result is then what
-        :meth:`reading` followed by ``work`` gives, in the time of the slower of the two calls
-        instead of their sum. Other namespaces take the plain path.
-        """
-        with self.cache.locked([namespace]):
-            result = self._speculating(namespace, work)
-        self.maybe_flush()
-        return result
-
-    def _speculating(self, namespace: str, work: Callable[[NamespaceState], _R]) -> _R:
-        st = self.cache.get(namespace)
-        now = time.monotonic()
-        if st is None or not st.dedicated or now - st.checked_at < self.max_staleness_s:
-            return work(self._states([namespace], fresh=True)[namespace])
-        pending = _side_thread().submit(self.storage.read_heads, [namespace])
-        try:
-            result = work(st)
-        finally:
-            heads = pending.result()
-        head = heads.get(namespace)
-        stale = head is not None and bool(head.news(st.clock))
-        self._catch_up(st, head)
-        st.checked_at = now
-        return work(st) if stale else result
 
     def _states(
         self,

@@ -129,8 +129,8 @@ class ReadingMixin(MemoryCore):
             return []
         point = self._point(ns, as_of) if as_of is not None else None
         vector = embed()  # outside the namespace's lock
-
-        def work(st: NamespaceState) -> list[Document]:
+        with self._engine.reading([ns]) as states:
+            st = states[ns]
             candidates: Sequence[Precedent]
             rivals_of: Mapping[str, list[Precedent]] = {}
             if point is None and all_values:
@@ -155,11 +155,6 @@ class ReadingMixin(MemoryCore):
                 precedent_document(p, self.policy, score, rivals_of.get(p.id, []))
                 for p, score in ranked
             ]
-
-        if point is None:  # a large namespace's index query overlaps its head read
-            return self._engine.speculating(ns, work)
-        with self._engine.reading([ns]) as states:
-            return work(states[ns])
 
     def vectors(
         self, ids: Sequence[str], *, namespace: Namespace | None = None

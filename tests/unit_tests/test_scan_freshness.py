@@ -3,19 +3,15 @@
 * A search under a prefix reads the prefix's registration token with the heads it needs, instead
   of a ``count`` of the names directory: it must still see every namespace registered below
   the prefix by another writer (another process) before it began.
-* A large namespace's ``retrieve`` queries its index while its head is read in another thread:
-  it must still reflect every write acknowledged before it began.
 """
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 import chromadb
-import pytest
 from chromadb.config import Settings
 
 from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory, TEPAStore
@@ -188,90 +184,6 @@ def test_copy_value_copies_json_values_deeply() -> None:
     got["tags"][1]["n"].append(3)
     assert value["tags"][1]["n"] == [1, 2]
     assert copy_value((1, [2])) == (1, [2]) and copy_value((1, [2]))[1] is not (1, [2])[1]
-
-
-# ---------------------------------------------------------------- large namespaces
-
-
-def _large(client: Any) -> tuple[TEPAMemory, TEPAMemory, ChromaStorage]:
-    a, b = _two(client, dedicated_at=20)
-    a.observe_many([(f"fact.k{i}", f"value {i}") for i in range(30)])
-    assert b.retrieve("value 3", k=3)  # b holds the namespace
-    storage = b.storage
-    assert isinstance(storage, ChromaStorage) and storage.is_dedicated("default")
-    return a, b, storage
-
-
-def test_a_large_namespace_reads_its_head_beside_the_index_query() -> None:
-    _, b, storage = _large(_client())
-    threads: dict[str, str] = {}
-    began = threading.Event()
-    original_heads, original_query = storage.read_heads, storage.query_vectors
-
-    def read_heads(namespaces: Any) -> Any:
-        assert began.is_set()  # the check starts after the read began
-        threads["head"] = threading.current_thread().name
-        return original_heads(namespaces)
-
-    def query_vectors(*args: Any, **kwargs: Any) -> Any:
-        threads["query"] = threading.current_thread().name
-        return original_query(*args, **kwargs)
-
-    storage.read_heads = read_heads  # type: ignore[method-assign]
-    storage.query_vectors = query_vectors  # type: ignore[method-assign]
-    began.set()
-    docs = b.retrieve("value 7", k=3)
-    assert len(docs) == 3 and docs[0].metadata["value"] == "value 7"
-    assert threads["head"] != threads["query"] == threading.current_thread().name
-
-
-def test_a_large_namespace_retrieve_sees_a_write_acknowledged_before_it() -> None:
-    a, b, _ = _large(_client())
-    ranked: list[int] = []
-    engine = b._engine
-    original = engine.rank
-
-    def rank(*args: Any, **kwargs: Any) -> Any:
-        ranked.append(1)
-        return original(*args, **kwargs)
-
-    engine.rank = rank  # type: ignore[method-assign]
-    for _ in range(3):  # value 5 is revoked, its replacement promoted
-        a.observe("fact.k5", "a brand new zebra")
-    docs = b.retrieve("a brand new zebra", k=1)
-    assert [d.metadata["value"] for d in docs] == ["a brand new zebra"]
-    assert len(ranked) == 2  # the speculative answer was stale: ranked again
-    ranked.clear()
-    assert [d.metadata["value"] for d in b.retrieve("a brand new zebra", k=1)] == [
-        "a brand new zebra"
-    ]
-    assert len(ranked) == 1  # nothing new: the first ranking stands
-    assert b.get("fact.k5") == "a brand new zebra"
-
-
-def test_a_failed_head_read_fails_the_retrieve() -> None:
-    from langchain_tepa.core.errors import StorageError
-
-    _, b, storage = _large(_client())
-
-    def broken(namespaces: Any) -> Any:
-        raise StorageError("the server went away")
-
-    storage.read_heads = broken  # type: ignore[method-assign]
-    with pytest.raises(StorageError, match="went away"):
-        b.retrieve("value 3", k=3)
-
-
-def test_max_staleness_skips_the_overlapped_head_read() -> None:
-    client = _client()
-    prefix = f"sc{uuid.uuid4().hex[:10]}"
-    storage = ChromaStorage(client, prefix=prefix, dedicated_at=20)
-    memory = TEPAMemory(storage, embeddings=HashingEmbeddings(), max_staleness_s=3600)
-    memory.observe_many([(f"fact.k{i}", f"value {i}") for i in range(30)])
-    memory.retrieve("value 1", k=2)
-    ops = _calls(storage)
-    assert len(memory.retrieve("value 1", k=2)) == 2
-    assert "read heads" not in ops
 
 
 def test_more_tokens_than_one_call_holds_are_written_in_several_calls() -> None:
