@@ -222,6 +222,21 @@ class AsyncMemoryMixin:
             as_of=as_of,
         )
 
+    async def aanswer_tables_under(
+        self,
+        prefix: _Namespace,
+        *,
+        vector_spaces: Sequence[str] = (),
+        payload_spaces: Mapping[str, int] | None = None,
+    ) -> dict[str, AnswerTable]:
+        """Async twin of :meth:`TEPAMemory.answer_tables_under`."""
+        return await self._run(
+            "answer_tables_under",
+            prefix,
+            vector_spaces=vector_spaces,
+            payload_spaces=payload_spaces,
+        )
+
     async def arevoke_key(
         self,
         key: str,

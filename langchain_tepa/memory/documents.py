@@ -30,8 +30,25 @@ _SCALARS = (str, int, float, bool, type(None))
 
 
 def copy_value(value: Any) -> Any:
-    """A deep copy of a JSON value (scalars are returned as they are: they are immutable)."""
-    return value if isinstance(value, _SCALARS) else copy.deepcopy(value)
+    """A deep copy of a JSON value (scalars are returned as they are: they are immutable).
+
+    Plain dicts and lists are copied by a walk (several times faster than ``copy.deepcopy`` on
+    the small JSON values a store search copies per result); anything else is deep-copied.
+
+    Example:
+        >>> value = {"text": "hi", "tags": ["a", {"b": 1}]}
+        >>> copied = copy_value(value)
+        >>> copied == value and copied["tags"][1] is not value["tags"][1]
+        True
+    """
+    if isinstance(value, _SCALARS):
+        return value
+    kind = type(value)
+    if kind is dict:
+        return {k: copy_value(v) for k, v in value.items()}
+    if kind is list:
+        return [copy_value(v) for v in value]
+    return copy.deepcopy(value)
 
 
 def detached(p: Precedent, policy: LifecyclePolicy) -> Precedent:

@@ -224,30 +224,44 @@ class Engine:
     # ------------------------------------------------------------------ namespace states
     @contextmanager
     def reading(
-        self, namespaces: Sequence[str], *, fresh: bool = True
+        self,
+        namespaces: Sequence[str],
+        *,
+        fresh: bool = True,
+        known: Mapping[str, Head | None] | None = None,
     ) -> Iterator[dict[str, NamespaceState]]:
         """Lock ``namespaces`` and yield their states.
 
         With ``fresh`` (reads), each state is caught up unless it was checked less than
         ``max_staleness_s`` ago; without, states are used as cached (loaded if absent).
+        ``known`` gives heads the caller read after its read began (``None``: no head), used
+        instead of reading them again.
         """
         with self.cache.locked(namespaces):
-            yield self._states(namespaces, fresh=fresh)
+            yield self._states(namespaces, fresh=fresh, known=known)
         self.maybe_flush()
 
     def _states(
-        self, namespaces: Sequence[str], *, fresh: bool, force: bool = False
+        self,
+        namespaces: Sequence[str],
+        *,
+        fresh: bool,
+        force: bool = False,
+        known: Mapping[str, Head | None] | None = None,
     ) -> dict[str, NamespaceState]:
         """States of ``namespaces``: loaded if absent, caught up if due (always if ``force``)."""
         now = time.monotonic()
         held: dict[str, NamespaceState | None] = {ns: self.cache.get(ns) for ns in namespaces}
         window = 0.0 if force else self.max_staleness_s
+        given = known or {}
         check = [
             ns
             for ns, st in held.items()
-            if st is None or ((fresh or force) and now - st.checked_at >= window)
+            if st is None or ns in given or ((fresh or force) and now - st.checked_at >= window)
         ]
-        heads = self.storage.read_heads(check) if check else {}
+        unread = [ns for ns in check if ns not in given]
+        heads = self.storage.read_heads(unread) if unread else {}
+        heads.update({ns: head for ns, head in given.items() if head is not None})
         missing = [ns for ns in check if held[ns] is None]
         if missing:
             held.update(self._load({ns: heads.get(ns) for ns in missing}))

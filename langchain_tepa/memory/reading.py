@@ -20,6 +20,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.log import Head
 from langchain_tepa.core.types import Evidence, KeyState, Precedent
 from langchain_tepa.core.values import validate_key, validate_namespace
 from langchain_tepa.memory.core import AsOfPoint, MemoryCore, Namespace
@@ -411,30 +412,85 @@ class ReadingMixin(MemoryCore):
         self._check_open()
         vectors = tuple(dict.fromkeys(vector_spaces))
         payloads = dict(payload_spaces or {})
-        spaces = list(dict.fromkeys([*vectors, *payloads]))
-
-        def build(ns: str, rows: Sequence[AnswerRow], st: NamespaceState) -> AnswerTable:
-            tables = {s: self._engine.items(st, s) for s in spaces}
-            return AnswerTable.build(
-                ns, rows, tables, vector_spaces=vectors, payload_spaces=payloads
-            )
-
         if as_of is not None:
+            spaces = list(dict.fromkeys([*vectors, *payloads]))
             past = {ns: _rows(self._engine.as_of(ns, self._point(ns, as_of))) for ns in names}
             with self._engine.reading(names, fresh=False) as states:
-                return {ns: build(ns, past[ns], states[ns]) for ns in names}
+                return {
+                    ns: self._table(ns, past[ns], states[ns], spaces, vectors, payloads)
+                    for ns in names
+                }
+        return self._tables(names, vectors, payloads, {})
+
+    def answer_tables_under(
+        self,
+        prefix: Namespace,
+        *,
+        vector_spaces: Sequence[str] = (),
+        payload_spaces: Mapping[str, int] | None = None,
+    ) -> dict[str, AnswerTable]:
+        """:meth:`answer_tables` of ``prefix`` and every namespace below it, by name.
+
+        The same tables as ``answer_tables(namespaces(prefix), ...)`` and the same freshness
+        (every namespace registered, and every write acknowledged, before the call began), in
+        fewer round trips: the storage finds the namespaces and reads their heads together
+        (``StorageBackend.scan_namespaces``; on Chroma one read by id for a namespace without
+        children, instead of a directory ``count`` and a head read).
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> memory = TEPAMemory.in_memory()
+            >>> _ = memory.observe("a", 1, namespace="users.u1")
+            >>> _ = memory.observe("b", 2, namespace="users.u1.notes")
+            >>> sorted(memory.answer_tables_under("users.u1"))
+            ['users.u1', 'users.u1.notes']
+        """
+        pfx = validate_namespace(prefix)
+        self._check_open()
+        if not self.policy.retrieval_enabled:
+            return {ns: AnswerTable(ns, ()) for ns in self.storage.find_namespaces(pfx)}
+        scan = self.storage.scan_namespaces(pfx, heads=self._chunk())
+        known = {ns: scan.heads.get(ns) for ns in scan.read}
+        vectors = tuple(dict.fromkeys(vector_spaces))
+        return self._tables(list(scan.names), vectors, dict(payload_spaces or {}), known)
+
+    def _chunk(self) -> int:
+        return max(1, min(_CHUNK, self._engine.cache.capacity))
+
+    def _table(
+        self,
+        ns: str,
+        rows: Sequence[AnswerRow],
+        st: NamespaceState,
+        spaces: Sequence[str],
+        vectors: tuple[str, ...],
+        payloads: Mapping[str, int],
+    ) -> AnswerTable:
+        tables = {s: self._engine.items(st, s) for s in spaces}
+        return AnswerTable.build(ns, rows, tables, vector_spaces=vectors, payload_spaces=payloads)
+
+    def _tables(
+        self,
+        names: list[str],
+        vectors: tuple[str, ...],
+        payloads: dict[str, int],
+        known: Mapping[str, Head | None],
+    ) -> dict[str, AnswerTable]:
+        """Current tables of ``names``; ``known``: heads read after the call began."""
+        spaces = list(dict.fromkeys([*vectors, *payloads]))
         spec = (vectors, tuple(sorted(payloads.items())))
         out: dict[str, AnswerTable] = {}
         # Namespaces held in process have their heads checked together, a chunk at a time (a
         # call over many namespaces holds no more states than the cache keeps); the others are
         # loaded one at a time, so that no more than one namespace's pages are read at once.
         cache = self._engine.cache
-        step = max(1, min(_CHUNK, cache.capacity))
+        step = self._chunk()
         held = [ns for ns in names if cache.peek(ns) is not None]
         chunks = [[ns] for ns in names if cache.peek(ns) is None]
         chunks += [held[at : at + step] for at in range(0, len(held), step)]
         for chunk in chunks:
-            with self._engine.reading(chunk) as live:
+            given = {ns: known[ns] for ns in chunk if ns in known}
+            with self._engine.reading(chunk, known=given) as live:
                 for ns in chunk:
                     st = live[ns]
                     # Kept until the namespace changes; rebuilt when one of its spaces changed.
@@ -444,9 +500,10 @@ class ReadingMixin(MemoryCore):
                     got = kept.get(spec)
                     if got is None or got[0] != versions:
                         rows = st.derived("answer_rows", lambda st: _rows(st.keys))
-                        got = kept[spec] = (versions, build(ns, rows, st))
+                        table = self._table(ns, rows, st, spaces, vectors, payloads)
+                        got = kept[spec] = (versions, table)
                     out[ns] = got[1]
-        return out
+        return out if len(chunks) == 1 else {ns: out[ns] for ns in names}
 
     def similarity(
         self,

@@ -40,6 +40,7 @@ from langchain_tepa.core.types import Evidence, Precedent
 __all__ = [
     "Commit",
     "Head",
+    "NamespaceScan",
     "NamespaceSummary",
     "NamespaceWrite",
     "Page",
@@ -131,6 +132,28 @@ class Commit:
     writes: Sequence[NamespaceWrite]
 
 
+@dataclass(frozen=True)
+class NamespaceScan:
+    """The namespaces under a prefix, with heads read in the same round trip.
+
+    Attributes:
+        names: Every namespace equal to the prefix or below it on label boundaries that was
+            registered before the scan began, sorted.
+        heads: The heads of those of ``names`` in ``read`` that were ever written.
+        read: The names whose heads the scan read (after it began): a name in ``read`` and
+            not in ``heads`` has no head. The scan may read only the first of many names.
+
+    Example:
+        >>> scan = NamespaceScan(("users.u1",), {}, frozenset({"users.u1"}))
+        >>> "users.u1" in scan.read and "users.u1" not in scan.heads  # never written
+        True
+    """
+
+    names: Sequence[str]
+    heads: Mapping[str, Head]
+    read: frozenset[str]
+
+
 @runtime_checkable
 class StorageBackend(Protocol):
     """What :class:`~langchain_tepa.memory.TEPAMemory` needs from a store.
@@ -163,6 +186,15 @@ class StorageBackend(Protocol):
 
     def find_namespaces(self, prefix: str | None = None) -> list[str]:
         """Namespaces equal to ``prefix`` or below it on label boundaries (all when ``None``)."""
+        ...
+
+    def scan_namespaces(self, prefix: str, *, heads: int = 256) -> NamespaceScan:
+        """:meth:`find_namespaces` of ``prefix`` with the heads of its first ``heads`` names.
+
+        Like :meth:`find_namespaces` followed by :meth:`read_heads`, with the same freshness,
+        but a backend may answer both in fewer round trips (Chroma: one read by id when
+        ``prefix`` is a namespace and nothing was registered below it since its last scan).
+        """
         ...
 
     def load_pages(self, requests: Sequence[PageRequest]) -> dict[str, list[Page]]:

@@ -26,7 +26,7 @@ import numpy as np
 from langchain_tepa.core.errors import ReadOnlyError, StorageError
 from langchain_tepa.core.log import Head, NamespaceSummary, Page
 from langchain_tepa.core.types import Evidence, Precedent
-from langchain_tepa.storage.base import Commit, PageRequest
+from langchain_tepa.storage.base import Commit, NamespaceScan, PageRequest
 
 __all__ = ["InMemoryStorage"]
 
@@ -116,6 +116,13 @@ class InMemoryStorage:
         if prefix is None:
             return sorted(names)
         return sorted(ns for ns in names if ns == prefix or ns.startswith(prefix + "."))
+
+    def scan_namespaces(self, prefix: str, *, heads: int = 256) -> NamespaceScan:
+        """Namespaces under ``prefix`` with the heads of the first ``heads`` of them."""
+        with self._lock:
+            names = self.find_namespaces(prefix)
+            first = names[: max(0, heads)]
+            return NamespaceScan(names, self.read_heads(first), frozenset(first))
 
     def write_summary(self, namespace: str, summary: NamespaceSummary) -> None:
         """Replace a namespace's summary."""

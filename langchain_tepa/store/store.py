@@ -730,12 +730,18 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         scopes: list[Scope] = []
         if prefix and read_namespace(prefix) is None:
             return SearchPlan(op, scopes, op.query or None)
-        names = self.memory.namespaces(".".join(prefix) if prefix else None)
         spaces = [self._space.name] if self._space is not None else []
         stamps = {TTL_SPACE: STAMP_SIZE} if as_of is None else None
-        tables = self.memory.answer_tables(
-            names, vector_spaces=spaces, payload_spaces=stamps, as_of=as_of
-        )
+        if prefix and as_of is None:  # the names and their heads in one scan
+            tables = self.memory.answer_tables_under(
+                ".".join(prefix), vector_spaces=spaces, payload_spaces=stamps
+            )
+            names = list(tables)
+        else:
+            names = self.memory.namespaces(".".join(prefix) if prefix else None)
+            tables = self.memory.answer_tables(
+                names, vector_spaces=spaces, payload_spaces=stamps, as_of=as_of
+            )
         for ns in names:
             table = tables[ns]
             if not len(table):

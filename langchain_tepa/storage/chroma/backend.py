@@ -17,15 +17,27 @@ Example:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from langchain_tepa.core.errors import ReadOnlyError
 from langchain_tepa.core.log import Head, NamespaceSummary, Page
 from langchain_tepa.core.types import Precedent
-from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest, key_path
+from langchain_tepa.storage.base import (
+    Commit,
+    NamespaceScan,
+    NamespaceWrite,
+    PageRequest,
+    key_path,
+)
 from langchain_tepa.storage.chroma import codec
-from langchain_tepa.storage.chroma.directory import NamesDirectory, names_under
+from langchain_tepa.storage.chroma.directory import (
+    NamesDirectory,
+    names_under,
+    registration_tokens,
+    token_id,
+    token_meta,
+)
 from langchain_tepa.storage.chroma.errors import describe_client, is_not_found, translate
 from langchain_tepa.storage.chroma.layout import (
     EVIDENCE_HNSW,
@@ -42,6 +54,7 @@ _T = TypeVar("_T")
 _READ_PAGE = 5000
 _READ_NAMESPACES = 100
 _PLACEHOLDER = [1.0]
+_HEADED_HELD = 65536  # namespaces remembered to have a head (forgotten all at once beyond)
 
 
 def _where(clauses: list[dict[str, Any]], op: str = "$and") -> dict[str, Any]:
@@ -106,6 +119,7 @@ class ChromaStorage:
         self._cols: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._dedicated: set[str] = set()
+        self._headed: set[str] = set()  # namespaces seen with a head (heads are never removed)
         self._names_cache = NamesDirectory()
         self._max_batch = 5000
         try:
@@ -202,21 +216,47 @@ class ChromaStorage:
     # ---------------------------------------------------------------- heads
     def read_heads(self, namespaces: Sequence[str]) -> dict[str, Head]:
         """Heads of ``namespaces`` (one read by id per shard)."""
+        return self._heads(namespaces)[0]
+
+    def _heads(
+        self, namespaces: Sequence[str], token_of: str | None = None
+    ) -> tuple[dict[str, Head], str | None]:
+        """Heads of ``namespaces``, and ``token_of``'s registration token, in one read per shard.
+
+        The token is ``None`` when the prefix has none (or when ``token_of`` is ``None``).
+        """
         out: dict[str, Head] = {}
-        for shard, names in self._by_shard(namespaces).items():
+        token: str | None = None
+        groups = self._by_shard(namespaces)
+        if token_of is not None:
+            groups.setdefault(self.layout.shard(token_of), [])
+        wanted_token = token_id(token_of) if token_of is not None else None
+        for shard, names in groups.items():
             col = self._evidence(shard, create=False)
             if col is None:
                 continue
             wanted = set(names)
             ids = [codec.head_id(ns) for ns in names]
+            if wanted_token is not None and shard == self.layout.shard(str(token_of)):
+                ids.append(wanted_token)
             got = self.call("read heads", col.get, ids=ids, include=["metadatas"])
-            for meta in got["metadatas"] or []:
+            for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=False):
+                if rid == wanted_token:
+                    value = (meta or {}).get("tepa_dtok")
+                    token = value if isinstance(value, str) else None
+                    continue
                 head = codec.decode_head(meta or {})
                 if head.namespace in wanted:
                     out[head.namespace] = head
                     if head.dedicated:
                         self._dedicated.add(head.namespace)
-        return out
+        self._note_headed(out)
+        return out, token
+
+    def _note_headed(self, names: Iterable[str]) -> None:
+        if len(self._headed) > _HEADED_HELD:
+            self._headed.clear()
+        self._headed.update(names)
 
     def list_heads(self) -> Iterator[Head]:
         """Every namespace's head, shard by shard."""
@@ -248,6 +288,56 @@ class ChromaStorage:
         if prefix is None:
             return list(names)
         return names_under(names, prefix)
+
+    def scan_namespaces(self, prefix: str, *, heads: int = 256) -> NamespaceScan:
+        """Namespaces under ``prefix`` with the heads of the first ``heads`` of them.
+
+        When ``prefix`` is itself a namespace (it has a head): one read by id per shard those
+        heads live in (one in all for a namespace without children), with the prefix's
+        registration token beside its head. While the token is the one read (with the head)
+        before the names held were read, nothing was registered below ``prefix`` since, and
+        the directory is not touched. Otherwise the directory is checked as by
+        :meth:`find_namespaces` (after the token was read) and the new names' heads read.
+        """
+        col = self._names(create=False)
+        if col is None:
+            return NamespaceScan((), {}, frozenset())
+        limit = max(0, heads)
+        directory = self._names_cache
+        seen, known = directory.token(prefix)
+        cached = directory.cached
+        names = names_under(cached, prefix) if cached is not None else []
+        first = [prefix, *(ns for ns in names[:limit] if ns != prefix)]
+        got, token = self._heads(first, token_of=prefix)
+        headed = prefix in got
+        if not (headed and seen and cached is not None and token == known):
+            names = names_under(directory.names(col, self), prefix)  # after the token
+            directory.keep_token(prefix, token if headed else None, trusted=headed)
+        if headed and (not names or names[0] != prefix):
+            names = [prefix, *names]  # registered: it has a head
+        wanted = names[:limit]
+        had = set(first)
+        got.update(self.read_heads([ns for ns in wanted if ns not in had]))
+        return NamespaceScan(names, {ns: got[ns] for ns in wanted if ns in got}, frozenset(wanted))
+
+    def _tokens(self, created: Sequence[str], token: str) -> dict[int, dict[str, str]]:
+        """Registration tokens of the ancestors of ``created`` that are namespaces, by shard.
+
+        Called after the registration. An ancestor without a head needs none: a reader trusts
+        a prefix's token only when it read the prefix's head with it, and a head that did not
+        exist when this commit looked was created after the registration, so any reader that
+        trusts that token reads the directory after it (directory.py). Ancestors not yet seen
+        with a head are looked up (one read by id per shard).
+        """
+        ancestors = registration_tokens(created, token)
+        unknown = [a for a in ancestors if a not in self._headed]
+        if unknown:
+            self._heads(unknown)  # notes those that have a head
+        out: dict[int, dict[str, str]] = {}
+        for prefix, value in ancestors.items():
+            if prefix in self._headed:
+                out.setdefault(self.layout.shard(prefix), {})[prefix] = value
+        return out
 
     def _register(self, namespaces: Sequence[str]) -> None:
         col = self._names(create=True)
@@ -374,9 +464,15 @@ class ChromaStorage:
         by_shard: dict[int, list[NamespaceWrite]] = {}
         for write in commit.writes:
             by_shard.setdefault(self.layout.shard(write.namespace), []).append(write)
+        tokens = self._tokens(created, f"{commit.stream}.{commit.seq}")
+        for shard in tokens:
+            by_shard.setdefault(shard, [])
         late: list[NamespaceWrite] = []
-        for shard, writes in by_shard.items():
-            late += self._append(self._evidence(shard, create=True), commit, shard, writes)
+        # Shards with tokens first: a namespace's pages are never stored before its tokens.
+        for shard in sorted(by_shard, key=lambda sh: sh not in tokens):
+            col = self._evidence(shard, create=True)
+            late += self._append(col, commit, shard, by_shard[shard], tokens.get(shard, {}))
+        self._note_headed(w.namespace for w in commit.writes)
         if late:  # views too many to go with their pages: right after them
             self.write_views(
                 [p for w in late for p in w.views],
@@ -471,28 +567,34 @@ class ChromaStorage:
         ]
 
     def _append(
-        self, col: Any, commit: Commit, shard: int, writes: Sequence[NamespaceWrite]
+        self,
+        col: Any,
+        commit: Commit,
+        shard: int,
+        writes: Sequence[NamespaceWrite],
+        tokens: Mapping[str, str],
     ) -> list[NamespaceWrite]:
         """Pages and head bumps of one shard; a page and its head bumps never span two calls.
 
         Views (and view marks) a write carries go in the same call; those of a write too large
-        for one call with its page are returned, to be written right after.
+        for one call with its page are returned, to be written right after. Registration
+        ``tokens`` of prefixes in this shard go in the first call.
         """
-        ids: list[str] = []
-        metas: list[dict[str, Any]] = []
+        ids: list[str] = [token_id(prefix) for prefix in tokens]
+        metas: list[dict[str, Any]] = [token_meta(p, token) for p, token in tokens.items()]
         late: list[NamespaceWrite] = []
 
         def send() -> None:
-            if ids:
+            while ids:  # more than one call only for more tokens than a call holds
+                n = min(len(ids), self._max_batch)
                 self.call(
                     "append evidence",
                     col.upsert,
-                    ids=list(ids),
-                    embeddings=[_PLACEHOLDER for _ in ids],
-                    metadatas=list(metas),
+                    ids=ids[:n],
+                    embeddings=[_PLACEHOLDER] * n,
+                    metadatas=metas[:n],
                 )
-                ids.clear()
-                metas.clear()
+                del ids[:n], metas[:n]
 
         for index, group in enumerate(self._groups(writes)):
             entries = self._pages(commit, shard, index, group)
