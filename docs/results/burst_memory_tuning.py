@@ -8,7 +8,8 @@ recorded in docs/benchmarks.md ("A new rule, tried and not kept"); its figures a
 
 Usage::
 
-    python docs/results/burst_memory_tuning.py '[["reactive", {"reactive_failures": 3, "window": 3}]]'
+    python docs/results/burst_memory_tuning.py \
+        '[["reactive", {"reactive_failures": 3, "window": 3}]]'
 """
 
 from __future__ import annotations
