@@ -237,3 +237,25 @@ def test_a_writer_that_never_saw_the_parent_looks_for_its_head() -> None:
     assert list(b.answer_tables_under("users.u1")) == ["users.u1"]
     c.observe("k", 2, namespace="users.u1.notes")  # c has never read users.u1's head
     assert list(b.answer_tables_under("users.u1")) == ["users.u1", "users.u1.notes"]
+
+
+def test_the_names_directory_is_read_in_pages(monkeypatch: Any) -> None:
+    """A directory larger than one page is read whole, in several ``get`` calls."""
+    import langchain_tepa.storage.chroma.directory as directory
+
+    monkeypatch.setattr(directory, "_PAGE", 3)
+    a, b = _two(_client())
+    names = [f"users.u{i}" for i in range(8)]
+    a.observe_many([Fact("k", "v", namespace=ns) for ns in names])
+    calls: list[str] = []
+    storage = b.storage
+    assert isinstance(storage, ChromaStorage)
+    real_call = storage.call
+
+    def spy(what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(what)
+        return real_call(what, fn, *args, **kwargs)
+
+    monkeypatch.setattr(storage, "call", spy)
+    assert set(names) <= set(b.namespaces())
+    assert calls.count("read names") >= 3  # 8 names (and the default) in pages of 3

@@ -52,7 +52,11 @@ __all__ = [
     "token_meta",
 ]
 
-_PAGE = 5000
+_PAGE = 20000
+"""Names read per Chroma ``get``: each page costs a scan up to its offset, so fewer, larger
+pages read a large directory faster (100,001 names: 2.8 s in pages of 5,000, 1.8 s in pages of
+20,000); Chroma binds a page's ids as SQL variables, and 100,000 at once exceeded SQLite's
+limit (32,766)."""
 _TOKENS_HELD = 65536  # prefixes whose last token a process remembers (oldest forgotten first)
 TOKEN_KIND = "dir"  # noqa: S105 (a record kind, not a secret)
 """``tepa_kind`` of a registration token record."""
