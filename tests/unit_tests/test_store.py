@@ -181,3 +181,16 @@ async def test_abatch_with_sync_embed_function(tick: Callable[[], float]) -> Non
     found = await store.asearch(("docs",), query="pizza")
     assert [i.key for i in found] == ["a", "b"]
     assert (await store.aaudit(("docs",), "a")).precedents[0].state is Lifecycle.ACTIVE
+
+
+def test_store_policy_follows_the_default_and_takes_a_preset() -> None:
+    from langchain_tepa.core.errors import PolicyError
+    from langchain_tepa.core.policy import LifecyclePolicy
+
+    default, paper = store_policy(), store_policy("tepa-rev")
+    assert (default.name, default.normalize_values) == ("tepa-store", False)
+    assert default.revoke_keyed == LifecyclePolicy().revoke_keyed is True
+    assert (paper.revoke_keyed, paper.revoke_recent, paper.window) == (False, True, 3)
+    assert store_policy(n_min=5).n_min == 5
+    with pytest.raises(PolicyError, match="unknown policy"):
+        store_policy("nope")
