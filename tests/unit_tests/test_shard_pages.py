@@ -24,6 +24,7 @@ from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest
 from langchain_tepa.storage.chroma import ChromaStorage, Layout
 from langchain_tepa.storage.chroma.layout import MAX_PAGE_NAMESPACES, PAGE_RECORDS
 from langchain_tepa.storage.chroma.opening import LAYOUT_RECORD
+from tests.support.facts import random_facts
 from tests.support.failing import FailOnceStorage
 from tests.support.stored import lagging_views
 
@@ -58,17 +59,6 @@ def _folded(memory: TEPAMemory) -> dict[str, tuple[str, int, int]]:
     }
 
 
-def _facts(rng: random.Random, n: int) -> list[Fact]:
-    return [
-        Fact(
-            rng.choice(["diet", "city", "tags.colour"]),
-            rng.choice(["a", "b", "c", 1]),
-            namespace=rng.choice(NAMESPACES),
-        )
-        for _ in range(n)
-    ]
-
-
 # ---------------------------------------------------------------------- one page per shard
 def test_a_new_store_has_layout_4() -> None:
     memory = TEPAMemory.from_client(_client(), prefix=_prefix(), embeddings=HashingEmbeddings())
@@ -85,7 +75,7 @@ def test_a_mixed_batch_writes_one_page_per_shard_and_reads_back_the_same() -> No
     assert isinstance(storage, ChromaStorage)
     rng = random.Random(7)
     for round_ in range(3):
-        facts = _facts(rng, 200)
+        facts = random_facts(rng, 200, NAMESPACES)
         writer.observe_many(facts)
         for f in facts:
             single.observe(f.key, f.value, namespace=f.namespace)

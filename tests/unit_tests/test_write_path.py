@@ -32,6 +32,7 @@ from langchain_tepa.core.types import Evidence
 from langchain_tepa.storage import InMemoryStorage
 from langchain_tepa.storage.base import Commit, NamespaceWrite
 from langchain_tepa.storage.chroma import set_journal_mode
+from tests.support.facts import random_facts
 from tests.support.failing import FailOnceStorage
 from tests.support.stored import lagging_views
 
@@ -49,17 +50,6 @@ def _open(backend: str, **kwargs: Any) -> TEPAMemory:
     if backend == "memory":
         return TEPAMemory.in_memory(embeddings=HashingEmbeddings(), **kwargs)
     return _chroma(**kwargs)
-
-
-def _facts(rng: random.Random, n: int, namespaces: list[str]) -> list[Fact]:
-    return [
-        Fact(
-            rng.choice(["diet", "city", "tags.colour"]),
-            rng.choice(["a", "b", "c", 1]),
-            namespace=rng.choice(namespaces),
-        )
-        for _ in range(n)
-    ]
 
 
 def _folded(memory: TEPAMemory) -> dict[str, tuple[str, int, int]]:
@@ -80,7 +70,7 @@ def test_a_batch_over_many_namespaces_folds_like_single_observes(backend: str) -
     rng = random.Random(5)
     batched, single = _open(backend), _open(backend)
     for _ in range(4):
-        facts = _facts(rng, 150, NAMESPACES[:40])
+        facts = random_facts(rng, 150, NAMESPACES[:40])
         batched.observe_many(facts)
         for f in facts:
             single.observe(f.key, f.value, namespace=f.namespace)
@@ -139,7 +129,7 @@ def test_a_mixed_batch_writes_once_per_shard_and_leaves_nothing_to_flush() -> No
     rng = random.Random(3)
     for _ in range(3):
         with _UpsertCounter() as counter:
-            memory.observe_many(_facts(rng, 200, NAMESPACES))
+            memory.observe_many(random_facts(rng, 200, NAMESPACES))
             memory.flush()
         # One upsert per evidence shard touched (16), no view write afterwards.
         assert counter.total <= shards, counter.calls

@@ -102,6 +102,20 @@ def page_id(stream: str, seq: int, namespace: str, part: int) -> str:
     return f"p.{stream}.{seq}.{short_hash(namespace, 12)}.{part}"
 
 
+def _page_fields(stream: str, seq: int, records: Sequence[Evidence]) -> dict[str, Any]:
+    """The fields every page record has: its append, size, time range and key hashes."""
+    keys = sorted({key_hash(ev.key) for ev in records})
+    times = [float(ev.time) for ev in records]
+    return {
+        "tepa_w": stream,
+        "tepa_q": seq,
+        "tepa_n": len(records),
+        "tepa_t0": min(times) if times else -1e300,
+        "tepa_t1": max(times) if times else -1e300,
+        "tepa_keys": (keys if len(keys) <= MAX_PAGE_KEYS else [ALL_KEYS]) or [ALL_KEYS],
+    }
+
+
 def page_meta(
     namespace: str,
     stream: str,
@@ -116,16 +130,9 @@ def page_meta(
     The page holds ``records`` (at most ``PAGE_RECORDS``), the vectors of the precedents they
     create and item vectors written with them.
     """
-    keys = sorted({key_hash(ev.key) for ev in records})
-    times = [float(ev.time) for ev in records] or [float("-inf")]
     meta: dict[str, Any] = {
         "tepa_pns": namespace,
-        "tepa_w": stream,
-        "tepa_q": seq,
-        "tepa_n": len(records),
-        "tepa_t0": min(times) if records else -1e300,
-        "tepa_t1": max(times) if records else -1e300,
-        "tepa_keys": (keys if len(keys) <= MAX_PAGE_KEYS else [ALL_KEYS]) or [ALL_KEYS],
+        **_page_fields(stream, seq, records),
         "tepa_json": "[" + ",".join(ev.to_json() for ev in records) + "]",
     }
     if basis is not None:
@@ -187,8 +194,6 @@ def shard_page_meta(stream: str, seq: int, parts: Sequence[PagePart]) -> dict[st
     parts of the namespaces it asked for.
     """
     records = [ev for part in parts for ev in part.records]
-    keys = sorted({key_hash(ev.key) for ev in records})
-    times = [float(ev.time) for ev in records]
     chunks: list[str] = []
     index: list[tuple[str, int, int]] = []
     start = 0
@@ -211,12 +216,7 @@ def shard_page_meta(stream: str, seq: int, parts: Sequence[PagePart]) -> dict[st
         start += len(chunk)
     return {
         "tepa_pnl": sorted({part.namespace for part in parts}),
-        "tepa_w": stream,
-        "tepa_q": seq,
-        "tepa_n": len(records),
-        "tepa_t0": min(times) if times else -1e300,
-        "tepa_t1": max(times) if times else -1e300,
-        "tepa_keys": (keys if len(keys) <= MAX_PAGE_KEYS else [ALL_KEYS]) or [ALL_KEYS],
+        **_page_fields(stream, seq, records),
         "tepa_parts": json.dumps(index, separators=(",", ":")) + "\n" + "".join(chunks),
     }
 
