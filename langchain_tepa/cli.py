@@ -4,7 +4,9 @@
 prints every key, its precedents, their states, posterior validity and the transition history
 with the reason of each change, as rich tables or as JSON. ``tepa namespaces PATH`` lists the
 namespaces and how many keys each holds. ``tepa reconcile PATH`` refolds every key from the
-evidence and repairs the stored views.
+evidence and repairs the stored views. ``tepa repair-index PATH`` moves Chroma index files that a
+killed process left unreadable out of a stopped store's folder (then ``tepa reconcile PATH
+--reindex``).
 
 Every failure is one line on stderr and a non-zero exit code: 2 for a library error (a
 ``TEPAError``: no memory at the path, a wrong prefix, an unknown namespace, a folder that cannot
@@ -342,7 +344,7 @@ def _cmd_reconcile(args: argparse.Namespace) -> int:
     if not (Path(args.path) / "chroma.sqlite3").is_file():
         raise StorageError(f"no memory at {args.path}: it holds no chroma.sqlite3; check the path")
     with TEPAMemory.from_path(args.path, prefix=args.prefix, policy=args.policy) as memory:
-        report = memory.reconcile()
+        report = memory.reconcile(reindex=args.reindex)
     data = {
         "path": str(args.path),
         "prefix": args.prefix,
@@ -363,6 +365,41 @@ def _cmd_reconcile(args: argparse.Namespace) -> int:
             f"entr{'y' if data['repaired_active'] == 1 else 'ies'} repaired "
             f"in {data['seconds']:.3f} s"
         )
+    return 0
+
+
+def _cmd_repair_index(args: argparse.Namespace) -> int:
+    from langchain_tepa.storage.chroma.repair import repair_index_files
+
+    report = repair_index_files(args.path, dry_run=args.dry_run)
+    data = {
+        "path": report.path,
+        "checked": report.checked,
+        "dry_run": report.dry_run,
+        "needs_reindex": report.needs_reindex,
+        "broken": [
+            {
+                "collection": b.collection,
+                "segment": b.segment,
+                "reason": b.reason,
+                "holds_vectors": b.holds_vectors,
+                "moved_to": b.moved_to,
+            }
+            for b in report.broken
+        ],
+    }
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    verb = "would move" if report.dry_run else "moved"
+    print(f"checked {report.checked} index folder(s) of {report.path}")
+    for b in report.broken:
+        what = "holds vectors" if b.holds_vectors else "placeholder vectors: nothing lost"
+        print(f"  {verb} {b.collection} ({b.segment}): {b.reason}; {what}")
+    if not report.broken:
+        print("no broken index file")
+    elif report.needs_reindex and not report.dry_run:
+        print(f"next: start again, then `tepa reconcile {args.path} --reindex`")
     return 0
 
 
@@ -424,7 +461,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(rec)
     rec.add_argument("--json", action="store_true", help="print JSON")
+    rec.add_argument(
+        "--reindex",
+        action="store_true",
+        help="write every vector of each large namespace's index again (after repair-index)",
+    )
     rec.set_defaults(func=_cmd_reconcile)
+
+    rep = sub.add_parser(
+        "repair-index",
+        help="move Chroma index files a killed process left unreadable out of the folder",
+        description="With every process using the folder stopped (a `chroma run` server too), "
+        "find the Chroma vector index folders that cannot be read (a process killed while "
+        "writing them) and move them into PATH/.tepa-quarantine/. Records are kept in "
+        "chroma.sqlite3; run `tepa reconcile PATH --reindex` next if an index held vectors.",
+    )
+    rep.add_argument("path", help="folder of the memory (or of the `chroma run --path` server)")
+    rep.add_argument("--dry-run", action="store_true", help="only report what would be moved")
+    rep.add_argument("--json", action="store_true", help="print JSON")
+    rep.set_defaults(func=_cmd_repair_index)
     return parser
 
 

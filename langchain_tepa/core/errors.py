@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 __all__ = [
+    "BrokenIndexError",
     "ExtractionError",
     "InvalidArgumentError",
     "InvalidKeyError",
@@ -61,6 +62,14 @@ class UnknownPrecedentError(TEPAError, LookupError):
 
 class StorageError(TEPAError, RuntimeError):
     """The storage backend failed or holds data this version cannot read."""
+
+
+class BrokenIndexError(StorageError):
+    """Chroma cannot read a collection's vector index files (a process killed while writing them).
+
+    The records themselves are in ``chroma.sqlite3``: stop the server (or every process using
+    the folder), run ``tepa repair-index PATH``, then ``tepa reconcile PATH --reindex``.
+    """
 
 
 class StorageUnavailableError(StorageError):

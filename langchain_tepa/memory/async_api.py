@@ -341,9 +341,9 @@ class AsyncMemoryMixin:
         """Async twin of :meth:`TEPAMemory.evidence_count`."""
         return await self._run("evidence_count", namespace=namespace)
 
-    async def areconcile(self) -> ReconcileReport:
+    async def areconcile(self, *, reindex: bool = False) -> ReconcileReport:
         """Async twin of :meth:`TEPAMemory.reconcile`."""
-        return await self._run("reconcile")
+        return await self._run("reconcile", reindex=reindex)
 
     async def aflush(self) -> None:
         """Async twin of :meth:`TEPAMemory.flush`."""

@@ -253,17 +253,22 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
         return await asyncio.to_thread(functools.partial(cls.from_path, path, **kwargs))
 
     # ------------------------------------------------------------------ maintenance
-    def reconcile(self) -> ReconcileReport:
+    def reconcile(self, *, reindex: bool = False) -> ReconcileReport:
         """Refold every namespace from its evidence and repair stored views and vectors.
 
         Reads the whole store, one namespace at a time; reads never need it (they fold the
         evidence), it keeps the stored views exact for tools that query Chroma directly.
+
+        Args:
+            reindex: Write every Active precedent of each large namespace to its index again,
+                with the vector its evidence stores (nothing is embedded again): needed after
+                ``tepa repair-index`` moved a broken index away (see docs/reliability.md).
         """
         self._check_open()
         self._engine.check_writable()
         self._engine.flush()
         self._engine.cache.clear()
-        return reconcile_storage(self._engine)
+        return reconcile_storage(self._engine, reindex=reindex)
 
     def refresh(self) -> None:
         """Forget every cached namespace (each is reloaded from storage on its next use)."""

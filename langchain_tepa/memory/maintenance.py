@@ -3,7 +3,8 @@
 Reads never need it: they fold the evidence, and views heal as writers and readers meet races
 and stopped writers. It rewrites every view that differs from the fold (for tools that query
 Chroma directly), restores vectors missing from a large namespace's own index and heals
-namespace summaries. It reads the whole store, one namespace at a time (nothing is held across
+namespace summaries (``reindex=True`` rewrites every vector of those indexes, after an index
+file was repaired). It reads the whole store, one namespace at a time (nothing is held across
 namespaces).
 
 Example:
@@ -31,8 +32,16 @@ if TYPE_CHECKING:
 __all__ = ["reconcile_storage"]
 
 
-def reconcile_storage(engine: Engine, *, progress: bool = False) -> ReconcileReport:
-    """Refold and repair every namespace of ``engine``'s storage (see the module docstring)."""
+def reconcile_storage(
+    engine: Engine, *, progress: bool = False, reindex: bool = False
+) -> ReconcileReport:
+    """Refold and repair every namespace of ``engine``'s storage (see the module docstring).
+
+    With ``reindex``, every Active precedent of a large namespace is written to its index again
+    (its vector from the evidence pages), not only those the index lacks: after
+    :func:`~langchain_tepa.storage.chroma.repair.repair_index_files` moved a broken index away,
+    the index still lists its records but no longer holds their vectors.
+    """
     start = time.perf_counter()
     storage, policy = engine.storage, engine.policy
     heads = list(engine.heads())
@@ -56,7 +65,7 @@ def reconcile_storage(engine: Engine, *, progress: bool = False) -> ReconcileRep
         evidence += st.evidence_count
         live = {p.id: p for ks in st.keys.values() for p in ks.precedents.values()}
         if head.dedicated:
-            missing = set(live) - storage.indexed(ns, list(live))
+            missing = set(live) if reindex else set(live) - storage.indexed(ns, list(live))
             if missing:
                 vectors = {pid: v for page in pages for pid, v in page.vectors.items()}
                 lost = [live[pid] for pid in missing if pid not in vectors]

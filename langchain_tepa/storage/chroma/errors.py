@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_tepa.core.errors import (
+    BrokenIndexError,
     ReadOnlyError,
     StorageError,
     StorageUnavailableError,
@@ -20,6 +21,11 @@ from langchain_tepa.core.errors import (
 
 __all__ = ["describe_client", "is_not_found", "translate"]
 
+_BROKEN_INDEX = (
+    "error deserializing pickle file",
+    "error creating hnsw segment reader",
+    "error loading hnsw index",
+)
 _UNREACHABLE = (
     "could not connect",
     "connection refused",
@@ -86,5 +92,13 @@ def translate(exc: BaseException, where: str, op: str) -> TEPAError:
         return StorageError(
             f"the {where} cannot be opened ({text}): check that the folder exists and that this "
             "user may read and write it"
+        )
+    if any(marker in low for marker in _BROKEN_INDEX):
+        return BrokenIndexError(
+            f"Chroma {op} on the {where} failed: it cannot read a collection's vector index "
+            f"files ({text}); a process killed while writing them leaves them truncated. The "
+            "records are safe in chroma.sqlite3: stop every process using the folder (or the "
+            "server), run `tepa repair-index PATH`, start again, then `tepa reconcile PATH "
+            "--reindex` (or memory.reconcile(reindex=True)); see docs/reliability.md"
         )
     return StorageError(f"Chroma {op} on the {where} failed: {type(exc).__name__}: {text}")

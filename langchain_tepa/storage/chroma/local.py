@@ -35,6 +35,7 @@ from langchain_tepa.storage.chroma.errors import translate
 __all__ = [
     "JOURNAL_MODES",
     "FolderLock",
+    "lock_for_maintenance",
     "open_persistent_client",
     "open_server_client",
     "set_journal_mode",
@@ -355,3 +356,32 @@ def open_server_client(
         )
     except Exception as exc:
         raise translate(exc, where, "connect") from exc
+
+
+def lock_for_maintenance(path: str | os.PathLike[str]) -> tuple[Path, FolderLock]:
+    """Take ``path``'s folder lock exclusively for offline maintenance (``repair.py``).
+
+    Refused when this process or another one has the folder open: maintenance rewrites files
+    Chroma keeps loaded. A ``chroma run`` server takes no such lock: stop it first.
+
+    Raises:
+        StorageLockedError: If a memory of this or another process has the folder open.
+        InvalidArgumentError: If ``path`` is not a folder path.
+    """
+    folder = _folder(path)
+    if not folder.is_dir():
+        raise InvalidArgumentError(f"{folder} is not a folder")
+    with _HELD_LOCK:
+        held = str(folder.resolve()) in _HELD
+    if held:
+        raise StorageLockedError(
+            f"{folder} is open in this process: close its memories and stores first"
+        )
+    if _open_in_this_process(folder):
+        raise StorageLockedError(
+            f"Chroma still holds {folder} in this process (chromadb keeps a client's system "
+            "after the memory closed): run the maintenance in a new process (for example "
+            "`tepa repair-index PATH`), or call "
+            "chromadb.api.shared_system_client.SharedSystemClient.clear_system_cache() first"
+        )
+    return folder, _lock(folder, exclusive=True)
