@@ -9,7 +9,10 @@ state caught up that way, so a writer never folds a new record against evidence 
 What each process sees (the consistency model, ``docs/consistency.md``):
 
 * with ``max_staleness_s=0`` (the default) every read reflects every write acknowledged by any
-  process before the read began (one head read per namespace read);
+  process before the read began (one head read per namespace read; none on an embedded folder
+  this process holds while the storage's write epoch of the namespace's shard is the one read
+  before the last head read: :meth:`~langchain_tepa.storage.base.StorageBackend.local_epoch`,
+  ``storage/chroma/epochs.py``);
 * with ``max_staleness_s=s`` a read may skip the head check for ``s`` seconds after the last
   one, so it can miss writes of other processes made in that time (never its own);
 * every write first catches up the namespaces it writes.

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,6 +30,8 @@ from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory, TEPAStore
 from langchain_tepa.core.fold import fold_all
 from langchain_tepa.storage.chroma import ChromaStorage, open_persistent_client
 from langchain_tepa.storage.chroma.epochs import NAMES_SLOT, current
+from tests.conftest import ROOT
+from tests.support.docs import check_block, expected_output
 from tests.support.stored import stored_evidence, stored_views
 
 
@@ -274,6 +277,14 @@ def test_reconcile_and_refresh_keep_reads_fresh(tmp_path: Path) -> None:
     assert a.get("k") == b.get("k")
     a.close()
     b.close()
+
+
+def test_the_embedded_folder_example_of_the_consistency_page_runs(tmp_path: Path) -> None:
+    page = (ROOT / "docs" / "consistency.md").read_text("utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", page, re.M | re.S)
+    (code,) = [b for b in blocks if "TEPAMemory.from_path" in b]
+    assert expected_output(code)
+    check_block(code, what="docs/consistency.md, embedded folder", cwd=tmp_path)
 
 
 # ---------------------------------------------------------------- no write forgets to bump
