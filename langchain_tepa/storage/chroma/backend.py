@@ -133,7 +133,7 @@ class ChromaStorage:
         self._names_cache = NamesDirectory()
         folder = folder_of(client)
         self._epochs = EpochKey(folder, prefix) if folder is not None else None
-        self._owner: tuple[Any, int] | None = None  # (held folder lock, pid): see claim_folder
+        self._owner: tuple[FolderLock, int] | None = None  # (held lock, pid): claim_folder
         self._max_batch = 5000
         try:
             self._max_batch = max(1, min(5000, int(client.get_max_batch_size())))
@@ -390,18 +390,16 @@ class ChromaStorage:
     def _register(self, namespaces: Sequence[str]) -> None:
         col = self._names(create=True)
         with self._writing(NAMES_SLOT):
-            self._upsert_names(col, namespaces)
-
-    def _upsert_names(self, col: Any, namespaces: Sequence[str]) -> None:
-        for part in self._chunks(list(namespaces)):
-            self.call(
-                "register namespaces",
-                col.upsert,
-                ids=[codec.head_id(ns) for ns in part],
-                embeddings=[_PLACEHOLDER for _ in part],
-                documents=list(part),  # the directory is read by documents: no metadata decoded
-                metadatas=[{"tepa_name": ns, "tepa_pfx": key_path(ns)} for ns in part],
-            )
+            for part in self._chunks(list(namespaces)):
+                # The directory is read by documents: no metadata decoded.
+                self.call(
+                    "register namespaces",
+                    col.upsert,
+                    ids=[codec.head_id(ns) for ns in part],
+                    embeddings=[_PLACEHOLDER for _ in part],
+                    documents=list(part),
+                    metadatas=[{"tepa_name": ns, "tepa_pfx": key_path(ns)} for ns in part],
+                )
 
     def write_summary(self, namespace: str, summary: NamespaceSummary) -> None:
         """Store a summary in a namespace's head."""
