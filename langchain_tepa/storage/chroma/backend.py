@@ -404,15 +404,14 @@ class ChromaStorage:
     def write_summary(self, namespace: str, summary: NamespaceSummary) -> None:
         """Store a summary in a namespace's head."""
         self._writable()
+        self._update_head(namespace, "write summary", {"tepa_sum": codec.summary_json(summary)})
+
+    def _update_head(self, namespace: str, op: str, meta: dict[str, Any]) -> None:
+        """Merge ``meta`` into ``namespace``'s head (its shard's write epoch moves after)."""
         shard = self.layout.shard(namespace)
         col = self._evidence(shard, create=True)
         with self._writing(shard):
-            self.call(
-                "write summary",
-                col.update,
-                ids=[codec.head_id(namespace)],
-                metadatas=[{"tepa_sum": codec.summary_json(summary)}],
-            )
+            self.call(op, col.update, ids=[codec.head_id(namespace)], metadatas=[meta])
 
     # ---------------------------------------------------------------- evidence
     def _namespace_clause(self, namespaces: Sequence[str]) -> dict[str, Any]:
@@ -763,15 +762,9 @@ class ChromaStorage:
         self._writable()
         self._index_rows(namespace, rows)
         if through:
-            shard = self.layout.shard(namespace)
-            heads = self._evidence(shard, create=True)
-            with self._writing(shard):
-                self.call(
-                    "mark indexed pages",
-                    heads.update,
-                    ids=[codec.head_id(namespace)],
-                    metadatas=[codec.indexed_update(namespace, through)],
-                )
+            self._update_head(
+                namespace, "mark indexed pages", codec.indexed_update(namespace, through)
+            )
 
     def _index_rows(
         self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]
