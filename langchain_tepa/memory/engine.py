@@ -9,7 +9,10 @@ state caught up that way, so a writer never folds a new record against evidence 
 What each process sees (the consistency model, ``docs/consistency.md``):
 
 * with ``max_staleness_s=0`` (the default) every read reflects every write acknowledged by any
-  process before the read began (one head read per namespace read);
+  process before the read began (one head read per namespace read; none on an embedded folder
+  this process holds while the storage's write epoch of the namespace's shard is the one read
+  before the last head read: :meth:`~langchain_tepa.storage.base.StorageBackend.local_epoch`,
+  ``storage/chroma/epochs.py``);
 * with ``max_staleness_s=s`` a read may skip the head check for ``s`` seconds after the last
   one, so it can miss writes of other processes made in that time (never its own);
 * every write first catches up the namespaces it writes.
@@ -249,17 +252,28 @@ class Engine:
         force: bool = False,
         known: Mapping[str, Head | None] | None = None,
     ) -> dict[str, NamespaceState]:
-        """States of ``namespaces``: loaded if absent, caught up if due (always if ``force``)."""
+        """States of ``namespaces``: loaded if absent, caught up if due (always if ``force``).
+
+        A state whose write epoch the storage still reports (:meth:`_unchanged`) is current
+        without reading its head: nothing was written to its shard since that head was read.
+        """
         now = time.monotonic()
         held: dict[str, NamespaceState | None] = {ns: self.cache.get(ns) for ns in namespaces}
         window = 0.0 if force else self.max_staleness_s
         given = known or {}
-        check = [
-            ns
-            for ns, st in held.items()
-            if st is None or ns in given or ((fresh or force) and now - st.checked_at >= window)
-        ]
+        check: list[str] = []
+        for ns, st in held.items():
+            if st is None or ns in given:
+                check.append(ns)
+            elif (fresh or force) and now - st.checked_at >= window:
+                if self._unchanged(st):
+                    st.checked_at = now
+                else:
+                    check.append(ns)
         unread = [ns for ns in check if ns not in given]
+        # Epochs are read before the heads: a write that bumps after this read is either in
+        # the heads read next or moves the epoch (epochs.py).
+        epochs = {ns: self.storage.local_epoch(ns) for ns in unread}
         heads = self.storage.read_heads(unread) if unread else {}
         heads.update({ns: head for ns, head in given.items() if head is not None})
         missing = [ns for ns in check if held[ns] is None]
@@ -271,7 +285,62 @@ class Engine:
             if ns not in missing:
                 self._catch_up(st, heads.get(ns))
             st.checked_at = now
+            if ns in epochs:
+                st.epoch = epochs[ns]
+                st.epoch_until = self._trusted_until(heads.get(ns))
         return {ns: st for ns, st in held.items() if st is not None}
+
+    def _unchanged(self, st: NamespaceState) -> bool:
+        """Whether nothing was written to ``st``'s namespace since its head was last read.
+
+        True only while the storage vouches for the write epoch it reported before that head
+        read (an embedded folder this process holds locked; never a server).
+        """
+        return (
+            st.epoch is not None
+            and time.time() < st.epoch_until
+            and self.storage.local_epoch(st.namespace) == st.epoch
+        )
+
+    def _trusted_until(self, head: Head | None) -> float:
+        """Until when a state just caught up to ``head`` may skip head reads (wall clock).
+
+        Forever, unless another stream's views lag its pages: :meth:`_heal_if_stopped` heals
+        them at the first head read after that stream has been quiet for the grace period, so
+        the epoch is trusted only until then.
+        """
+        if head is None or self.read_only:
+            return math.inf
+        grace = 2 * self.views.max_age_s
+        mine = self.stream
+        due = [
+            head.written[s] + grace
+            for s, q in head.clock.items()
+            if s != mine and head.views.get(s, 0) < q and s in head.written
+        ]
+        return min(due, default=math.inf)
+
+    def _advance_epochs(
+        self,
+        states: Mapping[str, NamespaceState],
+        before: Mapping[str, int | None],
+        wrote: set[str],
+    ) -> None:
+        """After this memory's own write: keep each state's epoch current if only it moved it.
+
+        ``before``: each state's epoch when the write was decided (checked current then);
+        ``wrote``: the namespaces the write stored something for (their shards moved by one).
+        A namespace whose epoch moved by anything else gets ``None`` (its next read reads the
+        head).
+        """
+        for ns, was in before.items():
+            st = states[ns]
+            if was is None:
+                st.epoch = None
+                continue
+            now = self.storage.local_epoch(ns)
+            mine = was + 1 if ns in wrote else was
+            st.epoch = now if now == mine else None
 
     def _load(self, heads: Mapping[str, Head | None]) -> dict[str, NamespaceState]:
         """First touch: fold each namespace's pages up to its head, with their vectors."""
@@ -625,12 +694,14 @@ class Engine:
                     view_marks=view_marks,
                 )
             )
+        decided = {ns: states[ns].epoch for ns in namespaces}
         try:
             self.storage.commit(Commit(stream, seq, writes))
         except BaseException:
             if taken is not None:
                 self.views.restore(taken)  # still to write
             raise
+        self._advance_epochs(states, decided, set(namespaces))  # before any other write
         # Stored: publish.
         for (ns, key), ks in work.items():
             states[ns].replace_key(key, ks)
@@ -734,7 +805,10 @@ class Engine:
                         mark[self.stream] = st.clock[self.stream]
                     if mark:
                         marks[ns] = mark
+                decided = {ns: states[ns].epoch for ns in namespaces}
                 self.storage.write_views(current, marks)
+                wrote = {p.namespace for p in current} | set(marks)
+                self._advance_epochs(states, decided, wrote)
         except BaseException:
             self.views.restore(pending)  # keep them for the next flush
             raise

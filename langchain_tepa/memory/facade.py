@@ -232,7 +232,7 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
                 with ``read_only=True``, a folder without permission, a folder another process
                 holds); the message says what to do.
         """
-        from langchain_tepa.storage.chroma import open_persistent_client
+        from langchain_tepa.storage.chroma import ChromaStorage, open_persistent_client
 
         read_only = bool(kwargs.get("read_only", False))
         prefix = kwargs.pop("prefix", "tepa")
@@ -245,6 +245,10 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
             lock.release()
             raise
         memory._on_close = lock.release
+        if isinstance(memory.storage, ChromaStorage):
+            # This process holds the folder: fresh reads skip head reads while nothing was
+            # written (docs/consistency.md, "One process, an embedded folder").
+            memory.storage.claim_folder(lock)
         return memory
 
     @classmethod

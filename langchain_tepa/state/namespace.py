@@ -106,6 +106,12 @@ class NamespaceState:
             dedicated).
         spaces: Item vectors per named space (loaded on first use).
         checked_at: ``time.monotonic()`` of the last freshness check.
+        epoch: The storage's write epoch of the namespace read before the head this state
+            is caught up to (``None``: unknown, or the storage cannot vouch): while the storage
+            still reports it, nothing was written since and the head need not be read.
+        epoch_until: Wall-clock time (``time.time()``) after which :attr:`epoch` is not
+            trusted even if unchanged (when another stream's views lag: a read after then
+            reads the head, and heals them if that stream stopped).
 
     Example:
         >>> NamespaceState("default").evidence_count
@@ -127,6 +133,8 @@ class NamespaceState:
         self.vectors: VectorTable | None = None
         self.spaces: dict[str, ItemTable] = {}
         self.checked_at = -math.inf
+        self.epoch: int | None = None
+        self.epoch_until = math.inf
         self._by_id: dict[str, Precedent] = {}
         self._active_count = 0
         self._active_by_key: dict[str, int] = {}

@@ -180,6 +180,17 @@ class StorageBackend(Protocol):
         """The heads of ``namespaces`` (namespaces never written are absent)."""
         ...
 
+    def local_epoch(self, namespace: str) -> int | None:
+        """A process-local write epoch of ``namespace``, or ``None`` (cannot vouch).
+
+        A backend that knows every write to its store goes through this process (an embedded
+        folder held under its lock) returns a counter that every write which can change the
+        namespace's head moves, *after* the write returned or failed. A memory that read the
+        epoch before a head read and finds it unchanged skips the next head read. Any other
+        backend (a server client, a client the caller made) returns ``None``: heads are read.
+        """
+        ...
+
     def list_heads(self) -> Iterator[Head]:
         """Every namespace's head (one small record per namespace)."""
         ...

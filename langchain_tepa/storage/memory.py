@@ -94,6 +94,10 @@ class InMemoryStorage:
             dict(data.written),
         )
 
+    def local_epoch(self, namespace: str) -> int | None:
+        """Always ``None``: memories on this storage read heads (stand-ins for processes)."""
+        return None
+
     def read_heads(self, namespaces: Sequence[str]) -> dict[str, Head]:
         """Heads of the namespaces that have evidence."""
         with self._lock:

@@ -35,6 +35,7 @@ from typing import Any
 
 from langchain_tepa.bench.perf.common import (
     TableEmbeddings,
+    journal_mode,
     log,
     pct,
     peak_rss_mib,
@@ -90,9 +91,14 @@ class _Run:
         self.work: PerfWorkload = build_workload(n, calls=calls, seed=seed)
         self.emb = TableEmbeddings(self.work.texts, self.work.matrix)
         self.vec = self.work.matrix
-        self.client = persistent_client(folder)
-        self.mem = TEPAMemory.from_client(
-            self.client, prefix=PREFIX, policy=perf_policy(), embeddings=self.emb
+        self.client = persistent_client(folder)  # the raw references' client
+        # TEPA opens the folder as a user does (its lock: the memory knows it holds the folder).
+        self.mem = TEPAMemory.from_path(
+            folder,
+            prefix=PREFIX,
+            policy=perf_policy(),
+            embeddings=self.emb,
+            journal_mode=journal_mode(),
         )
         self.naive = _raw(self.client, "raw_naive")
         self.size = max(1, min(batch, max(1, n // NAMESPACES)))

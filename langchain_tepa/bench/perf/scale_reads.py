@@ -1,6 +1,8 @@
 """Reads of the scale store, each run in a fresh process (``probes.py``): what a worker sees.
 
-* :func:`measure_reads`: opening, the first ``get`` of 200 namespaces, later ``get`` p50 (with
+* :func:`measure_reads`: opening (embedded: ``TEPAMemory.from_path``, as a user opens a folder,
+  so the memory knows it holds the folder: docs/consistency.md), the first ``get`` of 200
+  namespaces, later ``get`` p50 (with
   the default freshness, interleaved with a memory that skips the head check), ``retrieve(k=5)``
   against the raw floor (small namespaces and the large one, interleaved call by call, with the
   top-5 agreement of the two and, in the large namespace, both recalls against the exact top 5),
@@ -152,17 +154,21 @@ def measure_reads(
 
     emb = query_embeddings(spec)
     rss_start = rss_mib()
-    client = _client(chroma, host, port)
+    client = _client(chroma, host, port)  # the raw floors' client (embedded: the same folder)
     opened: list[float] = []
+    common: dict[str, Any] = {"prefix": PREFIX, "policy": perf_policy(), "embeddings": emb}
     with timer(opened):
-        mem = TEPAMemory.from_client(client, prefix=PREFIX, policy=perf_policy(), embeddings=emb)
-    stale = TEPAMemory.from_client(
-        client,
-        prefix=PREFIX,
-        policy=perf_policy(),
-        embeddings=emb,
-        max_staleness_s=STALE_S,
-        read_only=True,
+        # Embedded as a user opens it: through the folder lock (from_path), so the memory
+        # knows every write goes through this process.
+        mem = (
+            TEPAMemory.from_client(client, **common)
+            if chroma is None
+            else TEPAMemory.from_path(chroma, journal_mode=journal_mode(), **common)
+        )
+    stale = (
+        TEPAMemory.from_client(client, max_staleness_s=STALE_S, read_only=True, **common)
+        if chroma is None
+        else TEPAMemory.from_path(chroma, max_staleness_s=STALE_S, read_only=True, **common)
     )
     wrong = 0
     # ---- first touch, then later gets (default freshness vs no head check).

@@ -16,8 +16,10 @@ Example:
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from langchain_tepa.core.errors import ReadOnlyError
@@ -38,6 +40,13 @@ from langchain_tepa.storage.chroma.directory import (
     token_id,
     token_meta,
 )
+from langchain_tepa.storage.chroma.epochs import (
+    NAMES_SLOT,
+    EpochBatch,
+    EpochKey,
+    current,
+    folder_of,
+)
 from langchain_tepa.storage.chroma.errors import describe_client, is_not_found, translate
 from langchain_tepa.storage.chroma.layout import (
     EVIDENCE_HNSW,
@@ -47,6 +56,7 @@ from langchain_tepa.storage.chroma.layout import (
     Layout,
     validate_prefix,
 )
+from langchain_tepa.storage.chroma.local import FolderLock
 
 __all__ = ["ChromaStorage"]
 
@@ -121,6 +131,9 @@ class ChromaStorage:
         self._dedicated: set[str] = set()
         self._headed: set[str] = set()  # namespaces seen with a head (heads are never removed)
         self._names_cache = NamesDirectory()
+        folder = folder_of(client)
+        self._epochs = EpochKey(folder, prefix) if folder is not None else None
+        self._owner: tuple[FolderLock, int] | None = None  # (held lock, pid): claim_folder
         self._max_batch = 5000
         try:
             self._max_batch = max(1, min(5000, int(client.get_max_batch_size())))
@@ -212,6 +225,41 @@ class ChromaStorage:
     def mark_dedicated(self, namespace: str) -> None:
         """Record that ``namespace`` now has a vector collection of its own."""
         self._dedicated.add(namespace)
+
+    # ---------------------------------------------------------------- write epochs
+    def claim_folder(self, lock: FolderLock) -> None:
+        """Vouch for this store's write epochs while ``lock`` (this client's folder) is held.
+
+        ``TEPAMemory.from_path`` calls it with the lock it took: while this process holds it,
+        no other process appends to the folder, so :meth:`local_epoch` can say whether a
+        namespace's head could have changed. A lock on another folder, or no lock (a private
+        snapshot copy), is ignored.
+        """
+        if self._epochs is not None and lock.held and lock.key == self._epochs.folder:
+            self._owner = (lock, os.getpid())
+
+    def local_epoch(self, namespace: str) -> int | None:
+        """The write epoch of ``namespace``'s shard, or ``None`` when this cannot vouch.
+
+        Only a store opened on a folder this process holds locked (:meth:`claim_folder`)
+        vouches, and not in a forked child (the parent may write too). An unchanged epoch
+        means no write to the shard returned (or failed) since it was read.
+        """
+        owner, key = self._owner, self._epochs
+        if owner is None or key is None or not owner[0].held or owner[1] != os.getpid():
+            return None
+        return current(key, self.layout.shard(namespace))
+
+    @contextmanager
+    def _writing(self, *slots: int) -> Iterator[None]:
+        """Around a write to ``slots`` (shards, or the names directory): bump their epochs after.
+
+        Writes nested in one outer write (a commit's views and index vectors) bump each slot
+        once, when the outer one returns or raises (:class:`EpochBatch`).
+        """
+        with EpochBatch(self._epochs) as batch:
+            batch.slots.update(slots)
+            yield
 
     # ---------------------------------------------------------------- heads
     def read_heads(self, namespaces: Sequence[str]) -> dict[str, Head]:
@@ -341,26 +389,29 @@ class ChromaStorage:
 
     def _register(self, namespaces: Sequence[str]) -> None:
         col = self._names(create=True)
-        for part in self._chunks(list(namespaces)):
-            self.call(
-                "register namespaces",
-                col.upsert,
-                ids=[codec.head_id(ns) for ns in part],
-                embeddings=[_PLACEHOLDER for _ in part],
-                documents=list(part),  # the directory is read by documents: no metadata decoded
-                metadatas=[{"tepa_name": ns, "tepa_pfx": key_path(ns)} for ns in part],
-            )
+        with self._writing(NAMES_SLOT):
+            for part in self._chunks(list(namespaces)):
+                # The directory is read by documents: no metadata decoded.
+                self.call(
+                    "register namespaces",
+                    col.upsert,
+                    ids=[codec.head_id(ns) for ns in part],
+                    embeddings=[_PLACEHOLDER for _ in part],
+                    documents=list(part),
+                    metadatas=[{"tepa_name": ns, "tepa_pfx": key_path(ns)} for ns in part],
+                )
 
     def write_summary(self, namespace: str, summary: NamespaceSummary) -> None:
         """Store a summary in a namespace's head."""
         self._writable()
-        col = self._evidence(self.layout.shard(namespace), create=True)
-        self.call(
-            "write summary",
-            col.update,
-            ids=[codec.head_id(namespace)],
-            metadatas=[{"tepa_sum": codec.summary_json(summary)}],
-        )
+        self._update_head(namespace, "write summary", {"tepa_sum": codec.summary_json(summary)})
+
+    def _update_head(self, namespace: str, op: str, meta: dict[str, Any]) -> None:
+        """Merge ``meta`` into ``namespace``'s head (its shard's write epoch moves after)."""
+        shard = self.layout.shard(namespace)
+        col = self._evidence(shard, create=True)
+        with self._writing(shard):
+            self.call(op, col.update, ids=[codec.head_id(namespace)], metadatas=[meta])
 
     # ---------------------------------------------------------------- evidence
     def _namespace_clause(self, namespaces: Sequence[str]) -> dict[str, Any]:
@@ -452,9 +503,14 @@ class ChromaStorage:
 
         New namespaces are registered under their names first, and large namespaces' new
         vectors go into their index; then each shard's pages (with the other new vectors) and
-        head bumps, one ``upsert`` per shard.
+        head bumps, one ``upsert`` per shard. The write epoch of every shard written (and of
+        the names directory) moves by one when it returns or raises.
         """
         self._writable()
+        with self._writing():
+            self._commit(commit)
+
+    def _commit(self, commit: Commit) -> None:
         created = [w.namespace for w in commit.writes if w.created]
         if created:
             self._register(created)
@@ -471,7 +527,8 @@ class ChromaStorage:
         # Shards with tokens first: a namespace's pages are never stored before its tokens.
         for shard in sorted(by_shard, key=lambda sh: sh not in tokens):
             col = self._evidence(shard, create=True)
-            late += self._append(col, commit, shard, by_shard[shard], tokens.get(shard, {}))
+            with self._writing(shard):
+                late += self._append(col, commit, shard, by_shard[shard], tokens.get(shard, {}))
         self._note_headed(w.namespace for w in commit.writes)
         if late:  # views too many to go with their pages: right after them
             self.write_views(
@@ -648,17 +705,18 @@ class ChromaStorage:
                 ids, metas = by_shard.setdefault(self.layout.shard(ns), ([], []))
                 ids.append(codec.head_id(ns))
                 metas.append(codec.marks_update(ns, per))
-        for shard, (ids, metas) in by_shard.items():
-            col = self._evidence(shard, create=True)
-            for start in range(0, len(ids), self._max_batch):
-                end = start + self._max_batch
-                self.call(
-                    "write views",
-                    col.upsert,
-                    ids=ids[start:end],
-                    embeddings=[_PLACEHOLDER for _ in ids[start:end]],
-                    metadatas=metas[start:end],
-                )
+        with self._writing(*by_shard):
+            for shard, (ids, metas) in by_shard.items():
+                col = self._evidence(shard, create=True)
+                for start in range(0, len(ids), self._max_batch):
+                    end = start + self._max_batch
+                    self.call(
+                        "write views",
+                        col.upsert,
+                        ids=ids[start:end],
+                        embeddings=[_PLACEHOLDER for _ in ids[start:end]],
+                        metadatas=metas[start:end],
+                    )
 
     def load_views(self, namespace: str) -> list[dict[str, Any]]:
         """Stored views of a namespace's precedents."""
@@ -687,7 +745,8 @@ class ChromaStorage:
         self._writable()
         from langchain_tepa.storage.chroma.dedicated import dedicate
 
-        dedicate(self, namespace, rows, through)
+        with self._writing(self.layout.shard(namespace)):  # the flag goes into the head
+            dedicate(self, namespace, rows, through)
 
     def index_vectors(
         self,
@@ -703,12 +762,8 @@ class ChromaStorage:
         self._writable()
         self._index_rows(namespace, rows)
         if through:
-            heads = self._evidence(self.layout.shard(namespace), create=True)
-            self.call(
-                "mark indexed pages",
-                heads.update,
-                ids=[codec.head_id(namespace)],
-                metadatas=[codec.indexed_update(namespace, through)],
+            self._update_head(
+                namespace, "mark indexed pages", codec.indexed_update(namespace, through)
             )
 
     def _index_rows(

@@ -76,6 +76,11 @@ class FolderLock:
     cleanup: Path | None = None
     _released: bool = field(default=False, repr=False)
 
+    @property
+    def held(self) -> bool:
+        """Whether this holds a folder lock now (not a snapshot copy, not released)."""
+        return self.key is not None and not self._released
+
     def release(self) -> None:
         """Release the lock (and remove the snapshot copy)."""
         if self._released:
