@@ -52,14 +52,8 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import langchain_tepa.storage.chroma.name_pages as name_pages
 from langchain_tepa.core.values import short_hash
-from langchain_tepa.storage.chroma.name_pages import (
-    BLOCK,
-    chain_end,
-    full_blocks,
-    read_pages,
-    write_pages,
-)
 
 if TYPE_CHECKING:
     from langchain_tepa.storage.chroma.backend import ChromaStorage
@@ -205,10 +199,10 @@ def _catch_up(
     if held is not None:
         known, start = set(held), len(held)
     else:
-        pages = read_pages(storage, directory, count // BLOCK)
+        pages = name_pages.read_pages(storage, directory, count // name_pages.BLOCK)
         paged = set(pages)
         known = {name for page in pages.values() for name in page}
-        start = chain_end(pages) * BLOCK
+        start = name_pages.chain_end(pages) * name_pages.BLOCK
     run: list[str] = []
     clean = True
     for _ in range(2):  # the second time: registrations that raced the first read
@@ -225,12 +219,14 @@ def _catch_up(
         if clean:  # pages that disagree with this read are written again
             paged = {
                 b
-                for b, page in read_pages(storage, directory, len(run) // BLOCK).items()
-                if tuple(run[b * BLOCK : (b + 1) * BLOCK]) == page
+                for b, page in name_pages.read_pages(
+                    storage, directory, len(run) // name_pages.BLOCK
+                ).items()
+                if tuple(run[b * name_pages.BLOCK : (b + 1) * name_pages.BLOCK]) == page
             }
     if clean:
-        new = full_blocks(start, run, paged)
-        if new and write_pages(storage, directory, new):
+        new = name_pages.full_blocks(start, run, paged)
+        if new and name_pages.write_pages(storage, directory, new):
             paged |= set(new)
     return tuple(sorted(known)), paged
 

@@ -68,9 +68,9 @@ _WRITE_BYTES = 4 * 1024 * 1024  # pages of one upsert at most (several MiB throu
 _log = logging.getLogger("langchain_tepa")
 
 
-def page_id(directory: str, block: int, size: int = BLOCK) -> str:
-    """The id of the page of ``block`` (blocks of ``size``) of the directory ``directory``."""
-    return f"names.{directory}.{size}.{block}"
+def page_id(directory: str, block: int) -> str:
+    """The id of the page of ``block`` of the directory collection ``directory`` (id)."""
+    return f"names.{directory}.{BLOCK}.{block}"
 
 
 def encode_page(names: Sequence[str]) -> str:
@@ -102,9 +102,10 @@ def chain_end(blocks: Collection[int]) -> int:
 
 
 def full_blocks(
-    start: int, run: Sequence[str], held: Collection[int], *, block: int = BLOCK
+    start: int, run: Sequence[str], held: Collection[int], *, block: int | None = None
 ) -> dict[int, Sequence[str]]:
     """Pages to write: the full blocks of ``run`` (names of positions ``start`` on) not ``held``."""
+    block = BLOCK if block is None else block
     out: dict[int, Sequence[str]] = {}
     first = -(-start // block)  # the first block starting at or after start
     b = first
