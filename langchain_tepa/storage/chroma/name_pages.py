@@ -28,8 +28,8 @@ Example:
     True
     >>> chain_end({0, 1, 3})
     2
-    >>> sorted(full_blocks(4, ["e", "f", "g", "h", "i", "j"], {3}, block=2))
-    [2]
+    >>> full_blocks(3, ["d", "e", "f", "g", "h", "i"], {2}, block=2)  # positions 3 to 8
+    {3: ['g', 'h']}
 """
 
 from __future__ import annotations
