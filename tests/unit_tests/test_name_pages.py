@@ -297,3 +297,21 @@ async def test_the_async_twins_list_from_pages() -> None:
     assert await fresh.anamespaces() == _registered(client, prefix)
     listed = await TEPAStore(_memory(client, prefix)).alist_namespaces(prefix=("users",))
     assert listed == [("users", f"u{i}") for i in range(7)]
+
+
+def test_many_pages_are_written_and_read_in_several_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(name_pages, "_WRITE_BYTES", 10)  # one page per upsert
+    monkeypatch.setattr(name_pages, "_READ_IDS", 2)  # two page ids per read
+    client, prefix = _client(), _prefix()
+    _write(_memory(client, prefix), [f"n{i:02d}" for i in range(10)])
+    first = ChromaStorage(client, prefix=prefix)
+    calls = _spy(first)
+    truth = _registered(client, prefix)
+    assert first.find_namespaces() == truth
+    blocks = len(truth) // 3
+    assert [op for op, _ in calls].count("write name pages") == blocks
+    fresh = ChromaStorage(client, prefix=prefix)
+    calls = _spy(fresh)
+    assert fresh.find_namespaces() == truth
+    assert [op for op, _ in calls].count("read name pages") == -(-blocks // 2)
+    assert [c for c in calls if c[0] == "read names"] == [("read names", 3 * blocks)]
