@@ -259,3 +259,34 @@ def test_the_names_directory_is_read_in_pages(monkeypatch: Any) -> None:
     monkeypatch.setattr(storage, "call", spy)
     assert set(names) <= set(b.namespaces())
     assert calls.count("read names") >= 3  # 8 names (and the default) in pages of 3
+
+
+def test_a_fresh_reader_reads_the_names_after_the_name_pages_in_pages(
+    monkeypatch: Any,
+) -> None:
+    """The tail after the name pages is read in pages too, from where the pages end."""
+    import langchain_tepa.storage.chroma.directory as directory
+    from langchain_tepa.storage.chroma import name_pages
+
+    monkeypatch.setattr(directory, "_PAGE", 3)
+    monkeypatch.setattr(name_pages, "BLOCK", 4)
+    a, b = _two(_client())
+    a.observe_many([Fact("k", "v", namespace=f"users.u{i}") for i in range(6)])
+    truth = b.namespaces()  # 6 records: block 0 gets a page
+    a.observe_many([Fact("k", "v", namespace=f"users.w{i}") for i in range(7)])
+    first = a.storage
+    assert isinstance(first, ChromaStorage)
+    storage = ChromaStorage(first.client, prefix=first.prefix)  # as another process
+    fresh = TEPAMemory(storage, embeddings=HashingEmbeddings())
+    offsets: list[Any] = []
+    real_call = storage.call
+
+    def spy(what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        if what == "read names":
+            offsets.append(kwargs.get("offset"))
+        return real_call(what, fn, *args, **kwargs)
+
+    monkeypatch.setattr(storage, "call", spy)
+    got = fresh.namespaces()
+    assert set(truth) < set(got) and len(got) == 13
+    assert offsets == [4, 7, 10, 13]  # from block 1 on, 3 records a read

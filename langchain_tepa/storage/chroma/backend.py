@@ -327,7 +327,8 @@ class ChromaStorage:
 
         The names directory only grows (a namespace is registered once and never removed), so
         its record count tells whether the names read before are still all of them: a cached
-        directory costs one ``count`` per call, and is read again only when it grew.
+        directory costs one ``count`` per call; when it grew, the records after those held are
+        read. A process's first call starts from the name pages (``directory.py``).
         """
         col = self._names(create=False)
         if col is None:

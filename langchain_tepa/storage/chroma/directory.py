@@ -10,6 +10,20 @@ Names are read from the records' documents, which costs a fraction of decoding e
 metadata. A directory with records of an earlier version (they have no document) is read by
 metadata, as before.
 
+A process's first read does not read the whole directory when **name pages** exist
+(``name_pages.py``): copies of the names of each full block of ``BLOCK`` records, in Chroma's
+order, kept in the meta collection. The process reads the pages (one read by id), then the
+directory's records from the end of the pages on (``get`` with an offset: Chroma returns records
+in the order they were first stored, and the directory only grows), then counts the directory.
+It accepts the names when it holds as many distinct names as the count says there are records:
+every name held was read from the directory or copied from it, the directory never loses one,
+and one record is one name (its id is a hash of the name), so that many names are all of them.
+Otherwise a registration raced the read (the records after it are read, once) or the records are
+not where the pages say (the whole directory is read, and pages that disagree are written
+again). A later read in the same process goes on from the names it holds the same way. Any
+reader that could write copies the full blocks it read and that have no page yet: the first
+listing of a store reads the directory once and leaves pages for every later process.
+
 A scan under a prefix that is itself a namespace (``TEPAStore.search`` in one user's namespace)
 needs no ``count``: every commit that registers a namespace also writes a **registration
 token** for each of its ancestors that is a namespace (has a head), a small record beside the
@@ -38,6 +52,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import langchain_tepa.storage.chroma.name_pages as name_pages
 from langchain_tepa.core.values import short_hash
 
 if TYPE_CHECKING:
@@ -110,6 +125,7 @@ class NamesDirectory:
         self._key: tuple[Any, int] | None = None
         self._names: tuple[str, ...] = ()
         self._tokens: dict[str, str | None] = {}
+        self._paged: set[int] = set()  # blocks known to have a name page
 
     def token(self, prefix: str) -> tuple[bool, str | None]:
         """Whether a token of ``prefix`` is held, and which.
@@ -140,38 +156,106 @@ class NamesDirectory:
         return self._names if self._key is not None else None
 
     def names(self, col: Any, storage: ChromaStorage) -> tuple[str, ...]:
-        """Every registered name, sorted (one ``count``; a full read when it changed)."""
+        """Every registered name, sorted (one ``count``; the registrations since when it grew).
+
+        Complete as of a ``count`` taken during the call: every namespace registered before the
+        call began is in it.
+        """
         count = int(storage.call("count names", col.count))
         with self._lock:
             if self._key == (col.id, count):
                 return self._names
-        names = self._read(col, storage)
+            held = self._names if self._key is not None and self._key[0] == col.id else None
+            paged = set(self._paged) if held is not None else set()
+        names, paged = _catch_up(col, storage, count, held, paged)
         with self._lock:
             if self._key is not None and self._key[0] == col.id and len(self._names) > len(names):
                 # Another thread stored a later read (the directory only grows): keep both.
                 names = tuple(sorted(set(names).union(self._names)))
+                paged |= self._paged
             # Keyed by what was read: a registration racing the read is read again next time.
             self._key = (col.id, len(names))
             self._names = names
+            self._paged = paged
         return names
 
-    @staticmethod
-    def _read(col: Any, storage: ChromaStorage) -> tuple[str, ...]:
-        found: set[str] = set()
-        include = ["documents"]
-        offset = 0
-        while True:
-            got = storage.call("read names", col.get, include=include, limit=_PAGE, offset=offset)
-            if include == ["documents"]:
-                docs = got.get("documents") or [None] * len(got["ids"])
-                if not all(isinstance(d, str) and d for d in docs):
-                    include = ["metadatas"]  # records of an earlier version: by metadata
-                    continue
-                found.update(docs)
-            else:
-                found.update(
-                    str(m["tepa_name"]) for m in got["metadatas"] if m and "tepa_name" in m
-                )
-            if len(got["ids"]) < _PAGE:
-                return tuple(sorted(found))
-            offset += _PAGE
+
+def _catch_up(
+    col: Any,
+    storage: ChromaStorage,
+    count: int,
+    held: tuple[str, ...] | None,
+    paged: set[int],
+) -> tuple[tuple[str, ...], set[int]]:
+    """The names now registered, and the blocks known to have a name page.
+
+    From the names held (or, in a process that holds none, the name pages of the first
+    ``count // BLOCK`` blocks), then the directory's records after them, in Chroma's order
+    (``get`` with an offset); accepted when a ``count`` taken after holds as many records
+    as there are distinct names. Otherwise (a registration raced the read: once more from
+    where the read ended; records not in the expected order: the whole directory) read on.
+    """
+    directory = str(col.id)
+    if held is not None:
+        known, start = set(held), len(held)
+    else:
+        pages = name_pages.read_pages(storage, directory, count // name_pages.BLOCK)
+        paged = set(pages)
+        known = {name for page in pages.values() for name in page}
+        start = name_pages.chain_end(pages) * name_pages.BLOCK
+    run: list[str] = []
+    clean = True
+    for _ in range(2):  # the second time: registrations that raced the first read
+        part, ok = _read_from(col, storage, start + len(run))
+        run += part
+        clean = clean and ok
+        known.update(part)
+        after = int(storage.call("count names", col.count))
+        if len(known) == after:
+            break
+    else:  # the records are not where the pages or the names held say: read them all
+        start, (run, clean) = 0, _read_from(col, storage, 0)
+        known = set(run)
+        if clean:  # pages that disagree with this read are written again
+            paged = {
+                b
+                for b, page in name_pages.read_pages(
+                    storage, directory, len(run) // name_pages.BLOCK
+                ).items()
+                if tuple(run[b * name_pages.BLOCK : (b + 1) * name_pages.BLOCK]) == page
+            }
+    if clean:
+        new = name_pages.full_blocks(start, run, paged)
+        if new and name_pages.write_pages(storage, directory, new):
+            paged |= set(new)
+    return tuple(sorted(known)), paged
+
+
+def _read_from(col: Any, storage: ChromaStorage, start: int) -> tuple[list[str], bool]:
+    """The names of the directory's records from position ``start`` on, in Chroma's order.
+
+    Read by documents, in pages of ``_PAGE``; from the first page with a record of an earlier
+    version (no document) on, by metadata. ``True`` with them when every record gave a name (the
+    i-th name is then the record at ``start + i``).
+    """
+    found: list[str] = []
+    clean = True
+    include = ["documents"]
+    offset = start
+    while True:
+        got = storage.call("read names", col.get, include=include, limit=_PAGE, offset=offset)
+        if include == ["documents"]:
+            docs = got.get("documents") or [None] * len(got["ids"])
+            if not all(isinstance(d, str) and d for d in docs):
+                include = ["metadatas"]  # records of an earlier version: by metadata
+                continue
+            found.extend(docs)
+        else:
+            for m in got["metadatas"]:
+                if m and "tepa_name" in m:
+                    found.append(str(m["tepa_name"]))
+                else:
+                    clean = False
+        if len(got["ids"]) < _PAGE:
+            return found, clean
+        offset += _PAGE

@@ -3,7 +3,9 @@
 A namespace (a tenant) costs records, never a collection: namespaces are spread over ``shards``
 shards by a stable hash of their name. With ``prefix`` ``"tepa"`` and 16 shards:
 
-* ``tepa_meta``: the layout record (version, shards, dedicated threshold).
+* ``tepa_meta``: the layout record (version, shards, dedicated threshold), and **name pages**:
+  copies of the names directory, 2,000 names a record, written by readers (``name_pages.py``;
+  not part of the layout: older versions ignore them, and a store without them is read whole).
 * ``tepa_names``: one record per namespace with its label prefixes (and, from this version, its
   name as the record's document), written when a namespace is first written and never removed:
   a process keeps the names it read and checks the record count (``directory.py``).
