@@ -10,6 +10,13 @@ processes, serve the folder with ``chroma run`` and use ``TEPAMemory.from_client
 Chroma cannot open a folder it may not write, even to read. ``read_only=True`` on such a folder
 (a read-only mount, another user's files) opens a private snapshot copy instead, with a warning.
 
+Chroma's embedded mode keeps every HNSW index it has loaded in a pool of ``RLIMIT_NOFILE // 5``
+indexes split over 64 cache shards. An index evicted from that pool is reloaded from disk
+without the records it had not persisted yet (Chroma 1.5.9: queries then miss them and
+``get(include=["embeddings"])`` fails with "Error finding id"), so a low open-file limit is
+a correctness hazard, not a memory saving: :func:`open_persistent_client` warns once per
+process when the limit leaves fewer than :data:`SAFE_INDEXES_PER_SHARD` indexes per shard.
+
 Example:
     >>> import tempfile
     >>> client, lock = open_persistent_client(tempfile.mkdtemp())
@@ -34,7 +41,9 @@ from langchain_tepa.storage.chroma.errors import translate
 
 __all__ = [
     "JOURNAL_MODES",
+    "SAFE_INDEXES_PER_SHARD",
     "FolderLock",
+    "index_pool_per_shard",
     "lock_for_maintenance",
     "open_persistent_client",
     "open_server_client",
@@ -51,6 +60,19 @@ try:  # POSIX
     import fcntl
 except ImportError:  # pragma: no cover - Windows: no folder lock
     fcntl = None  # type: ignore[assignment]
+
+try:  # POSIX
+    import resource
+except ImportError:  # pragma: no cover - Windows: Chroma sizes its pool from _getmaxstdio
+    resource = None  # type: ignore[assignment]
+
+_POOL_SHARDS = 64  # Chroma 1.5.9's foyer cache: 64 shards, each an LRU of capacity // 64
+SAFE_INDEXES_PER_SHARD = 10
+"""Loaded HNSW indexes per shard of Chroma's pool below which opening warns. A store holds
+about 35-70 collections (meta, names, 16 evidence shards, vector shards, large namespaces'
+indexes, item spaces) hashed over 64 shards; with 10 per shard none is ever evicted in practice
+(``ulimit -n`` 3,200 or more; 4,096 is the advice)."""
+_POOL_CHECKED = False
 
 
 @dataclass
@@ -270,6 +292,56 @@ def set_journal_mode(folder: str | os.PathLike[str], journal_mode: str = "wal") 
     return mode
 
 
+def _open_file_limit() -> int | None:
+    """The soft ``RLIMIT_NOFILE`` (``None`` where there is none to read)."""
+    if resource is None:  # pragma: no cover - Windows
+        return None
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return None if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def index_pool_per_shard(open_files: int | None = None) -> int | None:
+    """HNSW indexes Chroma's embedded mode keeps loaded per shard of its index pool.
+
+    Chroma 1.5.9 sizes the pool as ``RLIMIT_NOFILE // 5`` (``chromadb/api/rust.py``) and splits
+    it over 64 shards, each a least-recently-used list of ``size // 64`` indexes (at least one).
+
+    Args:
+        open_files: An open-file limit; this process's soft ``RLIMIT_NOFILE`` when omitted.
+
+    Returns:
+        Indexes per shard, or ``None`` where the limit cannot be read (Windows).
+
+    Example:
+        >>> index_pool_per_shard(20000), index_pool_per_shard(1024), index_pool_per_shard(256)
+        (62, 3, 1)
+    """
+    limit = _open_file_limit() if open_files is None else open_files
+    if limit is None:
+        return None
+    return max(1, limit // 5 // _POOL_SHARDS)
+
+
+def _check_index_pool() -> None:
+    """Warn once per process when Chroma's index pool could evict (see the module docstring)."""
+    global _POOL_CHECKED
+    if _POOL_CHECKED:
+        return
+    _POOL_CHECKED = True
+    per_shard = index_pool_per_shard()
+    if per_shard is None or per_shard >= SAFE_INDEXES_PER_SHARD:
+        return
+    _log.warning(
+        "the open-file limit of this process (ulimit -n %s) lets embedded Chroma keep only %d "
+        "HNSW index(es) per shard of its index pool: an evicted index is reloaded without its "
+        "unpersisted records (queries can miss recent records or fail with 'Error finding id'). "
+        "Raise the limit before starting Python (ulimit -n 4096) or serve the folder with "
+        "`chroma run`",
+        _open_file_limit(),
+        per_shard,
+    )
+
+
 def open_persistent_client(
     path: object, *, read_only: bool = False, journal_mode: str = "wal"
 ) -> tuple[Any, FolderLock]:
@@ -292,6 +364,7 @@ def open_persistent_client(
 
     folder = _folder(path)
     _check_journal(journal_mode)
+    _check_index_pool()
     try:
         exists, is_dir = folder.exists(), folder.is_dir()
         has_store = (folder / "chroma.sqlite3").is_file()
