@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -377,16 +378,7 @@ def _cmd_repair_index(args: argparse.Namespace) -> int:
         "checked": report.checked,
         "dry_run": report.dry_run,
         "needs_reindex": report.needs_reindex,
-        "broken": [
-            {
-                "collection": b.collection,
-                "segment": b.segment,
-                "reason": b.reason,
-                "holds_vectors": b.holds_vectors,
-                "moved_to": b.moved_to,
-            }
-            for b in report.broken
-        ],
+        "broken": [dataclasses.asdict(b) for b in report.broken],
     }
     if args.json:
         print(json.dumps(data, indent=2))
