@@ -142,6 +142,8 @@ class NamespaceScan:
         heads: The heads of those of ``names`` in ``read`` that were ever written.
         read: The names whose heads the scan read (after it began): a name in ``read`` and
             not in ``heads`` has no head. The scan may read only the first of many names.
+        epochs: For names in ``read``, the :meth:`StorageBackend.local_epoch` the scan read
+            before their heads, when the backend vouches (absent otherwise).
 
     Example:
         >>> scan = NamespaceScan(("users.u1",), {}, frozenset({"users.u1"}))
@@ -152,6 +154,7 @@ class NamespaceScan:
     names: Sequence[str]
     heads: Mapping[str, Head]
     read: frozenset[str]
+    epochs: Mapping[str, int] = field(default_factory=dict)
 
 
 @runtime_checkable
@@ -197,6 +200,15 @@ class StorageBackend(Protocol):
 
     def find_namespaces(self, prefix: str | None = None) -> list[str]:
         """Namespaces equal to ``prefix`` or below it on label boundaries (all when ``None``)."""
+        ...
+
+    def namespaces_if_unchanged(self, prefix: str) -> list[str] | None:
+        """:meth:`find_namespaces` of ``prefix`` answered in process, or ``None``.
+
+        A backend that vouches for its write epochs (see :meth:`local_epoch`) answers from the
+        names it last read while no namespace was registered since; any other returns
+        ``None`` (the caller then asks :meth:`scan_namespaces` or :meth:`find_namespaces`).
+        """
         ...
 
     def scan_namespaces(self, prefix: str, *, heads: int = 256) -> NamespaceScan:

@@ -121,6 +121,10 @@ class InMemoryStorage:
             return sorted(names)
         return sorted(ns for ns in names if ns == prefix or ns.startswith(prefix + "."))
 
+    def namespaces_if_unchanged(self, prefix: str) -> list[str] | None:
+        """Always ``None``: memories on this storage list namespaces from it."""
+        return None
+
     def scan_namespaces(self, prefix: str, *, heads: int = 256) -> NamespaceScan:
         """Namespaces under ``prefix`` with the heads of the first ``heads`` of them."""
         with self._lock:

@@ -245,10 +245,21 @@ class ChromaStorage:
         vouches, and not in a forked child (the parent may write too). An unchanged epoch
         means no write to the shard returned (or failed) since it was read.
         """
+        return self._epoch_of(self.layout.shard(namespace))
+
+    def names_epoch(self) -> int | None:
+        """The write epoch of the names directory, or ``None`` when this cannot vouch.
+
+        As :meth:`local_epoch`, for the registrations: an unchanged epoch means no namespace
+        was registered since it was read (``NamesDirectory`` then skips its ``count``).
+        """
+        return self._epoch_of(NAMES_SLOT)
+
+    def _epoch_of(self, slot: int) -> int | None:
         owner, key = self._owner, self._epochs
         if owner is None or key is None or not owner[0].held or owner[1] != os.getpid():
             return None
-        return current(key, self.layout.shard(namespace))
+        return current(key, slot)
 
     @contextmanager
     def _writing(self, *slots: int) -> Iterator[None]:
@@ -328,7 +339,9 @@ class ChromaStorage:
         The names directory only grows (a namespace is registered once and never removed), so
         its record count tells whether the names read before are still all of them: a cached
         directory costs one ``count`` per call; when it grew, the records after those held are
-        read. A process's first call starts from the name pages (``directory.py``).
+        read. A process's first call starts from the name pages (``directory.py``). A store
+        that vouches for its write epochs skips the ``count`` while no namespace was
+        registered since (:meth:`names_epoch`).
         """
         col = self._names(create=False)
         if col is None:
@@ -337,6 +350,18 @@ class ChromaStorage:
         if prefix is None:
             return list(names)
         return names_under(names, prefix)
+
+    def namespaces_if_unchanged(self, prefix: str) -> list[str] | None:
+        """:meth:`find_namespaces` of ``prefix`` without a Chroma call, or ``None``.
+
+        The names held, while this store vouches that no namespace was registered since they
+        were read (:meth:`names_epoch`); ``None`` otherwise (and always on a server).
+        """
+        col = self._cols.get(f"{self.prefix}_names")
+        if col is None:
+            return None
+        names = self._names_cache.unchanged(self.names_epoch(), col)
+        return None if names is None else names_under(names, prefix)
 
     def scan_namespaces(self, prefix: str, *, heads: int = 256) -> NamespaceScan:
         """Namespaces under ``prefix`` with the heads of the first ``heads`` of them.
@@ -347,6 +372,8 @@ class ChromaStorage:
         before the names held were read, nothing was registered below ``prefix`` since, and
         the directory is not touched. Otherwise the directory is checked as by
         :meth:`find_namespaces` (after the token was read) and the new names' heads read.
+        A store that vouches for its write epochs gives the epochs it read before the heads
+        (``NamespaceScan.epochs``), so the memory can skip those heads later.
         """
         col = self._names(create=False)
         if col is None:
@@ -357,6 +384,7 @@ class ChromaStorage:
         cached = directory.cached
         names = names_under(cached, prefix) if cached is not None else []
         first = [prefix, *(ns for ns in names[:limit] if ns != prefix)]
+        epochs = self._epochs_of(first)  # before the heads (epochs.py)
         got, token = self._heads(first, token_of=prefix)
         headed = prefix in got
         if not (headed and seen and cached is not None and token == known):
@@ -366,8 +394,25 @@ class ChromaStorage:
             names = [prefix, *names]  # registered: it has a head
         wanted = names[:limit]
         had = set(first)
-        got.update(self.read_heads([ns for ns in wanted if ns not in had]))
-        return NamespaceScan(names, {ns: got[ns] for ns in wanted if ns in got}, frozenset(wanted))
+        rest = [ns for ns in wanted if ns not in had]
+        epochs.update(self._epochs_of(rest))
+        got.update(self.read_heads(rest))
+        return NamespaceScan(
+            names,
+            {ns: got[ns] for ns in wanted if ns in got},
+            frozenset(wanted),
+            {ns: epochs[ns] for ns in wanted if ns in epochs},
+        )
+
+    def _epochs_of(self, namespaces: Sequence[str]) -> dict[str, int]:
+        """The write epochs of ``namespaces`` this store vouches for (none on a server)."""
+        out: dict[str, int] = {}
+        for ns in namespaces:
+            epoch = self.local_epoch(ns)
+            if epoch is None:
+                return {}
+            out[ns] = epoch
+        return out
 
     def _tokens(self, created: Sequence[str], token: str) -> dict[int, dict[str, str]]:
         """Registration tokens of the ancestors of ``created`` that are namespaces, by shard.

@@ -38,6 +38,12 @@ the registration, and a reader only trusts a token it read with the head, so its
 came later still. A prefix without a head (``users`` above ``users.u1``) is checked by
 ``count``, as before.
 
+On an embedded folder this process holds (``from_path``), even the ``count`` is skipped while
+the directory's write epoch (``epochs.py``, slot ``NAMES_SLOT``, moved by every registration
+after it returned) is the one read before the ``count`` that the names held were checked
+against: no registration was acknowledged since. Stores that cannot vouch (a server, a client
+the caller made) count as above.
+
 Example:
     >>> names_under(("a", "a.b", "a.b.c", "a2", "b"), "a.b")
     ['a.b', 'a.b.c']
@@ -126,6 +132,7 @@ class NamesDirectory:
         self._names: tuple[str, ...] = ()
         self._tokens: dict[str, str | None] = {}
         self._paged: set[int] = set()  # blocks known to have a name page
+        self._epoch: int | None = None  # the names write epoch read before the names held
 
     def token(self, prefix: str) -> tuple[bool, str | None]:
         """Whether a token of ``prefix`` is held, and which.
@@ -150,6 +157,17 @@ class NamesDirectory:
             if len(self._tokens) > _TOKENS_HELD:
                 del self._tokens[next(iter(self._tokens))]
 
+    def unchanged(self, epoch: int | None, col: Any) -> tuple[str, ...] | None:
+        """The names held, if ``epoch`` (read now) is the one read before they were read.
+
+        ``None`` when it is not (or is ``None``: the storage cannot vouch), or the names held
+        are another collection's: then :meth:`names` must be asked.
+        """
+        with self._lock:
+            if epoch is None or self._epoch != epoch or self._key is None:
+                return None
+            return self._names if self._key[0] == col.id else None
+
     @property
     def cached(self) -> tuple[str, ...] | None:
         """The names held, or ``None`` before the first read."""
@@ -159,11 +177,18 @@ class NamesDirectory:
         """Every registered name, sorted (one ``count``; the registrations since when it grew).
 
         Complete as of a ``count`` taken during the call: every namespace registered before the
-        call began is in it.
+        call began is in it. No ``count`` at all while the storage vouches that nothing was
+        registered since the names held were read (its names write epoch is the one read before
+        that read's ``count``; ``ChromaStorage.names_epoch``, ``epochs.py``).
         """
+        epoch = storage.names_epoch()  # before the count: a later registration moves it
+        held = self.unchanged(epoch, col)
+        if held is not None:
+            return held
         count = int(storage.call("count names", col.count))
         with self._lock:
             if self._key == (col.id, count):
+                self._epoch = epoch
                 return self._names
             held = self._names if self._key is not None and self._key[0] == col.id else None
             paged = set(self._paged) if held is not None else set()
@@ -177,6 +202,7 @@ class NamesDirectory:
             self._key = (col.id, len(names))
             self._names = names
             self._paged = paged
+            self._epoch = epoch  # every registration acknowledged before it is in the names
         return names
 
 
