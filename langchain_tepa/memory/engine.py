@@ -69,6 +69,7 @@ from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest, Sto
 __all__ = ["Deferred", "Engine", "Folded"]
 
 _log = logging.getLogger("langchain_tepa")
+_COUNTS_HELD = 65536  # namespaces whose last active count a memory keeps (all forgotten beyond)
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,7 @@ class Engine:
         self._seq = 0
         self._last_time = -math.inf
         self.embed_calls = 0  # texts embedded for precedents (tests count them)
+        self._counted: dict[str, tuple[int, int]] = {}  # ns -> (epoch, active): active_counts
 
     # ------------------------------------------------------------------ ids and time
     @property
@@ -232,17 +234,23 @@ class Engine:
         *,
         fresh: bool = True,
         known: Mapping[str, Head | None] | None = None,
+        known_epochs: Mapping[str, int] | None = None,
     ) -> Iterator[dict[str, NamespaceState]]:
         """Lock ``namespaces`` and yield their states.
 
         With ``fresh`` (reads), each state is caught up unless it was checked less than
         ``max_staleness_s`` ago; without, states are used as cached (loaded if absent).
         ``known`` gives heads the caller read after its read began (``None``: no head), used
-        instead of reading them again.
+        instead of reading them again; ``known_epochs`` the write epochs read before those
+        heads (``NamespaceScan.epochs``), kept as if this memory had read them.
         """
         with self.cache.locked(namespaces):
-            yield self._states(namespaces, fresh=fresh, known=known)
+            yield self._states(namespaces, fresh=fresh, known=known, known_epochs=known_epochs)
         self.maybe_flush()
+
+    def held(self, namespaces: Iterable[str]) -> bool:
+        """Whether every one of ``namespaces`` has a state in process (nothing is read)."""
+        return all(self.cache.peek(ns) is not None for ns in namespaces)
 
     def _states(
         self,
@@ -251,6 +259,7 @@ class Engine:
         fresh: bool,
         force: bool = False,
         known: Mapping[str, Head | None] | None = None,
+        known_epochs: Mapping[str, int] | None = None,
     ) -> dict[str, NamespaceState]:
         """States of ``namespaces``: loaded if absent, caught up if due (always if ``force``).
 
@@ -274,6 +283,8 @@ class Engine:
         # Epochs are read before the heads: a write that bumps after this read is either in
         # the heads read next or moves the epoch (epochs.py).
         epochs = {ns: self.storage.local_epoch(ns) for ns in unread}
+        if known_epochs:
+            epochs.update((ns, known_epochs[ns]) for ns in given if ns in known_epochs)
         heads = self.storage.read_heads(unread) if unread else {}
         heads.update({ns: head for ns, head in given.items() if head is not None})
         missing = [ns for ns in check if held[ns] is None]
@@ -817,6 +828,34 @@ class Engine:
     def heads(self) -> Iterator[Head]:
         """Every namespace's head, from storage."""
         return self.storage.list_heads()
+
+    def active_counts(self, namespaces: Sequence[str]) -> dict[str, int]:
+        """Active precedents of each of ``namespaces`` (0 without a head), from their heads.
+
+        A namespace whose write epoch (:meth:`~langchain_tepa.storage.base.StorageBackend.
+        local_epoch`) is the one read before the head that gave its last count here is
+        answered from that count, without reading its head again; the others' heads are read
+        together (one read per shard).
+        """
+        epochs = {ns: self.storage.local_epoch(ns) for ns in namespaces}  # before the heads
+        out: dict[str, int] = {}
+        unread: list[str] = []
+        for ns in namespaces:
+            epoch = epochs[ns]
+            hit = self._counted.get(ns) if epoch is not None else None
+            if hit is not None and hit[0] == epoch:
+                out[ns] = hit[1]
+            else:
+                unread.append(ns)
+        heads = self.storage.read_heads(unread) if unread else {}
+        for ns in unread:
+            out[ns] = self.active_count(heads[ns]) if ns in heads else 0
+            epoch = epochs[ns]
+            if epoch is not None:
+                if len(self._counted) >= _COUNTS_HELD:
+                    self._counted.clear()
+                self._counted[ns] = (epoch, out[ns])
+        return out
 
     def active_count(self, head: Head) -> int:
         """Active precedents of ``head``'s namespace (its trusted summary, else a fold)."""

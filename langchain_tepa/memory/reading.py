@@ -270,7 +270,9 @@ class ReadingMixin(MemoryCore):
             prefix: Only this namespace and those below it on label boundaries (``"users"``
                 matches ``"users.u1"``, not ``"users2"``).
             active_only: Only namespaces with at least one Active precedent (read from each
-                namespace's head; a namespace whose summary is not current is folded).
+                namespace's head; a namespace whose summary is not current is folded; on an
+                embedded folder this process holds, a head is read again only after a write
+                to its shard, see :meth:`~langchain_tepa.memory.engine.Engine.active_counts`).
         """
         self._check_open()
         pfx = None if prefix is None else validate_namespace(prefix)
@@ -284,7 +286,9 @@ class ReadingMixin(MemoryCore):
 
         Reads the heads of ``names`` only (one read per shard touched), so a caller that
         needs a few of many namespaces, such as a listing with a limit, can check them a chunk
-        at a time. A namespace whose head summary is not current is folded.
+        at a time. A namespace whose head summary is not current is folded. On an embedded
+        folder this process holds, a namespace counted before is not read again while its
+        shard's write epoch is unchanged.
 
         Example:
             >>> from langchain_tepa import TEPAMemory
@@ -300,8 +304,8 @@ class ReadingMixin(MemoryCore):
     def _active_of(self, names: list[str]) -> list[str]:
         if not self.policy.retrieval_enabled or not names:
             return []
-        heads = self.storage.read_heads(names)
-        return [ns for ns in names if ns in heads and self._engine.active_count(heads[ns]) > 0]
+        counts = self._engine.active_counts(names)
+        return [ns for ns in names if counts[ns] > 0]
 
     def answer(
         self, key: str, *, namespace: Namespace | None = None, as_of: AsOfPoint | None = None
@@ -435,7 +439,10 @@ class ReadingMixin(MemoryCore):
         (every namespace registered, and every write acknowledged, before the call began), in
         fewer round trips: the storage finds the namespaces and reads their heads together
         (``StorageBackend.scan_namespaces``; on Chroma one read by id for a namespace without
-        children, instead of a directory ``count`` and a head read).
+        children, instead of a directory ``count`` and a head read). On an embedded folder
+        this process holds, a call over namespaces it holds reads nothing while nothing was
+        registered or written since (``StorageBackend.namespaces_if_unchanged``, write
+        epochs), and only the heads of shards written since otherwise.
 
         Example:
             >>> from langchain_tepa import TEPAMemory
@@ -449,10 +456,18 @@ class ReadingMixin(MemoryCore):
         self._check_open()
         if not self.policy.retrieval_enabled:
             return {ns: AnswerTable(ns, ()) for ns in self.storage.find_namespaces(pfx)}
+        vectors = tuple(dict.fromkeys(vector_spaces))
+        payloads = dict(payload_spaces or {})
+        # On a store that vouches for its write epochs (an embedded folder this process holds):
+        # nothing registered since the names were read, and every namespace held, so each
+        # head is read only if its shard was written since (Engine._states), none at all when
+        # nothing was written.
+        names = self.storage.namespaces_if_unchanged(pfx)
+        if names is not None and self._engine.held(names):
+            return self._tables(names, vectors, payloads, {})
         scan = self.storage.scan_namespaces(pfx, heads=self._chunk())
         known = {ns: scan.heads.get(ns) for ns in scan.read}
-        vectors = tuple(dict.fromkeys(vector_spaces))
-        return self._tables(list(scan.names), vectors, dict(payload_spaces or {}), known)
+        return self._tables(list(scan.names), vectors, payloads, known, scan.epochs)
 
     def _chunk(self) -> int:
         return max(1, min(_CHUNK, self._engine.cache.capacity))
@@ -475,8 +490,12 @@ class ReadingMixin(MemoryCore):
         vectors: tuple[str, ...],
         payloads: dict[str, int],
         known: Mapping[str, Head | None],
+        epochs: Mapping[str, int] | None = None,
     ) -> dict[str, AnswerTable]:
-        """Current tables of ``names``; ``known``: heads read after the call began."""
+        """Current tables of ``names``; ``known``: heads read after the call began.
+
+        ``epochs``: the write epochs read before those heads, when the storage vouches.
+        """
         spaces = list(dict.fromkeys([*vectors, *payloads]))
         spec = (vectors, tuple(sorted(payloads.items())))
         out: dict[str, AnswerTable] = {}
@@ -490,7 +509,7 @@ class ReadingMixin(MemoryCore):
         chunks += [held[at : at + step] for at in range(0, len(held), step)]
         for chunk in chunks:
             given = {ns: known[ns] for ns in chunk if ns in known}
-            with self._engine.reading(chunk, known=given) as live:
+            with self._engine.reading(chunk, known=given, known_epochs=epochs) as live:
                 for ns in chunk:
                     st = live[ns]
                     # Kept until the namespace changes; rebuilt when one of its spaces changed.

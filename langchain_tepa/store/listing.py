@@ -3,7 +3,10 @@
 The names come from the memory's directory (cached while it has not grown); the match
 conditions are applied to names alone; then heads are checked in label order a chunk at a
 time, and the listing stops as soon as it holds ``offset + limit`` results. A listing of 100
-namespaces in a store of 100,000 reads about 100 heads instead of 100,000.
+namespaces in a store of 100,000 reads about 100 heads instead of 100,000. On an embedded folder
+this process holds (``from_path``), a listing while nothing was registered or written reads
+nothing: the directory's ``count`` and the heads counted before are skipped (write epochs,
+``docs/consistency.md``).
 
 Example:
     >>> from langgraph.store.base import ListNamespacesOp
