@@ -832,10 +832,9 @@ class Engine:
     def active_counts(self, namespaces: Sequence[str]) -> dict[str, int]:
         """Active precedents of each of ``namespaces`` (0 without a head), from their heads.
 
-        A namespace whose write epoch (:meth:`~langchain_tepa.storage.base.StorageBackend.
-        local_epoch`) is the one read before the head that gave its last count here is
-        answered from that count, without reading its head again; the others' heads are read
-        together (one read per shard).
+        A namespace whose write epoch (``StorageBackend.local_epoch``) is the one read before
+        the head that gave its last count here is answered from that count, without reading
+        its head again; the others' heads are read together (one read per shard).
         """
         epochs = {ns: self.storage.local_epoch(ns) for ns in namespaces}  # before the heads
         out: dict[str, int] = {}
