@@ -272,7 +272,7 @@ class ReadingMixin(MemoryCore):
             active_only: Only namespaces with at least one Active precedent (read from each
                 namespace's head; a namespace whose summary is not current is folded; on an
                 embedded folder this process holds, a head is read again only after a write
-                to its shard, see :meth:`~langchain_tepa.memory.engine.Engine.active_counts`).
+                to its shard).
         """
         self._check_open()
         pfx = None if prefix is None else validate_namespace(prefix)
