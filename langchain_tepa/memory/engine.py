@@ -650,8 +650,9 @@ class Engine:
         writes: list[NamespaceWrite] = []
         touched: list[Precedent] = []
         # A commit over several namespaces writes their views with its pages (one storage
-        # call per shard instead of two); its namespaces' buffered views go with them.
-        inline = len(namespaces) > 1
+        # call per shard instead of two) where the storage keeps them together; its
+        # namespaces' buffered views go with them. Elsewhere views are buffered.
+        inline = len(namespaces) > 1 and self.storage.views_with_pages
         taken = self.views.take(namespaces) if inline else None
         for ns in namespaces:
             st = states[ns]
@@ -777,16 +778,19 @@ class Engine:
         if self.views.due():
             self.flush()
 
-    def flush(self) -> None:
+    def flush(self, *, settle: bool = False) -> None:
         """Write buffered views, each as the fold has it now (caught up first).
 
-        The view marks of the namespaces written go with them.
+        The view marks of the namespaces written go with them (a backend may hold marks back
+        for a later commit to carry); ``settle`` has every mark held back written now.
         """
         if self.read_only:
             self.views.drain()
             return
         pending = self.views.drain()
         if not pending:
+            if settle:
+                self.storage.write_views([], None, settle=True)
             return
         namespaces = sorted(set(pending.views) | set(pending.heal))
         try:
@@ -806,7 +810,7 @@ class Engine:
                     if mark:
                         marks[ns] = mark
                 decided = {ns: states[ns].epoch for ns in namespaces}
-                self.storage.write_views(current, marks)
+                self.storage.write_views(current, marks, settle=settle)
                 wrote = {p.namespace for p in current} | set(marks)
                 self._advance_epochs(states, decided, wrote)
         except BaseException:
@@ -870,8 +874,8 @@ class Engine:
         return None
 
     def close(self) -> None:
-        """Write buffered views and drop the cache."""
+        """Write buffered views (and every view mark held back) and drop the cache."""
         try:
-            self.flush()
+            self.flush(settle=True)
         finally:
             self.cache.clear()
