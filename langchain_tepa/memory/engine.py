@@ -68,6 +68,9 @@ from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest, Sto
 
 __all__ = ["Deferred", "Engine", "Folded"]
 
+_SETTLE_BELOW_S = 1.0
+"""Flush intervals below which every flush writes its view marks at once (``Engine.flush``)."""
+
 _log = logging.getLogger("langchain_tepa")
 
 
@@ -787,6 +790,9 @@ class Engine:
         if self.read_only:
             self.views.drain()
             return
+        # Readers heal views whose marks lag for twice the flush interval: with a short one,
+        # marks are not left waiting for a commit to carry them (Chroma waits up to 0.5 s).
+        settle = settle or self.views.max_age_s < _SETTLE_BELOW_S
         pending = self.views.drain()
         if not pending:
             if settle:
