@@ -372,3 +372,14 @@ def test_tepa_upgrade_on_a_folder(tmp_path: Any, capsys: pytest.CaptureFixture[s
     assert "already in layout 5" in capsys.readouterr().out
     with TEPAMemory.from_path(tmp_path, embeddings=HashingEmbeddings()) as again:
         assert _answers(again) == answers
+
+
+def test_reconcile_leaves_every_mark_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(backend, "MARKS_WAIT_S", 1e9)
+    client, prefix = _client(), _prefix()
+    memory = _memory(client, prefix)
+    memory.observe_many(random_facts(random.Random(1), 80, NAMESPACES))
+    memory._engine.flush()  # the automatic flush: the marks wait
+    memory.reconcile()
+    heads = ChromaStorage(client, prefix=prefix).read_heads(NAMESPACES)
+    assert heads and all(h.views == dict(h.clock) for h in heads.values())
