@@ -68,6 +68,9 @@ from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest, Sto
 
 __all__ = ["Deferred", "Engine", "Folded"]
 
+_SETTLE_BELOW_S = 1.0
+"""Flush intervals below which every flush writes its view marks at once (``Engine.flush``)."""
+
 _log = logging.getLogger("langchain_tepa")
 _COUNTS_HELD = 65536  # namespaces whose last active count a memory keeps (all forgotten beyond)
 
@@ -661,8 +664,9 @@ class Engine:
         writes: list[NamespaceWrite] = []
         touched: list[Precedent] = []
         # A commit over several namespaces writes their views with its pages (one storage
-        # call per shard instead of two); its namespaces' buffered views go with them.
-        inline = len(namespaces) > 1
+        # call per shard instead of two) where the storage keeps them together; its
+        # namespaces' buffered views go with them. Elsewhere views are buffered.
+        inline = len(namespaces) > 1 and self.storage.views_with_pages
         taken = self.views.take(namespaces) if inline else None
         for ns in namespaces:
             st = states[ns]
@@ -788,16 +792,22 @@ class Engine:
         if self.views.due():
             self.flush()
 
-    def flush(self) -> None:
+    def flush(self, *, settle: bool = False) -> None:
         """Write buffered views, each as the fold has it now (caught up first).
 
-        The view marks of the namespaces written go with them.
+        The view marks of the namespaces written go with them (a backend may hold marks back
+        for a later commit to carry); ``settle`` has every mark held back written now.
         """
         if self.read_only:
             self.views.drain()
             return
+        # Readers heal views whose marks lag for twice the flush interval: with a short one,
+        # marks are not left waiting for a commit to carry them (Chroma waits up to 0.5 s).
+        settle = settle or self.views.max_age_s < _SETTLE_BELOW_S
         pending = self.views.drain()
         if not pending:
+            if settle:
+                self.storage.write_views([], None, settle=True)
             return
         namespaces = sorted(set(pending.views) | set(pending.heal))
         try:
@@ -817,7 +827,7 @@ class Engine:
                     if mark:
                         marks[ns] = mark
                 decided = {ns: states[ns].epoch for ns in namespaces}
-                self.storage.write_views(current, marks)
+                self.storage.write_views(current, marks, settle=settle)
                 wrote = {p.namespace for p in current} | set(marks)
                 self._advance_epochs(states, decided, wrote)
         except BaseException:
@@ -908,8 +918,8 @@ class Engine:
         return None
 
     def close(self) -> None:
-        """Write buffered views and drop the cache."""
+        """Write buffered views (and every view mark held back) and drop the cache."""
         try:
-            self.flush()
+            self.flush(settle=True)
         finally:
             self.cache.clear()

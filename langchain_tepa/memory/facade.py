@@ -280,9 +280,9 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
         self._engine.cache.clear()
 
     def flush(self) -> None:
-        """Write buffered view updates."""
+        """Write buffered view updates, and the view marks that say they are written."""
         self._check_open()
-        self._engine.flush()
+        self._engine.flush(settle=True)
 
     def close(self) -> None:
         """Flush and release the storage (and the folder lock of :meth:`from_path`)."""

@@ -85,6 +85,7 @@ def reconcile_storage(
             storage.write_summary(ns, summary)
         if bar is not None:
             bar.update(1)
+    storage.write_views([], None, settle=True)  # the view marks a backend held back
     if bar is not None:
         bar.close()
     return ReconcileReport(

@@ -175,6 +175,16 @@ class StorageBackend(Protocol):
     read_only: bool
 
     @property
+    def views_with_pages(self) -> bool:
+        """Whether a commit's views cost no storage call of their own (they go with its pages).
+
+        When ``True`` a memory hands a commit spanning several namespaces its views (the
+        write stores them with the pages); when ``False`` it buffers them like any other
+        and :meth:`write_views` stores many commits' views together.
+        """
+        ...
+
+    @property
     def dedicated_at(self) -> int | None:
         """Precedents above which a namespace should get an index of its own (``None``: never)."""
         ...
@@ -232,11 +242,15 @@ class StorageBackend(Protocol):
         self,
         precedents: Sequence[Precedent],
         marks: Mapping[str, Mapping[str, int]] | None = None,
+        *,
+        settle: bool = False,
     ) -> None:
         """Write precedent views and view marks.
 
         ``marks`` records per namespace up to which page of each stream views are written
-        (``namespace -> stream -> seq``).
+        (``namespace -> stream -> seq``). A backend may store a mark later than its views
+        (never earlier): Chroma's layout 5 lets the next commit to the head's shard carry it.
+        ``settle`` writes every mark held back so far as well (an explicit flush, closing).
         """
         ...
 

@@ -94,6 +94,11 @@ class InMemoryStorage:
             dict(data.written),
         )
 
+    @property
+    def views_with_pages(self) -> bool:
+        """Views go with their pages here (one dict update)."""
+        return True
+
     def local_epoch(self, namespace: str) -> int | None:
         """Always ``None``: memories on this storage read heads (stand-ins for processes)."""
         return None
@@ -214,6 +219,8 @@ class InMemoryStorage:
         self,
         precedents: Sequence[Precedent],
         marks: Mapping[str, Mapping[str, int]] | None = None,
+        *,
+        settle: bool = False,
     ) -> None:
         """Write precedent views and view marks."""
         if not precedents and not marks:

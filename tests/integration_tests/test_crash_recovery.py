@@ -92,7 +92,7 @@ elif mode == "mid-commit":
         return original_commit(self, commit)
     ChromaStorage.commit = commit_then_die_between_shards
 elif mode == "before-views":
-    hook(ChromaStorage, "write_views", when=lambda self, views, marks=None: bool(views))
+    hook(ChromaStorage, "write_views", when=lambda self, views, marks=None, **kw: bool(views))
 elif mode == "in-upsert":
     hook(chroma_collection.Collection, "upsert", before=False,
          when=lambda self, **kw: any((m or {}).get("tepa_n", 0) > 100 for m in kw.get("metadatas") or []))

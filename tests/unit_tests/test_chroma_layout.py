@@ -70,7 +70,13 @@ def test_namespaces_cost_records_not_collections(ephemeral_client: Any) -> None:
     mem.observe_many([Fact("user.diet", "vegan", namespace=f"users.u{i}") for i in range(300)])
     mem.flush()
     ours = {n for n in _names(ephemeral_client) if n.startswith(prefix + "_")}
-    assert ours == {f"{prefix}_meta", f"{prefix}_names", *(f"{prefix}_e{s:02d}" for s in range(4))}
+    # 4 evidence shards, and one view shard for them (layout 5: a view shard per 4 shards)
+    assert ours == {
+        f"{prefix}_meta",
+        f"{prefix}_names",
+        f"{prefix}_w00",
+        *(f"{prefix}_e{s:02d}" for s in range(4)),
+    }
     assert len(mem.namespaces(prefix="users")) == 300
     assert mem.namespaces(prefix="users.u1") == ["users.u1"]  # label boundaries, not "users.u10"
     assert mem.evidence_count() == 300

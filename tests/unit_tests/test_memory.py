@@ -303,7 +303,7 @@ def test_views_carry_the_lifecycle_in_metadata(chroma_memory: TEPAMemory) -> Non
     m.flush()
     storage = m.storage
     shard = storage.layout.shard("default")  # type: ignore[attr-defined]
-    col = storage.collection(storage.layout.evidence(shard), create=False)  # type: ignore[attr-defined]
+    col = storage.collection(storage.layout.view_collection(shard), create=False)  # type: ignore[attr-defined]
     got = col.get(
         where={"$and": [{"tepa_ns": "default"}, {"tepa_state": "revoked"}]}, include=["metadatas"]
     )

@@ -66,6 +66,8 @@ def _write(folder: Path, prefix: str) -> dict[str, Any]:
     memory.observe_many([(f"fact.k{i}", f"value {i}") for i in range(300)])
     for _ in range(3):
         memory.observe("fact.k3", "something else")
+    for i in range(40):  # pages enough that Chroma persists the shard's index (threshold 32)
+        memory.observe(f"fact.extra{i}", "x")
     before = {
         "k3": memory.get("fact.k3"),
         "top": [d.metadata["value"] for d in memory.retrieve("something else", k=1)],
@@ -134,7 +136,7 @@ def test_a_large_namespace_index_is_rebuilt_from_the_evidence(folder: Path) -> N
     storage = memory.storage
     assert isinstance(storage, ChromaStorage)
     live = [p.id for p in memory.precedents()]  # the index holds every precedent
-    assert len(live) == 301
+    assert len(live) == 341  # 300 facts, a second value of one, 40 facts more
     # The index still lists its records (they are in chroma.sqlite3) but lost their vectors.
     with pytest.raises(StorageError):
         storage.index_vectors_of("default", live)

@@ -60,10 +60,10 @@ def _folded(memory: TEPAMemory) -> dict[str, tuple[str, int, int]]:
 
 
 # ---------------------------------------------------------------------- one page per shard
-def test_a_new_store_has_layout_4() -> None:
+def test_a_new_store_has_shard_pages() -> None:
     memory = TEPAMemory.from_client(_client(), prefix=_prefix(), embeddings=HashingEmbeddings())
     layout = memory.storage.layout  # type: ignore[attr-defined]
-    assert layout.version == 4 and layout.shard_pages
+    assert layout.version == 5 and layout.shard_pages
 
 
 def test_a_mixed_batch_writes_one_page_per_shard_and_reads_back_the_same() -> None:

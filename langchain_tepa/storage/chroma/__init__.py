@@ -5,7 +5,7 @@ Example:
     >>> from chromadb.config import Settings
     >>> client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
     >>> open_chroma_storage(client, prefix="doc_pkg").layout.version
-    4
+    5
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from langchain_tepa.storage.chroma.local import (
     open_server_client,
     set_journal_mode,
 )
+from langchain_tepa.storage.chroma.upgrade import ViewUpgradeReport, upgrade_views
 
 __all__ = [
     "JOURNAL_MODES",
@@ -29,11 +30,13 @@ __all__ = [
     "ChromaStorage",
     "FolderLock",
     "Layout",
+    "ViewUpgradeReport",
     "is_async_client",
     "open_chroma_storage",
     "open_persistent_client",
     "open_server_client",
     "set_journal_mode",
+    "upgrade_views",
 ]
 
 

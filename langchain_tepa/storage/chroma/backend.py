@@ -16,11 +16,13 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_tepa.core.errors import ReadOnlyError
 from langchain_tepa.core.log import Head, NamespaceSummary, Page
@@ -58,6 +60,9 @@ from langchain_tepa.storage.chroma.layout import (
 )
 from langchain_tepa.storage.chroma.local import FolderLock
 
+if TYPE_CHECKING:
+    from langchain_tepa.storage.chroma.upgrade import ViewUpgradeReport
+
 __all__ = ["ChromaStorage"]
 
 _T = TypeVar("_T")
@@ -65,6 +70,11 @@ _READ_PAGE = 5000
 _READ_NAMESPACES = 100
 _PLACEHOLDER = [1.0]
 _HEADED_HELD = 65536  # namespaces remembered to have a head (forgotten all at once beyond)
+MARKS_WAIT_S = 0.5
+"""Seconds a layout 5 view mark waits for a commit to its head's shard to carry it, before
+it is written on its own at the next call (readers heal views only after twice the memory's
+flush interval: 4 s by default)."""
+_log = logging.getLogger("langchain_tepa")
 
 
 def _where(clauses: list[dict[str, Any]], op: str = "$and") -> dict[str, Any]:
@@ -134,6 +144,11 @@ class ChromaStorage:
         folder = folder_of(client)
         self._epochs = EpochKey(folder, prefix) if folder is not None else None
         self._owner: tuple[FolderLock, int] | None = None  # (held lock, pid): claim_folder
+        # Layout 5: view marks whose views are stored, waiting for a commit to the shard of
+        # their head to carry them (shard -> namespace -> stream -> seq), and since when.
+        self._marks: dict[int, dict[str, dict[str, int]]] = {}
+        self._marks_since: dict[int, float] = {}
+        self._marks_lock = threading.Lock()
         self._max_batch = 5000
         try:
             self._max_batch = max(1, min(5000, int(client.get_max_batch_size())))
@@ -555,6 +570,7 @@ class ChromaStorage:
         self._writable()
         with self._writing():
             self._commit(commit)
+            self._write_marks(due_only=True)
 
     def _commit(self, commit: Commit) -> None:
         created = [w.namespace for w in commit.writes if w.created]
@@ -680,12 +696,34 @@ class ChromaStorage:
         """Pages and head bumps of one shard; a page and its head bumps never span two calls.
 
         Views (and view marks) a write carries go in the same call; those of a write too large
-        for one call with its page are returned, to be written right after. Registration
+        for one call with its page, and from layout 5 all of them (views live in view shards),
+        are returned, to be written right after. Registration
         ``tokens`` of prefixes in this shard go in the first call.
         """
         ids: list[str] = [token_id(prefix) for prefix in tokens]
         metas: list[dict[str, Any]] = [token_meta(p, token) for p, token in tokens.items()]
         late: list[NamespaceWrite] = []
+        carried = self._take_marks(shard)  # layout 5: marks waiting for this shard
+        try:
+            self._send_pages(col, commit, shard, writes, ids, metas, late, carried)
+        except BaseException:
+            self._defer_marks(shard, carried)  # not known to be stored: keep them
+            raise
+        return late
+
+    def _send_pages(
+        self,
+        col: Any,
+        commit: Commit,
+        shard: int,
+        writes: Sequence[NamespaceWrite],
+        ids: list[str],
+        metas: list[dict[str, Any]],
+        late: list[NamespaceWrite],
+        carried: dict[str, dict[str, int]],
+    ) -> None:
+        """The calls of :meth:`_append`; ``carried`` marks ride in its heads (or as records)."""
+        marks = dict(carried)
 
         def send() -> None:
             while ids:  # more than one call only for more tokens than a call holds
@@ -713,7 +751,7 @@ class ChromaStorage:
                     write.summary,
                     write.time,
                 )
-                if len(write.views) <= room:
+                if self.views_with_pages and len(write.views) <= room:
                     room -= len(write.views)
                     for p in write.views:
                         entries_ids.append(p.id)
@@ -722,55 +760,180 @@ class ChromaStorage:
                         head.update(codec.marks_update(write.namespace, write.view_marks))
                 elif write.views or write.view_marks:
                     late.append(write)
+                waiting = marks.pop(write.namespace, None)
+                if waiting:
+                    head.update(codec.marks_update(write.namespace, waiting))
                 entries_ids.append(codec.head_id(write.namespace))
                 entries_metas.append(head)
             if ids and len(ids) + len(entries_ids) > self._max_batch:
                 send()
             ids.extend(entries_ids)
             metas.extend(entries_metas)
+        for ns, per in marks.items():  # heads this commit does not bump
+            if len(ids) >= self._max_batch:
+                send()
+            ids.append(codec.head_id(ns))
+            metas.append(codec.marks_update(ns, per))
         send()
-        return late
 
     # ---------------------------------------------------------------- views
+    @property
+    def views_with_pages(self) -> bool:
+        """Whether a commit's views go with its pages at no extra call (layouts 3 and 4).
+
+        From layout 5 views live in view shards of their own: a commit spanning several
+        namespaces then leaves its views to the memory's view buffer (written by
+        :meth:`write_views`, many commits' views in one call per view shard) instead of
+        adding a call per shard to every commit.
+        """
+        return not self.layout.view_shards
+
+    def _views(self, shard: int, *, create: bool) -> Any:
+        name = self.layout.view_collection(shard)
+        return self.collection(name, create=create, hnsw=EVIDENCE_HNSW)
+
     def write_views(
         self,
         precedents: Sequence[Precedent],
         marks: Mapping[str, Mapping[str, int]] | None = None,
+        *,
+        settle: bool = False,
     ) -> None:
-        """Write views (and view marks into heads), one ``upsert`` per shard."""
-        if not precedents and not marks:
+        """Write views, then the view marks into heads.
+
+        In layouts 3 and 4 a shard's views and marks are one ``upsert`` (views and heads share
+        the evidence shard). From layout 5 every view shard touched is written first (one call
+        each); the marks then wait for the next commit to their head's shard, which carries
+        them in its own call, or are written on their own by the first call after
+        ``MARKS_WAIT_S`` (and by :meth:`close`); ``settle`` writes every waiting mark now.
+        A mark is never stored before its views; a failure or a crash leaves it behind them
+        (the views are rewritten later). The write epoch of the shard of every namespace with
+        a view or a mark moves by one, as in layout 4 (one outer write, whatever it holds
+        back), so the memory's own accounting of epochs needs no layout of its own.
+        """
+        if settle and self.layout.view_shards and self._marks and not self.read_only:
+            pass  # written below, inside this write's epoch batch
+        elif not precedents and not marks:
             return
         self._writable()
-        by_shard: dict[int, tuple[list[str], list[dict[str, Any]]]] = {}
+        views: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
         for p in precedents:
-            ids, metas = by_shard.setdefault(self.layout.shard(p.namespace), ([], []))
+            ids, metas = views.setdefault(
+                self.layout.view_collection(self.layout.shard(p.namespace)), ([], [])
+            )
             ids.append(p.id)
             metas.append(codec.precedent_meta(p))
+        heads: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
+        slots: set[int] = {self.layout.shard(p.namespace) for p in precedents}
+        if self.layout.view_shards:
+            slots.update(self.layout.shard(ns) for ns, per in (marks or {}).items() if per)
+            with self._writing(*slots):
+                self._write_groups(views, "write views")
+                for ns, per in (marks or {}).items():
+                    if per:
+                        self._defer_marks(self.layout.shard(ns), {ns: dict(per)})
+                self._write_marks(due_only=not settle)
+            return
         for ns, per in (marks or {}).items():
             if per:
-                ids, metas = by_shard.setdefault(self.layout.shard(ns), ([], []))
+                shard = self.layout.shard(ns)
+                slots.add(shard)
+                name = self.layout.evidence(shard)
+                # One call per collection: marks join the views when both share it.
+                ids, metas = (views if name in views else heads).setdefault(name, ([], []))
                 ids.append(codec.head_id(ns))
                 metas.append(codec.marks_update(ns, per))
-        with self._writing(*by_shard):
-            for shard, (ids, metas) in by_shard.items():
-                col = self._evidence(shard, create=True)
-                for start in range(0, len(ids), self._max_batch):
-                    end = start + self._max_batch
-                    self.call(
-                        "write views",
-                        col.upsert,
-                        ids=ids[start:end],
-                        embeddings=[_PLACEHOLDER for _ in ids[start:end]],
-                        metadatas=metas[start:end],
-                    )
+        with self._writing(*slots):
+            self._write_groups(views, "write views")
+            self._write_groups(heads, "write views")
+
+    def _write_groups(
+        self, groups: Mapping[str, tuple[list[str], list[dict[str, Any]]]], op: str
+    ) -> None:
+        """Upsert each collection's records (placeholder vectors), a call per batch."""
+        for name, (ids, metas) in groups.items():
+            col = self.collection(name, create=True, hnsw=EVIDENCE_HNSW)
+            for start in range(0, len(ids), self._max_batch):
+                end = start + self._max_batch
+                self.call(
+                    op,
+                    col.upsert,
+                    ids=ids[start:end],
+                    embeddings=[_PLACEHOLDER for _ in ids[start:end]],
+                    metadatas=metas[start:end],
+                )
+
+    # ---------------------------------------------------------------- view marks (layout 5)
+    def _defer_marks(self, shard: int, marks: Mapping[str, Mapping[str, int]]) -> None:
+        """Keep marks (their views stored) for the next commit to ``shard`` to carry."""
+        if not marks:
+            return
+        with self._marks_lock:
+            held = self._marks.setdefault(shard, {})
+            for ns, per in marks.items():
+                mine = held.setdefault(ns, {})
+                for stream, seq in per.items():
+                    mine[stream] = max(int(seq), mine.get(stream, 0))
+            self._marks_since.setdefault(shard, time.monotonic())
+
+    def _take_marks(self, shard: int) -> dict[str, dict[str, int]]:
+        with self._marks_lock:
+            self._marks_since.pop(shard, None)
+            return self._marks.pop(shard, {})
+
+    def _write_marks(self, *, due_only: bool) -> None:
+        """Write waiting marks: those older than ``MARKS_WAIT_S`` (or all), a call per shard."""
+        if not self._marks:
+            return
+        now = time.monotonic()
+        with self._marks_lock:
+            shards = [
+                sh
+                for sh, since in self._marks_since.items()
+                if not due_only or now - since >= MARKS_WAIT_S
+            ]
+        for shard in shards:
+            marks = self._take_marks(shard)
+            if not marks:
+                continue
+            group = {
+                self.layout.evidence(shard): (
+                    [codec.head_id(ns) for ns in marks],
+                    [codec.marks_update(ns, per) for ns, per in marks.items()],
+                )
+            }
+            try:
+                with self._writing(shard):
+                    self._write_groups(group, "write view marks")
+            except BaseException:
+                self._defer_marks(shard, marks)
+                raise
+
+    def flush_marks(self) -> None:
+        """Write every view mark still waiting for a commit to carry it (layout 5)."""
+        if not self.read_only:
+            self._write_marks(due_only=False)
 
     def load_views(self, namespace: str) -> list[dict[str, Any]]:
         """Stored views of a namespace's precedents."""
-        col = self._evidence(self.layout.shard(namespace), create=False)
+        col = self._views(self.layout.shard(namespace), create=False)
         if col is None:
             return []
         got = self.get_all(col, {"tepa_ns": namespace}, ["metadatas"])
         return [v for meta in got["metadatas"] if (v := codec.view_of(meta)) is not None]
+
+    def upgrade_views(self, *, progress: bool = False) -> ViewUpgradeReport:
+        """Move a layout 3 or 4 store's views into view shards (layout 5); see ``upgrade.py``.
+
+        Readers then load only heads and pages. Run it with the store's other writers stopped
+        (``tepa upgrade PATH`` for an embedded folder). Idempotent.
+
+        Raises:
+            ReadOnlyError: If this store was opened read-only.
+        """
+        from langchain_tepa.storage.chroma.upgrade import upgrade_views
+
+        return upgrade_views(self, progress=progress)
 
     # ---------------------------------------------------------------- large namespaces
     def _index(self, namespace: str, *, create: bool) -> Any:
@@ -897,7 +1060,15 @@ class ChromaStorage:
         return f"{self.where}, prefix {self.prefix!r}"
 
     def close(self) -> None:
-        """Forget cached collection handles (the client is the caller's)."""
+        """Write waiting view marks, then forget cached collection handles.
+
+        The client is the caller's. A mark that cannot be written is left behind its views
+        (readers rewrite those views later): closing does not fail for it.
+        """
+        try:
+            self.flush_marks()
+        except Exception as exc:  # the store may be gone already
+            _log.warning("view marks of %s not written at close: %s", self.describe(), exc)
         with self._lock:
             self._cols.clear()
 

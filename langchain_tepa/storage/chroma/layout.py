@@ -1,4 +1,4 @@
-"""Chroma layouts 3 and 4: a fixed set of sharded collections, whatever the number of namespaces.
+"""Chroma layouts 3 to 5: a fixed set of sharded collections, whatever the number of namespaces.
 
 A namespace (a tenant) costs records, never a collection: namespaces are spread over ``shards``
 shards by a stable hash of their name. With ``prefix`` ``"tepa"`` and 16 shards:
@@ -27,9 +27,20 @@ shards by a stable hash of their name. With ``prefix`` ``"tepa"`` and 16 shards:
   Readers of a layout 4 store match pages on ``tepa_pns`` or ``tepa_pnl`` (at most 100
   namespaces a read) and decode only their namespace's part; layout 3 stores keep writing one
   page per namespace (nothing to migrate).
-* ``tepa_v00`` .. ``tepa_v15``: **precedent records** of ordinary namespaces, each with its
-  embedding (stored once, never recomputed) and its lifecycle view as metadata. The memory loads
-  a namespace's vectors on first use and ranks them in process (no vector index per namespace).
+  Layouts 3 and 4 also keep each precedent's **view** (its lifecycle state as metadata,
+  ``tepa_ns``, ``tepa_key``, ``tepa_state``, ``tepa_view``) in its namespace's evidence shard,
+  written with the page when a commit spans several namespaces. The vectors of ordinary
+  namespaces live in their pages; the memory ranks them in process (no index per namespace).
+* ``tepa_w00`` .. ``tepa_w03`` (layout 5, stores created from this version on): the **views**,
+  one record per precedent as before, in collections of their own (one per ``VIEW_GROUP``
+  evidence shards). Reads never use views
+  (they fold the evidence), and Chroma loads a collection's whole index on its first read in a
+  process (about 500 bytes a record): with views in the evidence shards, 87% of what a reader
+  loaded was views. Now a reader loads heads and pages only; writers, ``reconcile()`` and
+  tools that query views load the view shards. A view is written after the pages it reflects,
+  then its view mark in the head: carried by the next commit to the head's shard, or written
+  on its own after ``MARKS_WAIT_S`` (a crash between leaves the mark behind, and the view is
+  rewritten by a reader: it heals).
 * ``tepa_x<hash>``: the precedent records of one **large** namespace (more than
   ``dedicated_at`` precedents), ranked by Chroma's index. The number of these collections grows
   with the data (one per ``dedicated_at`` precedents at most), not with the number of tenants.
@@ -60,13 +71,20 @@ __all__ = [
     "MAX_PAGE_NAMESPACES",
     "PAGE_RECORDS",
     "SHARD_PAGES_FROM",
+    "VIEW_SHARDS_FROM",
     "Layout",
     "validate_prefix",
 ]
 
-LAYOUT_VERSION = 4
+LAYOUT_VERSION = 5
 SHARD_PAGES_FROM = 4
 """The first layout whose appends over several namespaces of a shard write one shard page."""
+VIEW_SHARDS_FROM = 5
+"""The first layout whose precedent views live in view shards, apart from heads and pages."""
+VIEW_GROUP = 4
+"""Evidence shards whose views share one view shard (16 shards: 4 view shards). Nothing reads
+a view shard on the read path, and a flush of views spread over many namespaces makes one
+call per view shard it touches."""
 MAX_PAGE_NAMESPACES = 256
 """Namespaces of one shard page at most (each is one element of its ``tepa_pnl`` list, one SQL
 parameter when Chroma stores it)."""
@@ -130,10 +148,12 @@ class Layout:
         dedicated_at: Precedents above which a namespace gets its own vector collection.
 
     Example:
-        >>> Layout("app", shards=4).vectors(3)
-        'app_v03'
+        >>> Layout("app", shards=4).evidence(3)
+        'app_e03'
         >>> Layout("app", version=3).shard_pages, Layout("app").shard_pages
         (False, True)
+        >>> Layout("app", version=4).view_collection(5), Layout("app").view_collection(5)
+        ('app_e05', 'app_w01')
     """
 
     prefix: str
@@ -167,9 +187,14 @@ class Layout:
         """The evidence-and-heads collection of ``shard``."""
         return f"{self.prefix}_e{shard:02d}"
 
-    def vectors(self, shard: int) -> str:
-        """The precedent-record collection of ``shard``."""
-        return f"{self.prefix}_v{shard:02d}"
+    def view_collection(self, shard: int) -> str:
+        """The collection holding the views of ``shard``'s namespaces.
+
+        Its own view shard from layout 5 on, the evidence shard in layouts 3 and 4.
+        """
+        if self.view_shards:
+            return f"{self.prefix}_w{shard // VIEW_GROUP:02d}"
+        return self.evidence(shard)
 
     def dedicated(self, namespace: str) -> str:
         """The precedent-record collection of a large namespace."""
@@ -183,6 +208,11 @@ class Layout:
     def shard_pages(self) -> bool:
         """Whether appends over several namespaces of a shard write one shard page (layout 4)."""
         return self.version >= SHARD_PAGES_FROM
+
+    @property
+    def view_shards(self) -> bool:
+        """Whether views live in view shards of their own (layout 5)."""
+        return self.version >= VIEW_SHARDS_FROM
 
     def to_json(self) -> str:
         """The layout record."""

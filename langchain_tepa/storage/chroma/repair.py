@@ -12,8 +12,9 @@ the collection fails (``Error deserializing pickle file``; the library raises
 ``.tepa-quarantine/`` in the store's folder, never deleted); Chroma then serves the collection
 again from ``chroma.sqlite3`` with an empty index. What that costs depends on the collection:
 
-* evidence shards (``<prefix>_eNN``), the names directory and the layout record carry a
-  one-dimension placeholder vector that nothing queries: **nothing is lost**;
+* evidence shards (``<prefix>_eNN``), view shards (``<prefix>_wNN``), the names directory and
+  the layout record carry a one-dimension placeholder vector that nothing queries: **nothing
+  is lost**;
 * a large namespace's own index (``<prefix>_x<hash>``) and any other collection lose their
   vectors from the index: ``reconcile(reindex=True)`` (``tepa reconcile PATH --reindex``)
   writes every Active precedent's vector again, from the evidence pages that store it (nothing
@@ -58,7 +59,7 @@ QUARANTINE = ".tepa-quarantine"
 """Folder (inside the store's folder) that broken index folders are moved into."""
 
 # Collections of the library whose vectors are placeholders nothing queries.
-_PLACEHOLDER = re.compile(r"_(e\d{2,3}|names|meta)$")
+_PLACEHOLDER = re.compile(r"_([ew]\d{2,3}|names|meta)$")
 
 
 @dataclass(frozen=True)

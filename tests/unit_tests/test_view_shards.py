@@ -1,0 +1,385 @@
+"""Layout 5: precedent views in view shards of their own, and the upgrade of older stores.
+
+A reader folds heads and pages and never reads views, so with views apart a reader never makes
+Chroma load them; views are written before the view marks that vouch for them; ``tepa
+upgrade`` (``upgrade_views``) moves a layout 3 or 4 store's views, and can be run again after a
+crash at any step.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from typing import Any
+
+import chromadb
+import pytest
+from chromadb.config import Settings
+
+from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory
+from langchain_tepa.cli import main
+from langchain_tepa.core.errors import ReadOnlyError, StorageError
+from langchain_tepa.storage.chroma import ChromaStorage, Layout, backend, upgrade_views
+from langchain_tepa.storage.chroma.opening import LAYOUT_RECORD
+from tests.support.facts import random_facts
+from tests.support.stored import lagging_views, stored_view_dicts
+
+NAMESPACES = [f"users.u{i:03d}" for i in range(60)]
+_VIEWS: dict[str, Any] = {"tepa_state": {"$in": ["hypothesis", "active", "revoked"]}}
+
+
+def _client() -> Any:
+    return chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
+
+
+def _prefix() -> str:
+    return f"vs{uuid.uuid4().hex[:10]}"
+
+
+def _memory(client: Any, prefix: str, **kwargs: Any) -> TEPAMemory:
+    return TEPAMemory.from_client(client, prefix=prefix, embeddings=HashingEmbeddings(), **kwargs)
+
+
+def _storage(memory: TEPAMemory) -> ChromaStorage:
+    storage = memory.storage
+    assert isinstance(storage, ChromaStorage)
+    return storage
+
+
+def _views_in(storage: ChromaStorage, kind: str) -> int:
+    """View records (records with a lifecycle state) in every ``e`` or ``w`` collection."""
+    total = 0
+    for shard in range(storage.layout.shards):
+        col = storage.collection(f"{storage.prefix}_{kind}{shard:02d}", create=False)
+        if col is not None:
+            got = col.get(where=_VIEWS, include=[])
+            total += len(got["ids"])
+    return total
+
+
+def _write(memory: TEPAMemory, seed: int = 3) -> None:
+    """Mixed batches, single writes and a revocation, then a flush."""
+    rng = random.Random(seed)
+    for _ in range(3):
+        memory.observe_many(random_facts(rng, 80, NAMESPACES))
+    for ns in NAMESPACES[:10]:
+        memory.observe("user.diet", "vegan", namespace=ns)
+    for _ in range(4):
+        memory.observe("user.diet", "carnivore", namespace=NAMESPACES[0])
+    memory.flush()
+
+
+def _answers(memory: TEPAMemory) -> dict[str, Any]:
+    return {
+        ns: sorted(
+            (p.id, p.state.value, p.support, p.conflict) for p in memory.precedents(namespace=ns)
+        )
+        for ns in NAMESPACES
+    }
+
+
+def _old_store(client: Any, prefix: str, version: int) -> None:
+    ChromaStorage(client, prefix=prefix).set_meta(
+        LAYOUT_RECORD, Layout(prefix, version=version).to_json()
+    )
+
+
+# ---------------------------------------------------------------------- layout 5
+def test_views_live_in_view_shards_and_equal_the_fold() -> None:
+    client, prefix = _client(), _prefix()
+    memory = _memory(client, prefix)
+    storage = _storage(memory)
+    assert storage.layout.version == 5 and storage.layout.view_shards
+    assert not storage.views_with_pages
+    _write(memory)
+    precedents = sum(len(memory.precedents(namespace=ns)) for ns in NAMESPACES)
+    assert _views_in(storage, "e") == 0
+    assert _views_in(storage, "w") == precedents > 0
+    assert lagging_views(storage, memory.policy) == 0
+    stored = stored_view_dicts(storage)
+    for ns in NAMESPACES:
+        for p in memory.precedents(namespace=ns):
+            assert stored[p.id]["state"] == p.state.value
+
+
+def test_a_reader_never_opens_a_view_shard() -> None:
+    client, prefix = _client(), _prefix()
+    _write(_memory(client, prefix))
+    reader = _memory(client, prefix)
+    storage = _storage(reader)
+    for ns in NAMESPACES:
+        reader.get("user.diet", namespace=ns)
+        reader.retrieve("diet", namespace=ns, k=3)
+        reader.keys(namespace=ns)
+    reader.namespaces()
+    opened = set(storage._cols)
+    assert any("_e" in name for name in opened)
+    assert not [name for name in opened if name.startswith(f"{prefix}_w")]
+    # ... which a layout 4 reader does: its views share the evidence shards.
+    client4, prefix4 = _client(), _prefix()
+    _old_store(client4, prefix4, 4)
+    _write(_memory(client4, prefix4))
+    reader4 = _memory(client4, prefix4)
+    reader4.get("user.diet", namespace=NAMESPACES[0])
+    assert _views_in(_storage(reader4), "e") > 0
+
+
+def _spy_upserts(monkeypatch: pytest.MonkeyPatch, storage: ChromaStorage) -> list[str]:
+    """Names of the collections ``storage`` upserts into, in order."""
+    calls: list[str] = []
+    real = storage.collection
+
+    def spy(name: str, **kwargs: Any) -> Any:
+        col = real(name, **kwargs)
+
+        class Spy:
+            def __getattr__(self, attr: str) -> Any:
+                return getattr(col, attr)
+
+            def upsert(self, **kw: Any) -> Any:
+                calls.append(name[len(storage.prefix) + 1 :])
+                return col.upsert(**kw)
+
+        return Spy()
+
+    monkeypatch.setattr(storage, "collection", spy)
+    return calls
+
+
+def _marks(storage: ChromaStorage, stream: str, names: list[str]) -> dict[str, int]:
+    return {ns: h.views.get(stream, 0) for ns, h in storage.read_heads(names).items()}
+
+
+def test_views_are_written_before_the_marks_that_vouch_for_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(backend, "MARKS_WAIT_S", 0.0)  # marks due at once: written by the flush
+    client, prefix = _client(), _prefix()
+    memory = _memory(client, prefix)
+    storage = _storage(memory)
+    memory.observe_many([Fact("diet", "vegan", namespace=ns) for ns in NAMESPACES[:30]])
+    calls = _spy_upserts(monkeypatch, storage)
+    memory.flush()
+    kinds = [name[0] for name in calls]
+    assert set(kinds) == {"w", "e"}
+    assert kinds == sorted(kinds, key=lambda k: k != "w")  # every view shard before any head
+    assert len([k for k in kinds if k == "w"]) <= 4  # one call per view shard (16 / 4)
+    stream = memory._engine.stream
+    assert set(_marks(storage, stream, NAMESPACES[:30]).values()) == {
+        storage.read_heads(NAMESPACES[:1])[NAMESPACES[0]].clock[stream]
+    }
+
+
+def test_marks_wait_for_a_commit_to_their_shard_to_carry_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(backend, "MARKS_WAIT_S", 1e9)
+    client, prefix = _client(), _prefix()
+    memory = _memory(client, prefix)
+    storage = _storage(memory)
+    names = NAMESPACES[:30]
+    memory.observe_many([Fact("diet", "vegan", namespace=ns) for ns in names])
+    stream = memory._engine.stream
+    seq = storage.read_heads(names)[names[0]].clock[stream]
+    calls = _spy_upserts(monkeypatch, storage)
+    memory._engine.flush()  # the automatic flush (TEPAMemory.flush() settles the marks too)
+    assert calls and {c[0] for c in calls} == {"w"}  # the views only
+    assert set(_marks(storage, stream, names).values()) == {0}
+    assert lagging_views(storage, memory.policy) == 0
+    # A commit to one namespace carries the marks of every namespace of its shard, in its call.
+    shard = storage.layout.shard(names[0])
+    same = [ns for ns in names if storage.layout.shard(ns) == shard]
+    other = [ns for ns in names if storage.layout.shard(ns) != shard]
+    calls.clear()
+    memory.observe("diet", "vegan", namespace=names[0])
+    assert calls == [storage.layout.evidence(shard)[len(prefix) + 1 :]]
+    marks = _marks(storage, stream, names)
+    assert all(marks[ns] == seq for ns in same if ns != names[0])
+    assert all(marks[ns] == 0 for ns in other)
+    storage.flush_marks()
+    marks = _marks(storage, stream, names)
+    assert all(marks[ns] == seq for ns in other)
+
+
+def test_closing_writes_the_marks_still_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(backend, "MARKS_WAIT_S", 1e9)
+    client, prefix = _client(), _prefix()
+    memory = _memory(client, prefix)
+    names = NAMESPACES[:20]
+    memory.observe_many([Fact("diet", "vegan", namespace=ns) for ns in names])
+    stream = memory._engine.stream
+    memory.close()
+    storage = ChromaStorage(client, prefix=prefix)
+    heads = storage.read_heads(names)
+    assert all(h.views.get(stream) == h.clock[stream] for h in heads.values())
+
+
+def test_a_failed_view_write_leaves_the_marks_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    client, prefix = _client(), _prefix()
+    memory = _memory(client, prefix)
+    storage = _storage(memory)
+    memory.observe_many([Fact("diet", "vegan", namespace=ns) for ns in NAMESPACES[:30]])
+    before = storage.read_heads(NAMESPACES[:30])
+    real = storage.collection
+
+    def failing(name: str, **kwargs: Any) -> Any:
+        if name.startswith(f"{prefix}_w"):
+            raise StorageError("view shard down")
+        return real(name, **kwargs)
+
+    monkeypatch.setattr(storage, "collection", failing)
+    with pytest.raises(StorageError):
+        memory.flush()
+    after = storage.read_heads(NAMESPACES[:30])
+    assert {ns: h.views for ns, h in after.items()} == {ns: h.views for ns, h in before.items()}
+    monkeypatch.undo()
+    memory.flush()  # kept for the next flush
+    assert lagging_views(storage, memory.policy) == 0
+
+
+def test_a_stopped_writers_views_heal_on_read_in_layout_5() -> None:
+    client, prefix = _client(), _prefix()
+    writer = _memory(client, prefix, flush_interval_s=0.01)
+    writer.observe_many([Fact("diet", "vegan", namespace=ns) for ns in NAMESPACES[:20]])
+    writer._engine.views.drain()  # the writer dies before flushing its views
+    storage = _storage(writer)
+    assert lagging_views(storage, writer.policy) == 20
+    import time
+
+    time.sleep(0.05)
+    reader = _memory(client, prefix, flush_interval_s=0.01)
+    for ns in NAMESPACES[:20]:
+        assert reader.get("diet", namespace=ns) == "vegan"
+    reader.flush()
+    assert lagging_views(storage, reader.policy) == 0
+
+
+# ---------------------------------------------------------------------- upgrade
+@pytest.mark.parametrize("version", [3, 4])
+def test_upgrade_moves_every_view_and_changes_no_answer(version: int) -> None:
+    client, prefix = _client(), _prefix()
+    _old_store(client, prefix, version)
+    memory = _memory(client, prefix)
+    storage = _storage(memory)
+    assert storage.layout.version == version and storage.views_with_pages
+    _write(memory)
+    views_before = stored_view_dicts(storage)
+    answers = _answers(memory)
+    in_e = _views_in(storage, "e")
+    assert in_e == len(views_before) > 0 and _views_in(storage, "w") == 0
+
+    report = storage.upgrade_views()
+    assert (report.version_before, report.version) == (version, 5)
+    assert report.moved == report.removed == in_e
+    assert _views_in(storage, "e") == 0 and _views_in(storage, "w") == in_e
+    assert stored_view_dicts(storage) == views_before
+    fresh = _memory(client, prefix)
+    assert _storage(fresh).layout.version == 5
+    assert _answers(fresh) == answers
+    # Writes after the upgrade keep views in view shards, and they stay right.
+    _write(fresh, seed=11)
+    assert _views_in(_storage(fresh), "e") == 0
+    assert lagging_views(_storage(fresh), fresh.policy) == 0
+    again = upgrade_views(_storage(fresh))
+    assert (again.version_before, again.version, again.moved, again.removed) == (5, 5, 0, 0)
+
+
+def test_an_upgrade_that_crashes_before_the_layout_record_leaves_layout_4(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client, prefix = _client(), _prefix()
+    _old_store(client, prefix, 4)
+    memory = _memory(client, prefix)
+    _write(memory)
+    storage = _storage(memory)
+    views_before = stored_view_dicts(storage)
+
+    def crash(*args: Any, **kwargs: Any) -> None:
+        raise StorageError("killed")
+
+    monkeypatch.setattr(storage, "set_meta", crash)
+    with pytest.raises(StorageError):
+        storage.upgrade_views()
+    monkeypatch.undo()
+    reopened = _storage(_memory(client, prefix))
+    assert reopened.layout.version == 4
+    assert stored_view_dicts(reopened) == views_before  # read from the evidence shards
+    report = reopened.upgrade_views()
+    assert report.version == 5 and report.removed == len(views_before)
+    assert stored_view_dicts(reopened) == views_before
+
+
+def test_an_upgrade_that_crashes_while_removing_is_finished_by_the_next_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client, prefix = _client(), _prefix()
+    _old_store(client, prefix, 4)
+    memory = _memory(client, prefix)
+    _write(memory)
+    storage = _storage(memory)
+    views_before = stored_view_dicts(storage)
+    real = storage.call
+    deletes = 0
+
+    def call(op: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        nonlocal deletes
+        if op == "upgrade: remove views":
+            deletes += 1
+            if deletes == 2:
+                raise StorageError("killed")
+        return real(op, fn, *args, **kwargs)
+
+    monkeypatch.setattr(storage, "call", call)
+    with pytest.raises(StorageError):
+        storage.upgrade_views()
+    monkeypatch.undo()
+    reopened = _storage(_memory(client, prefix))
+    assert reopened.layout.version == 5
+    assert stored_view_dicts(reopened) == views_before
+    assert _views_in(reopened, "e") > 0  # left by the crash, read by nothing
+    report = reopened.upgrade_views()
+    assert report.moved == 0 and report.removed > 0
+    assert _views_in(reopened, "e") == 0
+    assert stored_view_dicts(reopened) == views_before
+
+
+def test_upgrade_refuses_a_read_only_store() -> None:
+    client, prefix = _client(), _prefix()
+    _old_store(client, prefix, 4)
+    _write(_memory(client, prefix))
+    reader = ChromaStorage(client, prefix=prefix, read_only=True)
+    with pytest.raises(ReadOnlyError):
+        reader.upgrade_views()
+    assert ChromaStorage(client, prefix=prefix).layout.version == 4
+
+
+def test_tepa_upgrade_on_a_folder(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from langchain_tepa.storage.chroma.local import open_persistent_client
+
+    client, lock = open_persistent_client(tmp_path)
+    _old_store(client, "tepa", 4)
+    memory = _memory(client, "tepa")
+    _write(memory)
+    answers = _answers(memory)
+    views = len(stored_view_dicts(_storage(memory)))
+    memory.close()
+    lock.release()
+    assert main(["upgrade", str(tmp_path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["version_before"], data["version"], data["moved"]) == (4, 5, views)
+    assert main(["upgrade", str(tmp_path)]) == 0
+    assert "already in layout 5" in capsys.readouterr().out
+    with TEPAMemory.from_path(tmp_path, embeddings=HashingEmbeddings()) as again:
+        assert _answers(again) == answers
+
+
+def test_reconcile_leaves_every_mark_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(backend, "MARKS_WAIT_S", 1e9)
+    client, prefix = _client(), _prefix()
+    memory = _memory(client, prefix)
+    memory.observe_many(random_facts(random.Random(1), 80, NAMESPACES))
+    memory._engine.flush()  # the automatic flush: the marks wait
+    memory.reconcile()
+    heads = ChromaStorage(client, prefix=prefix).read_heads(NAMESPACES)
+    assert heads and all(h.views == dict(h.clock) for h in heads.values())
