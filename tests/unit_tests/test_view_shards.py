@@ -285,15 +285,20 @@ def test_upgrade_moves_every_view_and_changes_no_answer(version: int) -> None:
     assert (again.version_before, again.version, again.moved, again.removed) == (5, 5, 0, 0)
 
 
-def test_an_upgrade_that_crashes_before_the_layout_record_leaves_layout_4(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _written_layout_4_store() -> tuple[Any, str, ChromaStorage, dict[str, dict[str, object]]]:
+    """A layout 4 store written by :func:`_write`: client, prefix, storage, its views by id."""
     client, prefix = _client(), _prefix()
     _old_store(client, prefix, 4)
     memory = _memory(client, prefix)
     _write(memory)
     storage = _storage(memory)
-    views_before = stored_view_dicts(storage)
+    return client, prefix, storage, stored_view_dicts(storage)
+
+
+def test_an_upgrade_that_crashes_before_the_layout_record_leaves_layout_4(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client, prefix, storage, views_before = _written_layout_4_store()
 
     def crash(*args: Any, **kwargs: Any) -> None:
         raise StorageError("killed")
@@ -313,12 +318,7 @@ def test_an_upgrade_that_crashes_before_the_layout_record_leaves_layout_4(
 def test_an_upgrade_that_crashes_while_removing_is_finished_by_the_next_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    client, prefix = _client(), _prefix()
-    _old_store(client, prefix, 4)
-    memory = _memory(client, prefix)
-    _write(memory)
-    storage = _storage(memory)
-    views_before = stored_view_dicts(storage)
+    client, prefix, storage, views_before = _written_layout_4_store()
     real = storage.call
     deletes = 0
 
