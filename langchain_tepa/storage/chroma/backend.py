@@ -811,9 +811,7 @@ class ChromaStorage:
         a view or a mark moves by one, as in layout 4 (one outer write, whatever it holds
         back), so the memory's own accounting of epochs needs no layout of its own.
         """
-        if settle and self.layout.view_shards and self._marks and not self.read_only:
-            pass  # written below, inside this write's epoch batch
-        elif not precedents and not marks:
+        if not precedents and not marks and not (settle and self._marks):
             return
         self._writable()
         views: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}

@@ -77,7 +77,6 @@ def _copy(storage: ChromaStorage, shard: int, name: str) -> int:
     source = storage.collection(storage.layout.evidence(shard), create=False)
     if source is None:
         return 0
-    target = None
     copied = offset = 0
     while True:
         got = storage.call(
@@ -90,17 +89,8 @@ def _copy(storage: ChromaStorage, shard: int, name: str) -> int:
         )
         ids = list(got["ids"])
         if ids:
-            if target is None:
-                from langchain_tepa.storage.chroma.layout import EVIDENCE_HNSW
-
-                target = storage.collection(name, create=True, hnsw=EVIDENCE_HNSW)
-            storage.call(
-                "upgrade: write views",
-                target.upsert,
-                ids=ids,
-                embeddings=[[1.0] for _ in ids],
-                metadatas=[dict(m or {}) for m in got["metadatas"]],
-            )
+            metas = [dict(m or {}) for m in got["metadatas"]]
+            storage._write_groups({name: (ids, metas)}, "upgrade: write views")
             copied += len(ids)
         if len(ids) < _STEP:
             return copied
