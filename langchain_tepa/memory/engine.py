@@ -381,9 +381,7 @@ class Engine:
         """Add the vectors and item vectors of folded pages to ``st``'s tables."""
         for page in pages:
             for space, owners in page.items.items():
-                table = st.spaces.setdefault(space, ItemTable())
-                for owner, vecs in owners.items():
-                    table.put(owner, vecs)
+                st.spaces.setdefault(space, ItemTable()).put_many(owners)
         if st.dedicated:
             self._index_stray_vectors(st, pages, head)
             return
@@ -726,9 +724,7 @@ class Engine:
             if st.vectors is not None:
                 st.vectors.add({p.id: v for p, v in write.new})
             for space, owners in write.items.items():
-                table = self.items(st, space)
-                for owner, vecs in owners.items():
-                    table.put(owner, vecs)
+                self.items(st, space).put_many(owners)
             if taken is None:
                 self.views.touch(write.namespace)
             self._maybe_dedicate(st)

@@ -132,6 +132,38 @@ def test_vector_tables_rank_in_process() -> None:
     assert items.scores([0.0, 1.0], ["p", "q"]) == pytest.approx({"p": 1.0})
 
 
+def test_bulk_adds_store_exactly_what_one_by_one_adds_store() -> None:
+    rng = np.random.default_rng(7)
+    vectors = {f"p{i}": rng.normal(size=6) * 10.0 ** rng.integers(-40, 40) for i in range(50)}
+    vectors["zero"] = np.zeros(6)
+    one_by_one, bulk = VectorTable(), VectorTable()
+    for pid, vec in vectors.items():
+        one_by_one.add({pid: vec})
+    bulk.add(vectors)
+    assert np.array_equal(bulk.snapshot(), one_by_one.snapshot())
+    # Mixed sizes are scaled one by one, and the size check still refuses them.
+    mixed = VectorTable()
+    mixed.add({"a": [1.0, 0.0], "b": [1.0, 0.0, 0.0]})
+    with pytest.raises(ValueError, match="embedding sizes differ"):
+        mixed.snapshot()
+    # Replacing in bulk replaces, adding new ids appends.
+    bulk.add({"p3": [1.0] * 6, "new": [0.0, 0.0, 0.0, 0.0, 0.0, 2.0]})
+    assert np.allclose(bulk.vector("p3"), np.full(6, 6**-0.5))
+    assert np.allclose(bulk.vector("new"), [0, 0, 0, 0, 0, 1]) and len(bulk) == 52
+    # ItemTable.put_many is put of each owner in turn.
+    owners = {"a": [[1.0, 0.0]], "b": [[0.0, 2.0], [1.0, 1.0]], "c": []}
+    many, each = ItemTable(), ItemTable()
+    many.put_many(owners)
+    for owner, vecs in owners.items():
+        each.put(owner, vecs)
+    for query in ([0.0, 1.0], [1.0, 0.0], [0.3, -0.7]):
+        assert many.scores(query, list(owners)) == each.scores(query, list(owners))
+    assert many.owner_ids() == each.owner_ids() and many.payload("b") == [[0.0, 2.0], [1.0, 1.0]]
+    version = many.version
+    many.put_many({})
+    assert many.version == version  # nothing set, nothing for cached columns to redo
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_top_ranks_exactly_as_a_full_sort_and_follows_changes(seed: int) -> None:
     rng = np.random.default_rng(seed)

@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -83,8 +84,15 @@ def _encode_vectors(vectors: Mapping[str, Sequence[float]]) -> dict[str, str]:
 
 
 def decode_vector(text: str) -> list[float]:
-    """Inverse of :func:`encode_vector`."""
-    return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(float).tolist()
+    """Inverse of :func:`encode_vector`.
+
+    Example:
+        >>> decode_vector(encode_vector([0.5, -2.0]))
+        [0.5, -2.0]
+    """
+    # float32 items become the same Python floats as through float64; a2b_base64 is what
+    # base64.b64decode calls, without its per-call checks (a page decodes thousands).
+    return np.frombuffer(binascii.a2b_base64(text), dtype="<f4").tolist()
 
 
 def key_hash(key: str) -> str:
