@@ -39,6 +39,7 @@ from langchain_tepa.memory.writing import WritingMixin
 from langchain_tepa.results import ReconcileReport
 from langchain_tepa.state import DEFAULT_CACHE_SIZE
 from langchain_tepa.storage.base import StorageBackend
+from langchain_tepa.storage.compat import as_backend
 from langchain_tepa.storage.memory import InMemoryStorage
 from langchain_tepa.validation import MAX_K, MAX_TEXT_CHARS
 from langchain_tepa.validation import validate_text as _validate_text
@@ -114,11 +115,8 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
             )
         if storage is None:
             storage = InMemoryStorage(read_only=bool(read_only))
-        elif not isinstance(storage, StorageBackend):
-            raise InvalidArgumentError(
-                f"storage must be a StorageBackend (for example InMemoryStorage()), got "
-                f"{type(storage).__name__}; for Chroma use TEPAMemory.from_client or from_path"
-            )
+        else:  # a backend of an earlier protocol gets the optional members it lacks
+            storage = as_backend(storage)
         if writer is not None:
             _validate_text(writer, "writer")
             if not writer or len(writer) > 128:

@@ -16,6 +16,7 @@ from langchain_tepa.storage.base import (
     key_path,
 )
 from langchain_tepa.storage.chroma import AsyncChromaStorage, ChromaStorage
+from langchain_tepa.storage.compat import as_backend
 from langchain_tepa.storage.memory import InMemoryStorage
 
 __all__ = [
@@ -26,5 +27,6 @@ __all__ = [
     "NamespaceWrite",
     "PageRequest",
     "StorageBackend",
+    "as_backend",
     "key_path",
 ]
