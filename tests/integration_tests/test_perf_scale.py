@@ -98,6 +98,7 @@ def test_report_json_and_plot_are_written(scale_run: tuple[Path, dict]) -> None:
         for kind in ("tepa", "sqlite", "inmemory"):
             assert sbs["stores"][kind]["top10_agreement_with_sqlite"] == 1.0
             assert sbs["stores"][kind]["fresh_process"]["peak_rss_mib"] > 0
+        assert "| first search all users s |" in text
 
 
 def test_a_second_run_reuses_the_cached_stores(
