@@ -4,13 +4,14 @@ Not part of the package: the script behind docs/performance.md, "A fresh process
 across all users". ``build FOLDER`` writes USERS users x ITEMS items (the side-by-side run's
 items, derived embeddings, batches of 200 ``PutOp``) into an indexed ``TEPAStore.from_path`` and
 closes it; ``search FOLDER`` opens it in this (fresh) process and times opening, the first
-search under ``("users",)`` and the p50 of 20 more.
+search under ``("users",)``, the p50 of 20 more and the process's peak RSS.
 
     python docs/results/first_search_all_users.py build|search FOLDER [USERS] [ITEMS]
 """
 
 from __future__ import annotations
 
+import resource
 import statistics
 import sys
 import time
@@ -54,7 +55,8 @@ def main() -> None:
         later.append(time.perf_counter() - began)
     print(
         f"open {opened:.2f} s; first search across {users} users {first:.2f} s "
-        f"({len(found)} results); the next 20: p50 {statistics.median(later) * 1000:.1f} ms"
+        f"({len(found)} results); the next 20: p50 {statistics.median(later) * 1000:.1f} ms; "
+        f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
     )
 
 

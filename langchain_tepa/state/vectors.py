@@ -271,9 +271,10 @@ class ItemTable:
     def __init__(self) -> None:
         self._table = VectorTable()
         self._owners: dict[str, list[str]] = {}
-        # As stored, in float64 arrays (exact for Python floats): a 384-float list of Python
-        # floats takes about 12 KiB, its array 3 KiB, and a namespace of 1,000 items keeps one
-        # per item vector.
+        # As stored, in float64 arrays (exact for Python floats), or in the read-only float32
+        # arrays a loaded page decodes (exact for what pages store): a 384-float list of
+        # Python floats takes about 12 KiB, its float64 array 3 KiB, the float32 one 1.5 KiB,
+        # and a namespace of 1,000 items keeps one per item vector.
         self._raw: dict[str, tuple[np.ndarray, ...]] = {}
         self.version = 0
         """Bumped by every :meth:`put` (caches of columns compare it)."""
@@ -309,7 +310,7 @@ class ItemTable:
         added: dict[str, np.ndarray] = {}
         for owner, vectors in owners.items():
             rows = [f"{owner}#{i}" for i in range(len(vectors))]
-            raw = tuple(np.array(v, dtype=np.float64) for v in vectors)
+            raw = tuple(_kept(v) for v in vectors)
             self._owners[owner] = rows
             self._raw[owner] = raw
             added.update(zip(rows, raw, strict=True))
@@ -358,6 +359,18 @@ class ItemTable:
             if vecs and vecs[0].shape[0] == size:
                 out[i] = vecs[0]
         return out
+
+
+def _kept(vector: Sequence[float] | np.ndarray) -> np.ndarray:
+    """A vector as an item table keeps it: loaded float32 arrays as they are, else float64."""
+    if (
+        isinstance(vector, np.ndarray)
+        and vector.dtype == np.float32
+        and vector.ndim == 1
+        and not vector.flags.writeable
+    ):
+        return vector
+    return np.array(vector, dtype=np.float64)
 
 
 class ItemColumn:

@@ -164,6 +164,20 @@ def test_bulk_adds_store_exactly_what_one_by_one_adds_store() -> None:
     assert many.version == version  # nothing set, nothing for cached columns to redo
 
 
+def test_item_tables_keep_loaded_float32_vectors_as_they_are_and_copy_the_rest() -> None:
+    # What a loaded page decodes: a read-only float32 array over the stored bytes.
+    stored = np.frombuffer(np.array([0.1, 2.5, -3.0], dtype="<f4").tobytes(), dtype="<f4")
+    mutable = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    table = ItemTable()
+    table.put_many({"a": [stored], "b": [mutable], "c": [[0.1, 2.5, -3.0]]})
+    mutable[0] = -1.0  # the caller's array changes; the table's copy does not
+    assert table.payload("a") == [stored.tolist()] and table.payload("b") == [[1.0, 0.0, 0.0]]
+    assert table.payload("c") == [[0.1, 2.5, -3.0]]  # Python floats stay exact (float64)
+    firsts = table.first_vectors(["a", "c"], 3)
+    assert firsts[0].tolist() == stored.tolist() and firsts[1].tolist() == [0.1, 2.5, -3.0]
+    assert table.scores([1.0, 0.0, 0.0], ["b"]) == pytest.approx({"b": 1.0})
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_top_ranks_exactly_as_a_full_sort_and_follows_changes(seed: int) -> None:
     rng = np.random.default_rng(seed)

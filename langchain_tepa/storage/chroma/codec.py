@@ -162,15 +162,14 @@ def _encode_items(
 
 
 def _decode_items(data: Mapping[str, Any]) -> dict[str, dict[str, list[Any]]]:
-    """Item vectors, as float64 arrays: they only go into item tables, which keep arrays.
+    """Item vectors, as read-only float32 arrays over their bytes (what was stored, exactly).
 
-    A namespace's first touch decodes one per item; Python float lists cost twice the time.
+    They only go into item tables, which keep them as they are: a namespace's first touch
+    decodes one per item, and Python float lists (or float64 copies) cost time and memory.
     """
     return {
         space: {
-            owner: [
-                np.frombuffer(binascii.a2b_base64(v), dtype="<f4").astype(np.float64) for v in vs
-            ]
+            owner: [np.frombuffer(binascii.a2b_base64(v), dtype="<f4") for v in vs]
             for owner, vs in owners.items()
         }
         for space, owners in data.items()
