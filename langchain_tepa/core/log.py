@@ -128,9 +128,9 @@ class Page:
         vectors: Embeddings of the precedents these records created (``id -> vector``),
             stored once with the evidence that created them.
         items: Item vectors of named spaces written with these records
-            (``space -> owner -> vectors``). A backend may give each vector as a list of
-            floats or as a one-dimension float array (Chroma gives read-only float32 arrays
-            of what it stored).
+            (``space -> owner -> vectors``). A backend may give each vector here and in
+            ``vectors`` as a list of floats or as a one-dimension float array (Chroma gives
+            read-only float32 arrays of what it stored).
     """
 
     namespace: str

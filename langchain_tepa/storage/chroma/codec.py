@@ -161,17 +161,24 @@ def _encode_items(
     }
 
 
-def _decode_items(data: Mapping[str, Any]) -> dict[str, dict[str, list[Any]]]:
-    """Item vectors, as read-only float32 arrays over their bytes (what was stored, exactly).
+def _vector_array(text: str) -> np.ndarray:
+    """:func:`decode_vector` as a read-only float32 array over its bytes (what was stored).
 
-    They only go into item tables, which keep them as they are: a namespace's first touch
-    decodes one per item, and Python float lists (or float64 copies) cost time and memory.
+    Pages decode one per precedent and per item on a namespace's first touch; their vectors
+    only go into vector and item tables (and, converted there, into an index), so Python
+    float lists (or float64 copies) would cost time and memory for nothing.
     """
+    return np.frombuffer(binascii.a2b_base64(text), dtype="<f4")
+
+
+def _decode_vectors(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {pid: _vector_array(v) for pid, v in data.items()}
+
+
+def _decode_items(data: Mapping[str, Any]) -> dict[str, dict[str, list[Any]]]:
+    """Item vectors, as :func:`_vector_array` (item tables keep them as they are)."""
     return {
-        space: {
-            owner: [np.frombuffer(binascii.a2b_base64(v), dtype="<f4") for v in vs]
-            for owner, vs in owners.items()
-        }
+        space: {owner: [_vector_array(v) for v in vs] for owner, vs in owners.items()}
         for space, owners in data.items()
     }
 
@@ -260,7 +267,7 @@ def decode_pages(meta: Mapping[str, Any], namespaces: Container[str] | None = No
                 seq,
                 tuple(Evidence.from_dict(d) for d in part["r"]),
                 str(basis) if basis is not None else None,
-                {pid: decode_vector(v) for pid, v in part.get("v", {}).items()},
+                _decode_vectors(part.get("v", {})),
                 _decode_items(part.get("i", {})),
             )
         )
@@ -271,9 +278,9 @@ def decode_page(meta: Mapping[str, Any]) -> Page:
     """A :class:`Page` from its metadata."""
     records = tuple(Evidence.from_dict(d) for d in json.loads(str(meta["tepa_json"])))
     basis = meta.get("tepa_basis")
-    vectors: dict[str, list[float]] = {}
+    vectors: dict[str, Any] = {}
     if isinstance(meta.get("tepa_vecs"), str):
-        vectors = {pid: decode_vector(v) for pid, v in json.loads(meta["tepa_vecs"]).items()}
+        vectors = _decode_vectors(json.loads(meta["tepa_vecs"]))
     items: dict[str, dict[str, list[Any]]] = {}
     if isinstance(meta.get("tepa_items"), str):
         items = _decode_items(json.loads(meta["tepa_items"]))
