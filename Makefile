@@ -11,6 +11,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 EXTRAS := test,lint,typing,plot,notebooks,classic,docs
 SITE   := site
+# pytest-xdist: one test worker per core; --dist loadgroup keeps each xdist_group (a module whose
+# fixture builds something expensive, or the tests that start many processes) on one worker.
+# `make unit XDIST=` runs the tests in one process.
+XDIST  ?= -n auto --dist loadgroup
 
 .PHONY: demo test lint typecheck docs unit integration venv clean
 
@@ -44,13 +48,13 @@ docs: $(STAMP)
 
 unit: $(STAMP)
 	@echo "==> unit tests: pytest tests/unit_tests (usually 1.5-3 min on 2 cores)"
-	$(BIN)/pytest tests/unit_tests -q -p no:cacheprovider
+	$(BIN)/pytest tests/unit_tests -q -p no:cacheprovider $(XDIST)
 	@echo "==> doctests: the examples in the docstrings of langchain_tepa (usually about 5 s)"
 	$(BIN)/pytest --doctest-modules langchain_tepa -q -p no:cacheprovider
 
 integration: $(STAMP)
 	@echo "==> integration tests: Chroma server, notebooks, examples, README and docs snippets (usually 3-5 min on 2 cores)"
-	$(BIN)/pytest tests/integration_tests -q -p no:cacheprovider
+	$(BIN)/pytest tests/integration_tests -q -p no:cacheprovider $(XDIST)
 
 test: lint typecheck docs unit integration
 
