@@ -11,6 +11,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 EXTRAS := test,lint,typing,plot,notebooks,classic,docs
 SITE   := site
+# pytest-xdist: one test worker per core; --dist loadgroup keeps each xdist_group (a module whose
+# fixture builds something expensive, or the tests that start many processes) on one worker.
+# `make unit XDIST=` runs the tests in one process.
+XDIST  ?= -n auto --dist loadgroup
 
 .PHONY: demo test lint typecheck docs unit integration venv clean
 
@@ -24,7 +28,7 @@ $(STAMP): pyproject.toml
 	@echo "==> [3/3] installing langchain-tepa (editable) with the extras $(EXTRAS): about 190 packages (usually 1-2 min, with or without pip's cache; longer when they are downloaded from PyPI)"
 	$(BIN)/python -m pip install -e ".[$(EXTRAS)]"
 	touch $(STAMP)
-	@echo "==> $(VENV) is ready: 'make test' usually takes 5-8 min more, 'make demo' about 1 min"
+	@echo "==> $(VENV) is ready: 'make test' usually takes 7-8 min more, 'make demo' about 1 min"
 
 demo: $(STAMP)
 	$(BIN)/tepa-bench demo --out bench-results
@@ -35,7 +39,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check langchain_tepa tests examples
 
 typecheck: $(STAMP)
-	@echo "==> typecheck: mypy on langchain_tepa (usually about 20 s, a few seconds when its cache is warm)"
+	@echo "==> typecheck: mypy on langchain_tepa (usually about 25 s, a few seconds when its cache is warm)"
 	$(BIN)/mypy
 
 docs: $(STAMP)
@@ -43,14 +47,14 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir $(SITE)
 
 unit: $(STAMP)
-	@echo "==> unit tests: pytest tests/unit_tests (usually 1.5-3 min on 2 cores)"
-	$(BIN)/pytest tests/unit_tests -q -p no:cacheprovider
+	@echo "==> unit tests: pytest tests/unit_tests (usually 3-3.5 min on 2 cores, in parallel with pytest-xdist)"
+	$(BIN)/pytest tests/unit_tests -q -p no:cacheprovider $(XDIST)
 	@echo "==> doctests: the examples in the docstrings of langchain_tepa (usually about 5 s)"
 	$(BIN)/pytest --doctest-modules langchain_tepa -q -p no:cacheprovider
 
 integration: $(STAMP)
-	@echo "==> integration tests: Chroma server, notebooks, examples, README and docs snippets (usually 3-5 min on 2 cores)"
-	$(BIN)/pytest tests/integration_tests -q -p no:cacheprovider
+	@echo "==> integration tests: Chroma server, notebooks, examples, README and docs snippets (usually 4-4.5 min on 2 cores, in parallel with pytest-xdist)"
+	$(BIN)/pytest tests/integration_tests -q -p no:cacheprovider $(XDIST)
 
 test: lint typecheck docs unit integration
 

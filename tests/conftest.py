@@ -19,6 +19,16 @@ from tests.support.fixtures import fake_openai, openai_env  # noqa: F401
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``--dist loadgroup`` that keeps grouping on pytest 9.2 (``tests/support/xdist_groups.py``)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from tests.support.xdist_groups import GroupScheduling
+
+    return GroupScheduling(config, log)  # type: ignore[arg-type]
+
+
 @pytest.fixture
 def embeddings() -> HashingEmbeddings:
     return HashingEmbeddings()

@@ -25,11 +25,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from langchain_tepa import EvidenceKind, HashingEmbeddings, Lifecycle, TEPAMemory
 from langchain_tepa.core.types import Evidence
 from tests.integration_tests.conftest import ChromaServer, unique_prefix
 from tests.support.figures import report_figures
 from tests.support.stored import stored_evidence, stored_view_dicts
+
+# tests that start several processes run one at a time under pytest-xdist
+pytestmark = pytest.mark.xdist_group("processes")
 
 WORKERS = 4
 OPS_PER_WORKER = 500

@@ -39,6 +39,9 @@ from langchain_tepa.core.fold import fold_all
 from tests.support.figures import report_figures
 from tests.support.stored import lagging_views, stored_evidence
 
+# tests that start several processes run one at a time under pytest-xdist
+pytestmark = pytest.mark.xdist_group("processes")
+
 KEYS = [f"user.setting{i}" for i in range(8)]
 VALUES = ["alpha", "beta", "gamma"]
 NAMESPACES = ["users.u1", "users.u10"]

@@ -41,6 +41,9 @@ from tests.integration_tests.langgraph_server import (
 from tests.integration_tests.test_readme import extract_blocks
 from tests.support.docs import check_block
 
+# one LangGraph Server (module scope) for these tests: they share one worker
+pytestmark = pytest.mark.xdist_group("langgraph_server")
+
 # langgraph-cli[inmem] is in the test extra for Python 3.11+ only (langgraph-api needs 3.11).
 pytest.importorskip("langgraph_api", reason="langgraph-cli[inmem] (test extra) needs Python 3.11+")
 

@@ -16,6 +16,9 @@ from langchain_tepa.bench.perf import main, run_scale
 from langchain_tepa.bench.perf.side_by_side import sqlite_module
 from langchain_tepa.core.errors import StorageUnavailableError
 
+# scale_run (module scope) builds the stores once: its tests share one worker
+pytestmark = pytest.mark.xdist_group("perf_scale_run")
+
 
 def _parts() -> list[str]:
     try:

@@ -26,6 +26,9 @@ from tests.support.figures import report_figures
 from tests.support.stored import stored_evidence, stored_views
 from tests.support.workers import Worker
 
+# tests that start several processes run one at a time under pytest-xdist
+pytestmark = pytest.mark.xdist_group("processes")
+
 KEYS = [f"user.pref{i}" for i in range(4)]
 VALUES = ["red", "green", "blue"]
 NAMESPACES = ["users.u1", "users.u2"]

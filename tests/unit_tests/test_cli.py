@@ -109,7 +109,12 @@ def test_inspect_state_namespace_and_key_filters(
     assert {p["key"] for p in parent["precedents"]} == {"user.diet", "user.pizza_topping"}
 
 
-def test_inspect_table_output(memory_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_inspect_table_output(
+    memory_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not a terminal and no COLUMNS: the table is 140 wide (pytest-xdist's workers set
+    # COLUMNS=80, which the CLI would honour).
+    monkeypatch.delenv("COLUMNS", raising=False)
     assert main(["inspect", str(memory_path)]) == 0
     out = capsys.readouterr().out
     for text in ("pineapple", "mushroom", "revoked", "active", "namespace users.u2", "validity"):

@@ -50,6 +50,9 @@ from tests.support.fuzzing import (
 from tests.support.offline import fresh_memory
 from tests.support.snapshot import stored_state
 
+# the module's figures are summed in this process: its tests share one worker
+pytestmark = pytest.mark.xdist_group("fuzz")
+
 FIGURES: Counter[str] = Counter()
 TALLY = Tally()  # the public API of the memory (its own properties, below)
 SURFACES = Tally()  # every surface: memory, store, retriever, tools, vector store

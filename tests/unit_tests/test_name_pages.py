@@ -15,6 +15,7 @@ from typing import Any
 import chromadb
 import pytest
 from chromadb.config import Settings
+from chromadb.errors import NotFoundError
 
 from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory, TEPAStore
 from langchain_tepa.core.errors import StorageError
@@ -54,9 +55,12 @@ def _spy(storage: ChromaStorage) -> list[tuple[str, Any]]:
 
 def _registered(client: Any, prefix: str) -> list[str]:
     """The truth: every name in the directory collection, read directly."""
-    if f"{prefix}_names" not in {c.name for c in client.list_collections()}:
+    # Looked up by name, not found in list_collections(): every ephemeral client of the process
+    # shares one Chroma, and listing all the collections earlier tests left there grows slow.
+    try:
+        col = client.get_collection(f"{prefix}_names", embedding_function=None)
+    except NotFoundError:
         return []
-    col = client.get_collection(f"{prefix}_names", embedding_function=None)
     return sorted(col.get(include=["documents"])["documents"])
 
 

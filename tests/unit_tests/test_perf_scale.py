@@ -28,6 +28,9 @@ from langchain_tepa.bench.perf.scale_report import growth_rows, scale_markdown, 
 from langchain_tepa.bench.perf.side_by_side import StoreWorkload
 from langchain_tepa.bench.perf.workload import perf_policy
 
+# tiny_store (module scope) is built once and reused: its tests share one worker
+pytestmark = pytest.mark.xdist_group("perf_scale_store")
+
 
 # ------------------------------------------------------------------------------- data
 def test_spec_sizes_and_validation() -> None:
