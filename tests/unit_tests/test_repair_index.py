@@ -13,11 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from langchain_tepa import HashingEmbeddings, TEPAMemory
 from langchain_tepa.cli import main
 from langchain_tepa.core.errors import BrokenIndexError, StorageError, StorageLockedError
+from langchain_tepa.core.types import Lifecycle
 from langchain_tepa.storage.chroma import ChromaStorage, open_persistent_client
 from langchain_tepa.storage.chroma.repair import QUARANTINE, repair_index_files, vector_segments
 
@@ -145,7 +147,8 @@ def test_a_large_namespace_index_is_rebuilt_from_the_evidence(folder: Path) -> N
     vectors = storage.index_vectors_of("default", live)
     assert set(vectors) == set(live)
     assert memory.get("fact.k3") == before["k3"]
-    assert [d.metadata["value"] for d in memory.retrieve("something else", k=1)] == before["top"]
+    assert _exact_top(memory, "something else") == ["something else"]
+    assert len(memory.retrieve("something else", k=1)) == 1
     _close(memory, lock)
 
 
@@ -186,5 +189,28 @@ def test_the_cli_repairs_and_reindexes(folder: Path, capsys: pytest.CaptureFixtu
     assert json.loads(capsys.readouterr().out)["repaired_active"] >= 300
     _forget_chroma_systems()
     memory, lock = _open(folder, "tepa")
-    assert [d.metadata["value"] for d in memory.retrieve("something else", k=1)] == before["top"]
+    assert memory.get("fact.k3") == before["k3"]
+    assert _exact_top(memory, "something else") == ["something else"]
+    assert len(memory.retrieve("something else", k=1)) == 1
     _close(memory, lock)
+
+
+def _exact_top(memory: TEPAMemory, query: str) -> list[object]:
+    """The value of the Active precedent whose indexed vector is nearest ``query`` (cosine).
+
+    Ranked exactly over the vectors the index holds (and every Active precedent must be
+    there): Chroma's index is approximate, and a rebuilt graph is not the old one, so its own
+    top-1 at the default search breadth (``hnsw:search_ef`` 10) can differ, as it did under
+    load in about one run in ten.
+    """
+    active = [p for p in memory.precedents() if p.state is Lifecycle.ACTIVE]
+    storage = memory.storage
+    assert isinstance(storage, ChromaStorage)
+    stored = storage.index_vectors_of("default", [p.id for p in active])
+    assert set(stored) == {p.id for p in active}  # every Active precedent is in the index
+    q = np.asarray(HashingEmbeddings().embed_query(query))
+    best = max(
+        active,
+        key=lambda p: float(np.dot(stored[p.id], q) / (np.linalg.norm(stored[p.id]) or 1.0)),
+    )
+    return [best.value]
