@@ -148,7 +148,8 @@ def test_a_large_namespace_index_is_rebuilt_from_the_evidence(folder: Path) -> N
     assert set(vectors) == set(live)
     assert memory.get("fact.k3") == before["k3"]
     assert _exact_top(memory, "something else") == ["something else"]
-    assert len(memory.retrieve("something else", k=1)) == 1
+    # And Chroma's own (approximate) search finds it among the first few.
+    assert "something else" in [d.metadata["value"] for d in memory.retrieve("something else", k=5)]
     _close(memory, lock)
 
 
@@ -191,7 +192,8 @@ def test_the_cli_repairs_and_reindexes(folder: Path, capsys: pytest.CaptureFixtu
     memory, lock = _open(folder, "tepa")
     assert memory.get("fact.k3") == before["k3"]
     assert _exact_top(memory, "something else") == ["something else"]
-    assert len(memory.retrieve("something else", k=1)) == 1
+    # And Chroma's own (approximate) search finds it among the first few.
+    assert "something else" in [d.metadata["value"] for d in memory.retrieve("something else", k=5)]
     _close(memory, lock)
 
 
@@ -201,7 +203,8 @@ def _exact_top(memory: TEPAMemory, query: str) -> list[object]:
     Ranked exactly over the vectors the index holds (and every Active precedent must be
     there): Chroma's index is approximate, and a rebuilt graph is not the old one, so its own
     top-1 at the default search breadth (``hnsw:search_ef`` 10) can differ, as it did under
-    load in about one run in ten.
+    load in about one run in ten (a hypothesis: not reproduced in 16 concurrent runs of the
+    same steps). A record missing from the graph would still fail the search assertion.
     """
     active = [p for p in memory.precedents() if p.state is Lifecycle.ACTIVE]
     storage = memory.storage
