@@ -35,7 +35,6 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
-import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
@@ -60,6 +59,7 @@ from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentErr
 from langchain_tepa.core.types import Lifecycle, Precedent
 from langchain_tepa.core.values import validate_namespace
 from langchain_tepa.memory import TEPAMemory
+from langchain_tepa.state.vectors import unit_rows
 from langchain_tepa.validation import validate_k
 
 __all__ = ["DOC_KEY_PREFIX", "TEPAVectorStore"]
@@ -396,9 +396,9 @@ class TEPAVectorStore(VectorStore):
         self, embedding: object, k: int, kwargs: dict[str, Any]
     ) -> Plan[list[tuple[Hit, float]]]:
         k, prefix, vector = validate_k(k), search_prefix(kwargs), query_vector(embedding)
-        norm = float(np.linalg.norm(vector))
-        if norm > 0:  # cosine ignores length; unit length keeps huge components finite
-            vector = vector / norm
+        # Cosine ignores length; scaled by its largest component first, a vector whose squared
+        # length overflows (components near 1e200) keeps its direction instead of becoming 0.
+        vector = unit_rows(vector)[0]
         docs = yield (
             "memory",
             "retrieve_by_vector",

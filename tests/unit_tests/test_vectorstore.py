@@ -230,6 +230,9 @@ def test_scores_by_vector_and_relevance(store: TEPAVectorStore) -> None:
     for (_, a), (_, b) in zip(by_vector, scored, strict=True):
         assert a == pytest.approx(b, abs=1e-5)
     assert store.similarity_search_by_vector(vector, k=1) == [scored[0][0]]
+    # Only the direction counts, even where the squared length would overflow a float.
+    huge = [x * 1e200 for x in vector]
+    assert [d.id for d in store.similarity_search_by_vector(huge, k=3)] == [d.id for d, _ in scored]
     relevance = store.similarity_search_with_relevance_scores("pizza", k=3)
     assert all(0.0 <= r <= 1.0 for _, r in relevance)
     assert store.similarity_search_with_relevance_scores("pizza", k=3, score_threshold=0.99) == []
