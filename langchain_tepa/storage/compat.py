@@ -84,16 +84,18 @@ def as_backend(storage: object) -> StorageBackend:
     Raises:
         InvalidArgumentError: If ``storage`` lacks a required member (all are named).
     """
-    if isinstance(storage, StorageBackend) and _accepts_settle(storage):
-        return storage
-    missing = [name for name in REQUIRED_MEMBERS if not _has(storage, name)]
+    complete = isinstance(storage, StorageBackend)
+    missing = [] if complete else [name for name in REQUIRED_MEMBERS if not _has(storage, name)]
     if missing:
         raise InvalidArgumentError(
             f"storage must be a StorageBackend (for example InMemoryStorage()), got "
             f"{type(storage).__name__}, which lacks {', '.join(missing)}; for Chroma use "
             "TEPAMemory.from_client or from_path"
         )
-    return cast(StorageBackend, _Completed(storage))
+    settle = _accepts_settle(storage)
+    if complete and settle:
+        return cast(StorageBackend, storage)
+    return cast(StorageBackend, _Completed(storage, settle=settle))
 
 
 def _has(obj: object, name: str) -> bool:
@@ -115,19 +117,15 @@ def _accepts_settle(storage: object) -> bool:
 class _Completed:
     """An earlier backend with the optional members it lacks answered (see the module)."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, *, settle: bool) -> None:
         self._inner = inner
-        self._settle = _accepts_settle(inner)
+        self._settle = settle  # whether its write_views takes settle=
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
     def __repr__(self) -> str:
         return f"{type(self._inner).__name__}(completed by langchain_tepa: {self._inner!r})"
-
-    @property
-    def read_only(self) -> bool:
-        return bool(self._inner.read_only)
 
     @property
     def views_with_pages(self) -> bool:

@@ -90,9 +90,7 @@ def decode_vector(text: str) -> list[float]:
         >>> decode_vector(encode_vector([0.5, -2.0]))
         [0.5, -2.0]
     """
-    # float32 items become the same Python floats as through float64; a2b_base64 is what
-    # base64.b64decode calls, without its per-call checks (a page decodes thousands).
-    return np.frombuffer(binascii.a2b_base64(text), dtype="<f4").tolist()
+    return _vector_array(text).tolist()  # float32 items: the same Python floats as float64
 
 
 def key_hash(key: str) -> str:
@@ -168,6 +166,7 @@ def _vector_array(text: str) -> np.ndarray:
     only go into vector and item tables (and, converted there, into an index), so Python
     float lists (or float64 copies) would cost time and memory for nothing.
     """
+    # a2b_base64 is what base64.b64decode calls, without its per-call checks.
     return np.frombuffer(binascii.a2b_base64(text), dtype="<f4")
 
 
