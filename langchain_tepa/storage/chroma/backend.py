@@ -2,7 +2,8 @@
 
 Cost follows what a call touches: a namespace's head is one read by id; its pages and its
 vectors are one filtered read each in its shard; a commit is one ``upsert`` per shard touched
-(pages with head bumps) plus one per vector collection touched. Opening reads the layout record
+(pages with head bumps) plus one per vector collection touched, and a ``delete`` of absent ids
+where its large pages made a shard's log tail worth settling (``tail.py``). Opening reads the layout record
 only.
 
 Example:
@@ -59,6 +60,7 @@ from langchain_tepa.storage.chroma.layout import (
     validate_prefix,
 )
 from langchain_tepa.storage.chroma.local import FolderLock
+from langchain_tepa.storage.chroma.tail import CLOSE_BYTES, LogTail, settle
 
 if TYPE_CHECKING:
     from langchain_tepa.storage.chroma.upgrade import ViewUpgradeReport
@@ -149,6 +151,7 @@ class ChromaStorage:
         self._marks: dict[int, dict[str, dict[str, int]]] = {}
         self._marks_since: dict[int, float] = {}
         self._marks_lock = threading.Lock()
+        self._tail = LogTail()  # metadata bytes per evidence shard since its last settle
         self._max_batch = 5000
         try:
             self._max_batch = max(1, min(5000, int(client.get_max_batch_size())))
@@ -592,6 +595,8 @@ class ChromaStorage:
             with self._writing(shard):
                 late += self._append(col, commit, shard, by_shard[shard], tokens.get(shard, {}))
         self._note_headed(w.namespace for w in commit.writes)
+        for shard in by_shard:  # large pages leave a tail every later write re-reads
+            self._settle_if_due(self.layout.evidence(shard))
         if late:  # views too many to go with their pages: right after them
             self.write_views(
                 [p for w in late for p in w.views],
@@ -735,6 +740,7 @@ class ChromaStorage:
                     embeddings=[_PLACEHOLDER] * n,
                     metadatas=metas[:n],
                 )
+                self._tail.add(self.layout.evidence(shard), metas[:n])
                 del ids[:n], metas[:n]
 
         for index, group in enumerate(self._groups(writes)):
@@ -775,6 +781,15 @@ class ChromaStorage:
             ids.append(codec.head_id(ns))
             metas.append(codec.marks_update(ns, per))
         send()
+
+    def _settle_if_due(self, name: str, limit: int | None = None) -> None:
+        """Settle collection ``name``'s log tail if enough was written into it (``tail.py``)."""
+        if not self._tail.due(name, limit):
+            return
+        col = self._cols.get(name)
+        if col is not None:
+            settle(col, self.call)
+        self._tail.reset(name)
 
     # ---------------------------------------------------------------- views
     @property
@@ -1058,7 +1073,7 @@ class ChromaStorage:
         return f"{self.where}, prefix {self.prefix!r}"
 
     def close(self) -> None:
-        """Write waiting view marks, then forget cached collection handles.
+        """Write waiting view marks, settle log tails (``tail.py``), forget collection handles.
 
         The client is the caller's. A mark that cannot be written is left behind its views
         (readers rewrite those views later): closing does not fail for it.
@@ -1067,6 +1082,9 @@ class ChromaStorage:
             self.flush_marks()
         except Exception as exc:  # the store may be gone already
             _log.warning("view marks of %s not written at close: %s", self.describe(), exc)
+        if not self.read_only:  # the next process's first writes need not pay this one's tail
+            for name in self._tail.names(CLOSE_BYTES):
+                self._settle_if_due(name, CLOSE_BYTES)
         with self._lock:
             self._cols.clear()
 
