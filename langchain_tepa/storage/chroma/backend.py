@@ -3,8 +3,8 @@
 Cost follows what a call touches: a namespace's head is one read by id; its pages and its
 vectors are one filtered read each in its shard; a commit is one ``upsert`` per shard touched
 (pages with head bumps) plus one per vector collection touched, and a ``delete`` of absent ids
-where its large pages made a shard's log tail worth settling (``tail.py``). Opening reads the layout record
-only.
+where its large pages made a shard's log tail worth settling (``tail.py``). Opening reads the
+layout record only.
 
 Example:
     >>> import chromadb
@@ -54,6 +54,7 @@ from langchain_tepa.storage.chroma.errors import describe_client, is_not_found, 
 from langchain_tepa.storage.chroma.layout import (
     EVIDENCE_HNSW,
     MAX_PAGE_NAMESPACES,
+    PAGE_BYTES,
     PAGE_RECORDS,
     VECTOR_HNSW,
     Layout,
@@ -71,12 +72,18 @@ _T = TypeVar("_T")
 _READ_PAGE = 5000
 _READ_NAMESPACES = 100
 _PLACEHOLDER = [1.0]
+
 _HEADED_HELD = 65536  # namespaces remembered to have a head (forgotten all at once beyond)
 MARKS_WAIT_S = 0.5
 """Seconds a layout 5 view mark waits for a commit to its head's shard to carry it, before
 it is written on its own at the next call (readers heal views only after twice the memory's
 flush interval: 4 s by default)."""
 _log = logging.getLogger("langchain_tepa")
+
+
+def _b64(dimensions: int) -> int:
+    """Characters of a float32 vector of ``dimensions`` in base64 (``codec.encode_vector``)."""
+    return 4 * -(-4 * dimensions // 3)
 
 
 def _where(clauses: list[dict[str, Any]], op: str = "$and") -> dict[str, Any]:
@@ -608,31 +615,34 @@ class ChromaStorage:
 
         In layout 3, and for a write too large to share a page, each write has pages of its
         own (a group of one). In layout 4 the others share shard pages, each at most
-        ``PAGE_RECORDS`` records, ``PAGE_RECORDS`` vectors (precedents' and items') and
-        ``MAX_PAGE_NAMESPACES`` namespaces, and small enough to go with its head bumps in one
-        call.
+        ``PAGE_RECORDS`` records, ``PAGE_RECORDS`` vectors (precedents' and items'), about
+        ``PAGE_BYTES`` bytes and ``MAX_PAGE_NAMESPACES`` namespaces, and small enough to go with
+        its head bumps in one call.
         """
         if not self.layout.shard_pages or len(writes) < 2:
             return [[w] for w in writes]
         out: list[list[NamespaceWrite]] = []
         group: list[NamespaceWrite] = []
-        records = vectors = 0
+        records = vectors = size = 0
         for write in writes:
             n, v = len(write.records), self._page_load(write)
-            if n > PAGE_RECORDS or v > PAGE_RECORDS:
+            b = self._page_bytes(write) if n <= PAGE_RECORDS and v <= PAGE_RECORDS else 0
+            if n > PAGE_RECORDS or v > PAGE_RECORDS or b > PAGE_BYTES:
                 out.append([write])
                 continue
             if group and (
                 records + n > PAGE_RECORDS
                 or vectors + v > PAGE_RECORDS
+                or size + b > PAGE_BYTES
                 or len(group) >= MAX_PAGE_NAMESPACES
                 or len(group) + 2 > self._max_batch  # the page and every head bump
             ):
                 out.append(group)
-                group, records, vectors = [], 0, 0
+                group, records, vectors, size = [], 0, 0, 0
             group.append(write)
             records += n
             vectors += v
+            size += b
         if group:
             out.append(group)
         return out
@@ -640,6 +650,15 @@ class ChromaStorage:
     def _page_vectors(self, write: NamespaceWrite) -> int:
         """Precedent vectors the write's page carries (a large namespace's go to its index)."""
         return 0 if write.namespace in self._dedicated else len(write.new)
+
+    def _page_bytes(self, write: NamespaceWrite) -> int:
+        """About how many bytes the write's part of a page takes (records and base64 vectors)."""
+        size = sum(len(ev.to_json()) + 1 for ev in write.records)
+        if self._page_vectors(write):
+            size += sum(len(p.id) + _b64(len(v)) for p, v in write.new)
+        for owners in write.items.values():
+            size += sum(len(owner) + sum(_b64(len(v)) for v in vs) for owner, vs in owners.items())
+        return size
 
     def _page_load(self, write: NamespaceWrite) -> int:
         """Vectors of every kind the write's page carries (precedents' and items')."""
@@ -664,30 +683,20 @@ class ChromaStorage:
             meta = codec.shard_page_meta(commit.stream, commit.seq, parts)
             return [(codec.shard_page_id(commit.stream, commit.seq, shard, index), meta)]
         write = group[0]
-        records = list(write.records)
-        chunks = [records[i : i + PAGE_RECORDS] for i in range(0, len(records), PAGE_RECORDS)]
-        chunks = chunks or [[]]
-        vectors = [(p.id, v) for p, v in write.new] if self._page_vectors(write) else []
-        # Vectors are spread over the write's pages (read together), at most a page's worth
-        # each; any rest goes with the last page.
-        shares = [
-            dict(vectors[i * PAGE_RECORDS : (i + 1) * PAGE_RECORDS]) for i in range(len(chunks))
-        ]
-        shares[-1].update(vectors[len(chunks) * PAGE_RECORDS :])
+        metas = codec.write_pages(
+            write.namespace,
+            commit.stream,
+            commit.seq,
+            write.basis,
+            write.records,
+            {p.id: v for p, v in write.new} if self._page_vectors(write) else None,
+            write.items,
+            max_records=PAGE_RECORDS,
+            max_bytes=PAGE_BYTES,
+        )
         return [
-            (
-                codec.page_id(commit.stream, commit.seq, write.namespace, i),
-                codec.page_meta(
-                    write.namespace,
-                    commit.stream,
-                    commit.seq,
-                    write.basis,
-                    part,
-                    shares[i],
-                    write.items if i == 0 else None,
-                ),
-            )
-            for i, part in enumerate(chunks)
+            (codec.page_id(commit.stream, commit.seq, write.namespace, i), meta)
+            for i, meta in enumerate(metas)
         ]
 
     def _append(

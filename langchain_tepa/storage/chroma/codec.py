@@ -49,6 +49,7 @@ __all__ = [
     "shard_page_id",
     "shard_page_meta",
     "view_of",
+    "write_pages",
 ]
 
 # Pages list their keys' hashes so one key's evidence can be found; a page of more keys than
@@ -148,6 +149,85 @@ def page_meta(
     if items:
         meta["tepa_items"] = json.dumps(_encode_items(items))
     return meta
+
+
+@dataclass
+class _Part:
+    """A page being filled by :func:`write_pages` (its pieces already encoded)."""
+
+    size: int = 0
+    records: list[tuple[Evidence, str]] = field(default_factory=list)
+    vectors: dict[str, str] = field(default_factory=dict)
+    items: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+
+
+def write_pages(
+    namespace: str,
+    stream: str,
+    seq: int,
+    basis: str | None,
+    records: Sequence[Evidence],
+    vectors: Mapping[str, Sequence[float]] | None = None,
+    items: Mapping[str, Mapping[str, Sequence[Sequence[float]]]] | None = None,
+    *,
+    max_records: int,
+    max_bytes: int,
+) -> list[dict[str, Any]]:
+    """Metadata of the pages of one namespace's write, each of about ``max_bytes`` at most.
+
+    Records fill pages first (at most ``max_records`` a page, in order), then the precedents'
+    vectors, then item vectors (an item's vectors stay on one page); a piece larger than
+    ``max_bytes`` gets a page of its own. A page without records lists the key hashes and time
+    range of the whole write, so key and time filters find it where they found the one page
+    that held everything; its ``tepa_n`` is 0. A write with nothing is one empty page.
+
+    Example:
+        >>> from langchain_tepa.core import Evidence
+        >>> evs = [Evidence.observation("k", f"v{i}", time=1.0, id=f"e{i}") for i in range(5)]
+        >>> metas = write_pages("u1", "s1", 1, None, evs, max_records=2, max_bytes=10**6)
+        >>> [m["tepa_n"] for m in metas]
+        [2, 2, 1]
+    """
+    parts = [_Part()]
+
+    def room(size: int, *, record: bool = False) -> _Part:
+        last = parts[-1]
+        if (last.size and last.size + size > max_bytes) or (
+            record and len(last.records) >= max_records
+        ):
+            last = _Part()
+            parts.append(last)
+        last.size += size
+        return last
+
+    for ev in records:
+        text = ev.to_json()
+        room(len(text) + 1, record=True).records.append((ev, text))
+    for pid, vector in (vectors or {}).items():
+        text = encode_vector(vector)
+        room(len(pid) + len(text) + 6).vectors[pid] = text
+    for space, owners in (items or {}).items():
+        for owner, vs in owners.items():
+            texts = [encode_vector(v) for v in vs]
+            size = len(space) + len(owner) + sum(len(t) + 3 for t in texts) + 8
+            room(size).items.setdefault(space, {})[owner] = texts
+    whole = _page_fields(stream, seq, records)
+    out: list[dict[str, Any]] = []
+    for part in parts:
+        own = [ev for ev, _ in part.records]
+        meta: dict[str, Any] = {
+            "tepa_pns": namespace,
+            **(_page_fields(stream, seq, own) if own else {**whole, "tepa_n": 0}),
+            "tepa_json": "[" + ",".join(text for _, text in part.records) + "]",
+        }
+        if basis is not None:
+            meta["tepa_basis"] = basis
+        if part.vectors:
+            meta["tepa_vecs"] = json.dumps(part.vectors)
+        if part.items:
+            meta["tepa_items"] = json.dumps(part.items)
+        out.append(meta)
+    return out
 
 
 def _encode_items(

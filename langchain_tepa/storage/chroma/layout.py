@@ -69,6 +69,7 @@ __all__ = [
     "DEFAULT_SHARDS",
     "LAYOUT_VERSION",
     "MAX_PAGE_NAMESPACES",
+    "PAGE_BYTES",
     "PAGE_RECORDS",
     "SHARD_PAGES_FROM",
     "VIEW_SHARDS_FROM",
@@ -97,6 +98,12 @@ process takes about a millisecond; beyond that Chroma's HNSW index is faster).""
 PAGE_RECORDS = 1000
 """Records per evidence page: Chroma binds each list element of a record's metadata as an SQL
 parameter, and pages of 4,000 records failed where 2,000 passed."""
+PAGE_BYTES = 64 * 1024
+"""Bytes of encoded records and vectors per evidence page, about (one record or one item's
+vectors larger than this gets a page of its own). Chroma keeps every metadata string in an SQLite
+index; values of megabytes slowed every later write to the whole database, in any collection
+(two-record upserts: 3-8 ms, then 15 ms after six values of 4 MB; 5 ms after values of 400 KB;
+unchanged after the same 24 MB as values of 100 KB or less: ``docs/results/page_bytes.py``)."""
 MAX_SHARDS = 256
 
 _PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{1,40}$")
