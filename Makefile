@@ -9,7 +9,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-EXTRAS := test,lint,typing,plot,notebooks,classic,docs
+EXTRAS := test,lint,typing,plot,notebooks,classic,docs,bench
 SITE   := site
 # pytest-xdist: one test worker per core; --dist loadgroup keeps each xdist_group (a module whose
 # fixture builds something expensive, or the tests that start many processes) on one worker.
