@@ -32,6 +32,7 @@ from langchain_tepa.core.types import (
     Lifecycle,
     Precedent,
     Transition,
+    new_transition,
     precedent_id,
 )
 from langchain_tepa.core.values import value_identity
@@ -134,7 +135,7 @@ def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet, vid: st
         )
         state.precedents[vid] = target
         what = "first observation" if not step.is_outcome else "first outcome"
-        tr = Transition(ev.time, ev.id, None, Lifecycle.HYPOTHESIS, f"new candidate: {what}")
+        tr = new_transition(ev.time, ev.id, None, Lifecycle.HYPOTHESIS, f"new candidate: {what}")
         target.transitions.append(tr)
         step.transitions.append(tr)
         step.created = True

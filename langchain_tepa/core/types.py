@@ -28,6 +28,7 @@ __all__ = [
     "Precedent",
     "Transition",
     "answer_order",
+    "new_transition",
     "precedent_id",
 ]
 
@@ -241,6 +242,36 @@ class Transition:
             to_state=Lifecycle(data["to_state"]),
             reason=str(data["reason"]),
         )
+
+
+def new_transition(
+    time: float,
+    evidence_id: str,
+    from_state: Lifecycle | None,
+    to_state: Lifecycle,
+    reason: str,
+) -> Transition:
+    """``Transition(time, evidence_id, from_state, to_state, reason)``, the same object.
+
+    Built without the frozen dataclass ``__init__`` (one ``object.__setattr__`` per field, a
+    third of the cost), as :meth:`Evidence.from_dict` is: the fold makes one or two per record,
+    and a namespace's first touch folds all of its records.
+
+    Example:
+        >>> new_transition(1.0, "e1", None, Lifecycle.ACTIVE, "why") == Transition(
+        ...     1.0, "e1", None, Lifecycle.ACTIVE, "why"
+        ... )
+        True
+    """
+    tr = Transition.__new__(Transition)
+    tr.__dict__.update(
+        time=time,
+        evidence_id=evidence_id,
+        from_state=from_state,
+        to_state=to_state,
+        reason=reason,
+    )
+    return tr
 
 
 @dataclass
@@ -472,7 +503,7 @@ class KeyState:
     def active(self) -> list[Precedent]:
         """Active precedents, best first (:func:`answer_order`: standing, then trusted recency)."""
         act = [p for p in self.precedents.values() if p.state is Lifecycle.ACTIVE]
-        return sorted(act, key=answer_order)
+        return sorted(act, key=answer_order) if len(act) > 1 else act
 
     def snapshot(self) -> KeyState:
         """An independent deep copy."""

@@ -263,3 +263,26 @@ def test_reversal_within_the_promised_window() -> None:
     assert failures <= promise
     apply_evidence(state, out("B", True, t), TEPA)
     assert [p.value for p in state.active()] == ["B"]
+
+
+def test_transitions_the_fold_makes_are_plain_frozen_transitions() -> None:
+    import dataclasses
+    import pickle
+
+    from langchain_tepa.core.types import Transition, new_transition
+
+    for from_state in (None, *Lifecycle):
+        made = new_transition(2.5, "e7", from_state, Lifecycle.REVOKED, "why")
+        want = Transition(2.5, "e7", from_state, Lifecycle.REVOKED, "why")
+        assert made == want and hash(made) == hash(want) and repr(made) == repr(want)
+        assert list(vars(made).items()) == list(vars(want).items())
+        assert pickle.loads(pickle.dumps(made)) == want
+        assert made.to_dict() == want.to_dict()
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            made.reason = "changed"  # type: ignore[misc]
+    ks = KeyState("ns", "k")
+    ev = Evidence.observation("k", "v", time=1.0, id="e1", namespace="ns")
+    apply_evidence(ks, ev, LifecyclePolicy())
+    (p,) = ks.precedents.values()
+    assert all(type(t) is Transition for t in p.transitions)
+    assert [t.to_state for t in p.transitions] == [Lifecycle.HYPOTHESIS, Lifecycle.ACTIVE]
