@@ -310,3 +310,12 @@ def test_shared_reasons_read_as_the_reasons_formatted_each_time() -> None:
         (p,) = ks.precedents.values()
         assert p.transitions[0].reason == f"new candidate: {what}"
         assert p.transitions[1].reason == "promoted: validity 0.67 >= 0.60"
+
+
+def test_loaded_records_share_their_source_string() -> None:
+    import json
+
+    text = json.dumps(Evidence.observation("k", "v", time=1.0, id="e1", source="app").to_dict())
+    one, two = Evidence.from_json(text), Evidence.from_json(text)
+    assert one == two and one.source == "app" and one.source is two.source
+    assert Evidence.from_json(text.replace('"app"', "null")).source is None
