@@ -32,6 +32,7 @@ from langchain_tepa.core.types import (
     Lifecycle,
     Precedent,
     Transition,
+    new_transition,
     precedent_id,
 )
 from langchain_tepa.core.values import value_identity
@@ -39,6 +40,8 @@ from langchain_tepa.core.values import value_identity
 __all__ = ["apply_evidence", "fold", "fold_all", "refresh_posterior"]
 
 _DECISIONS = (EvidenceKind.TRIAL, EvidenceKind.PROMOTE, EvidenceKind.REVOKE)
+_NEW = {False: "new candidate: first observation", True: "new candidate: first outcome"}
+"""A new precedent's first transition's reason (one string shared by every precedent)."""
 
 
 @functools.lru_cache(maxsize=65536)
@@ -133,8 +136,7 @@ def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet, vid: st
             source=ev.source,
         )
         state.precedents[vid] = target
-        what = "first observation" if not step.is_outcome else "first outcome"
-        tr = Transition(ev.time, ev.id, None, Lifecycle.HYPOTHESIS, f"new candidate: {what}")
+        tr = new_transition(ev.time, ev.id, None, Lifecycle.HYPOTHESIS, _NEW[step.is_outcome])
         target.transitions.append(tr)
         step.transitions.append(tr)
         step.created = True

@@ -34,7 +34,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from langchain_tepa.core.trust import Correction, SupportPromotion, TrustPolicy
-from langchain_tepa.core.types import Evidence, KeyState, Lifecycle, Precedent, Transition
+from langchain_tepa.core.types import (
+    Evidence,
+    KeyState,
+    Lifecycle,
+    Precedent,
+    Transition,
+    new_transition,
+)
 
 if TYPE_CHECKING:
     from langchain_tepa.core.policy import LifecyclePolicy
@@ -136,7 +143,7 @@ class Step:
 
     def move(self, p: Precedent, to: Lifecycle, reason: str) -> None:
         """Move ``p`` to state ``to`` for ``reason`` (recorded on ``p`` and in this step)."""
-        tr = Transition(self.ev.time, self.ev.id, p.state, to, reason)
+        tr = new_transition(self.ev.time, self.ev.id, p.state, to, reason)
         p.state = to
         p.transitions.append(tr)
         self.transitions.append(tr)

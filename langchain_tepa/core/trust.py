@@ -544,7 +544,7 @@ class SupportPromotion:
         )
         if not rivals:
             if p.validity >= self.theta_pro - _EPS:
-                return f"{again}: validity {p.validity:.2f} >= {self.theta_pro:.2f}"
+                return _validity_reason(again, p.validity, self.theta_pro)
             return None
         if self.by_net:
             best = max(r.net_support for r in rivals)
@@ -562,6 +562,22 @@ class SupportPromotion:
             f"{again}: validity {p.validity:.2f} >= {self.theta_pro:.2f} and > incumbent "
             f"{best_validity:.2f}"
         )
+
+
+def _validity_reason(again: str, validity: float, theta: float) -> str:
+    """The reason of an uncontested promotion; one string per distinct text.
+
+    A namespace's first touch promotes most of its values with the same few validities:
+    the precedents share the reason instead of holding a copy each.
+    """
+    if validity and theta:  # equal non-zero numbers format alike (0.0 and -0.0 do not)
+        return _shared_validity_reason(again, validity, theta)
+    return f"{again}: validity {validity:.2f} >= {theta:.2f}"
+
+
+@functools.lru_cache(maxsize=4096)
+def _shared_validity_reason(again: str, validity: float, theta: float) -> str:
+    return f"{again}: validity {validity:.2f} >= {theta:.2f}"
 
 
 def provenance_rows(p: Precedent) -> list[tuple[str, float, float]]:

@@ -318,9 +318,20 @@ def _plain(value: Any, depth: int = 0) -> Any:
     )
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` is this
+encoder's ``encode`` (``dumps`` builds an equal one per call: a third of the call's time, paid
+once per record a namespace's first touch folds). ``encode`` keeps no state between calls."""
+
+
 def canonical_json(value: Any) -> str:
-    """Return the canonical JSON text of a value (sorted keys, no spaces, UTF-8)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Return the canonical JSON text of a value (sorted keys, no spaces, UTF-8).
+
+    Example:
+        >>> canonical_json({"b": [1, 2.5], "a": "é"})
+        '{"a":"é","b":[1,2.5]}'
+    """
+    return _CANONICAL.encode(value)
 
 
 def validate_value(value: object) -> Any:

@@ -97,7 +97,12 @@ class VectorTable:
 
     def __init__(self) -> None:
         self._rows: dict[str, int] = {}
-        self._pending: list[np.ndarray] = []
+        # Rows added since the matrix was last built, in order: ``(block, raw)``. A raw block
+        # holds vectors as given (one size, 2-D), scaled to unit length when the matrix is
+        # next needed; the others are rows already scaled. A namespace's first touch adds its
+        # precedent vectors and only ranking uses them: a search through item tables never
+        # pays for scaling them.
+        self._pending: list[tuple[np.ndarray, bool]] = []
         self._matrix: np.ndarray | None = None
         self._version = 0
         # The matrix was handed out by `snapshot`: replace rows in a copy, never in place.
@@ -119,12 +124,22 @@ class VectorTable:
         """Add (or replace) vectors by id.
 
         Vectors of one size are scaled together (one :func:`unit_rows` over all of them): a
-        namespace's first touch adds thousands at once.
+        namespace's first touch adds thousands at once. New ids of one size are scaled only
+        when the matrix is next needed (:meth:`snapshot`, ranking), into the same rows.
         """
         self._version += 1
-        arrays = [np.asarray(vec, dtype=np.float64) for vec in vectors.values()]
-        if len(arrays) > 1 and len({a.shape for a in arrays}) == 1 and arrays[0].ndim == 1:
-            rows: Iterable[np.ndarray] = unit_rows(np.stack(arrays))
+        block = _block(vectors.values())
+        if block is None:
+            arrays = [np.asarray(vec, dtype=np.float64) for vec in vectors.values()]
+            if len(arrays) > 1 and len({a.shape for a in arrays}) == 1 and arrays[0].ndim == 1:
+                block = np.stack(arrays)
+        if block is not None and not any(pid in self._rows for pid in vectors):
+            for pid in vectors:
+                self._rows[pid] = len(self._rows)
+            self._pending.append((block, True))
+            return
+        if block is not None:
+            rows: Iterable[np.ndarray] = unit_rows(block)
         else:
             rows = (unit_rows(a)[0] for a in arrays)
         for pid, row in zip(vectors, rows, strict=True):
@@ -138,7 +153,7 @@ class VectorTable:
                 self._matrix[self._rows[pid]] = row
                 continue
             self._rows[pid] = len(self._rows)
-            self._pending.append(row)
+            self._pending.append((row, False))
 
     def _dims_message(self, got: int) -> str:
         have = self._matrix.shape[1] if self._matrix is not None else got
@@ -152,13 +167,13 @@ class VectorTable:
             if self._matrix is None:
                 self._matrix = np.zeros((0, 0), dtype=np.float32)
             return
-        dims = {row.shape[0] for row in self._pending}
+        dims = {part.shape[1] if raw else part.shape[0] for part, raw in self._pending}
         if self._matrix is not None and self._matrix.size:
             dims.add(self._matrix.shape[1])
         if len(dims) > 1:
             raise InvalidArgumentError(self._dims_message(max(dims)))
         parts = [self._matrix] if self._matrix is not None and self._matrix.size else []
-        parts.append(np.vstack(self._pending))
+        parts.append(np.vstack([unit_rows(part) if raw else part for part, raw in self._pending]))
         self._matrix = np.vstack(parts) if len(parts) > 1 else parts[0]
         self._pending = []
         self._shared = False  # a new array: snapshots handed out keep the old one
@@ -359,6 +374,28 @@ class ItemTable:
             if vecs and vecs[0].shape[0] == size:
                 out[i] = vecs[0]
         return out
+
+
+def _block(vectors: Iterable[Sequence[float] | np.ndarray]) -> np.ndarray | None:
+    """Vectors that are float arrays of one size and one dtype as one 2-D copy, else ``None``.
+
+    Their conversion to float64 (exact) is left to :func:`unit_rows`: a loaded page's float32
+    vectors are stacked as they are, without a float64 copy of each.
+    """
+    arrays = list(vectors)
+    if not arrays:
+        return None
+    first = arrays[0]
+    if not isinstance(first, np.ndarray) or first.ndim != 1 or first.dtype not in _FLOATS:
+        return None
+    shape, dtype = first.shape, first.dtype
+    for a in arrays:
+        if not isinstance(a, np.ndarray) or a.shape != shape or a.dtype != dtype:
+            return None
+    return np.stack(arrays)
+
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _kept(vector: Sequence[float] | np.ndarray) -> np.ndarray:

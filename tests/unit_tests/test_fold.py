@@ -263,3 +263,59 @@ def test_reversal_within_the_promised_window() -> None:
     assert failures <= promise
     apply_evidence(state, out("B", True, t), TEPA)
     assert [p.value for p in state.active()] == ["B"]
+
+
+def test_transitions_the_fold_makes_are_plain_frozen_transitions() -> None:
+    import dataclasses
+    import pickle
+
+    from langchain_tepa.core.types import Transition, new_transition
+
+    for from_state in (None, *Lifecycle):
+        made = new_transition(2.5, "e7", from_state, Lifecycle.REVOKED, "why")
+        want = Transition(2.5, "e7", from_state, Lifecycle.REVOKED, "why")
+        assert made == want and hash(made) == hash(want) and repr(made) == repr(want)
+        assert list(vars(made).items()) == list(vars(want).items())
+        assert pickle.loads(pickle.dumps(made)) == want
+        assert made.to_dict() == want.to_dict()
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            made.reason = "changed"  # type: ignore[misc]
+    ks = KeyState("ns", "k")
+    ev = Evidence.observation("k", "v", time=1.0, id="e1", namespace="ns")
+    apply_evidence(ks, ev, LifecyclePolicy())
+    (p,) = ks.precedents.values()
+    assert all(type(t) is Transition for t in p.transitions)
+    assert [t.to_state for t in p.transitions] == [Lifecycle.HYPOTHESIS, Lifecycle.ACTIVE]
+
+
+def test_shared_reasons_read_as_the_reasons_formatted_each_time() -> None:
+    import math
+
+    from langchain_tepa.core.trust import _validity_reason
+
+    values = (0.0, -0.0, 0.6, 0.6000000001, 2 / 3, 1.0, 1, math.nan, math.inf, -0.004)
+    for again in ("promoted", "re-promoted"):
+        for validity in values:
+            for theta in values:
+                want = f"{again}: validity {validity:.2f} >= {theta:.2f}"
+                assert _validity_reason(again, validity, theta) == want
+                assert _validity_reason(again, validity, theta) == want  # from the cache
+    assert _validity_reason("promoted", 2 / 3, 0.6) is _validity_reason("promoted", 2 / 3, 0.6)
+    # A new precedent's first reason, as the fold wrote it before it was a shared string.
+    for outcome, what in ((False, "first observation"), (True, "first outcome")):
+        kind = EvidenceKind.OUTCOME if outcome else EvidenceKind.OBSERVATION
+        ev = Evidence("e1", "ns", "k", "v", kind, outcome=True if outcome else None, time=1.0)
+        ks = KeyState("ns", "k")
+        apply_evidence(ks, ev, LifecyclePolicy())
+        (p,) = ks.precedents.values()
+        assert p.transitions[0].reason == f"new candidate: {what}"
+        assert p.transitions[1].reason == "promoted: validity 0.67 >= 0.60"
+
+
+def test_loaded_records_share_their_source_string() -> None:
+    import json
+
+    text = json.dumps(Evidence.observation("k", "v", time=1.0, id="e1", source="app").to_dict())
+    one, two = Evidence.from_json(text), Evidence.from_json(text)
+    assert one == two and one.source == "app" and one.source is two.source
+    assert Evidence.from_json(text.replace('"app"', "null")).source is None

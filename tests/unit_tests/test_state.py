@@ -164,6 +164,55 @@ def test_bulk_adds_store_exactly_what_one_by_one_adds_store() -> None:
     assert many.version == version  # nothing set, nothing for cached columns to redo
 
 
+def _loaded(vec: np.ndarray) -> np.ndarray:
+    """A vector as a loaded page decodes it: a read-only float32 array over stored bytes."""
+    return np.frombuffer(np.asarray(vec, dtype="<f4").tobytes(), dtype="<f4")
+
+
+@pytest.mark.parametrize("form", ["loaded", "float64", "list"])
+def test_deferred_scaling_stores_exactly_what_scaling_at_once_stores(form: str) -> None:
+    rng = np.random.default_rng(11)
+    raw = [rng.normal(size=5) * 10.0 ** rng.integers(-30, 30) for _ in range(40)]
+    raw += [np.zeros(5), np.array([0.0, -0.0, 3.0, 0.0, 0.0])]
+    as_given = {
+        "loaded": [_loaded(v) for v in raw],
+        "float64": [np.array(v, dtype=np.float64) for v in raw],
+        "list": [[float(x) for x in v] for v in raw],
+    }[form]
+    one_by_one = VectorTable()
+    for i, vec in enumerate(as_given):
+        one_by_one.add({f"p{i}": vec})
+        one_by_one.snapshot()  # scaled at once, row by row
+    blocks = VectorTable()
+    blocks.add({f"p{i}": vec for i, vec in enumerate(as_given[:25])})
+    blocks.add({f"p{i}": vec for i, vec in enumerate(as_given[25:], start=25)})
+    assert len(blocks) == len(as_given) and "p3" in blocks and blocks.missing(["p3", "x"]) == ["x"]
+    assert np.array_equal(blocks.snapshot(), one_by_one.snapshot())
+    assert blocks.snapshot().dtype == np.float32
+    # Replacing a row of a block not yet scaled, and adding after a snapshot.
+    blocks.add({"p7": as_given[8], "new": as_given[9]})
+    one_by_one.add({"p7": as_given[8], "new": as_given[9]})
+    assert np.array_equal(blocks.snapshot(), one_by_one.snapshot())
+    query = rng.normal(size=5)
+    ids = [f"p{i}" for i in range(len(as_given))] + ["new"]
+    assert blocks.rank(query, ids, 10) == one_by_one.rank(query, ids, 10)
+
+
+def test_vectors_waiting_to_be_scaled_are_copies_of_the_callers() -> None:
+    vec = np.array([3.0, 4.0])
+    table = VectorTable()
+    table.add({"a": vec, "b": np.array([1.0, 0.0])})  # scaled later
+    vec[:] = [0.0, 1.0]  # the caller's array changes before the table scales its rows
+    assert table.vector("a").tolist() == pytest.approx([0.6, 0.8])
+    # Sizes that differ across adds are refused when the rows are next needed, as before.
+    mixed = VectorTable()
+    mixed.add({"a": np.array([1.0, 0.0]), "b": np.array([0.0, 1.0])})
+    mixed.add({"c": np.array([1.0, 0.0, 0.0]), "d": np.array([0.0, 1.0, 0.0])})
+    assert len(mixed) == 4
+    with pytest.raises(ValueError, match="embedding sizes differ"):
+        mixed.snapshot()
+
+
 def test_item_tables_keep_loaded_float32_vectors_as_they_are_and_copy_the_rest() -> None:
     # What a loaded page decodes: a read-only float32 array over the stored bytes.
     stored = np.frombuffer(np.array([0.1, 2.5, -3.0], dtype="<f4").tobytes(), dtype="<f4")

@@ -32,6 +32,7 @@ from langchain_tepa import (
 )
 from langchain_tepa.core.values import (
     MAX_INT_DIGITS,
+    canonical_json,
     forbidden_character,
     validate_key,
     validate_namespace,
@@ -320,6 +321,35 @@ def test_validate_value_accepts_or_raises_a_typed_error_never_anything_else(valu
     except InvalidValueError:
         return
     assert json.loads(json.dumps(plain)) == plain
+
+
+def _dumps_or_error(dump: Any, value: Any) -> str:
+    try:
+        return str(dump(value))
+    except Exception as exc:  # the error itself is what is compared
+        return f"{type(exc).__name__}: {exc}"
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(value=st.one_of(json_like, anything))
+def test_canonical_json_is_exactly_json_dumps_with_its_options(value: Any) -> None:
+    """One shared encoder: the same text as ``json.dumps`` each time, or the same error."""
+
+    def dumps(v: Any) -> str:
+        return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    want = _dumps_or_error(dumps, value)
+    assert _dumps_or_error(canonical_json, value) == want
+    assert _dumps_or_error(canonical_json, value) == want  # nothing kept from the last call
+
+
+def test_canonical_json_refuses_cycles_and_nan_as_json_dumps_does() -> None:
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular reference"):
+        canonical_json(loop)
+    assert canonical_json([math.nan, math.inf]) == "[NaN,Infinity]"
+    assert canonical_json({"b": 1, "a": ["é", 2.5]}) == '{"a":["é",2.5],"b":1}'
 
 
 # --------------------------------------------------------------------------- a text for a list

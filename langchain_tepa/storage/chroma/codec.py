@@ -246,8 +246,36 @@ def _vector_array(text: str) -> np.ndarray:
     only go into vector and item tables (and, converted there, into an index), so Python
     float lists (or float64 copies) would cost time and memory for nothing.
     """
+    return np.frombuffer(_b64decode(text), dtype="<f4")
+
+
+def _a2b(text: str) -> bytes:
+    """The bytes of a base64 text, as :func:`binascii.a2b_base64` decodes it."""
     # a2b_base64 is what base64.b64decode calls, without its per-call checks.
-    return np.frombuffer(binascii.a2b_base64(text), dtype="<f4")
+    return binascii.a2b_base64(text)
+
+
+def _strict_then_a2b(text: str) -> bytes:
+    """:func:`_a2b` of ``text``, by pybase64's SIMD decoder when ``text`` is strict base64.
+
+    About 5x faster than ``a2b_base64`` for the 2,048 characters of a 384-float vector (what a
+    namespace's first touch decodes two of per item). Only well-formed base64 (what
+    :func:`encode_vector` writes) is decoded by pybase64 (``validate=True``): for it both
+    decoders give the same bytes; anything else goes to ``a2b_base64`` as before, which
+    decodes or raises exactly as it always did.
+    """
+    try:
+        return _pybase64_decode(text, validate=True)
+    except (ValueError, TypeError):
+        return binascii.a2b_base64(text)
+
+
+try:  # a dependency of chromadb
+    from pybase64 import b64decode as _pybase64_decode
+except ImportError:  # pragma: no cover - chromadb without it
+    _b64decode = _a2b
+else:
+    _b64decode = _strict_then_a2b
 
 
 def _decode_vectors(data: Mapping[str, Any]) -> dict[str, Any]:
