@@ -11,13 +11,15 @@ load". Raw Chroma only (an embedded persistent client in a temporary folder), no
 3. collections with other thresholds (32, 64, 1,000): eight large records, then 130 small
    upserts; which of them were slow (over 7 ms).
 
-    python docs/results/log_tail.py
+    python docs/results/log_tail.py              # embedded
+    python docs/results/log_tail.py HOST:PORT    # through a running `chroma run` server
 """
 
 from __future__ import annotations
 
 import os
 import statistics
+import sys
 import tempfile
 import time
 from typing import Any
@@ -37,7 +39,17 @@ def _upsert(col: Any, ids: list[str], metas: list[dict[str, Any]]) -> float:
 
 def main() -> None:
     print("load before", [round(x, 2) for x in os.getloadavg()])
-    client = persistent_client(tempfile.mkdtemp())
+    if len(sys.argv) > 1:
+        import chromadb
+        from chromadb.config import Settings
+
+        host, port = sys.argv[1].rsplit(":", 1)
+        client = chromadb.HttpClient(
+            host=host, port=int(port), settings=Settings(anonymized_telemetry=False)
+        )
+        print("through chroma run at", sys.argv[1])
+    else:
+        client = persistent_client(tempfile.mkdtemp())
     col = client.create_collection("probe", embedding_function=None, metadata=dict(EVIDENCE_HNSW))
     for i in range(40):
         _upsert(col, [f"s{i}"], [SMALL])
