@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import sys
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -132,23 +133,22 @@ def page_meta(
     vectors: Mapping[str, Sequence[float]] | None = None,
     items: Mapping[str, Mapping[str, Sequence[Sequence[float]]]] | None = None,
 ) -> dict[str, Any]:
-    """Metadata of a page.
+    """Metadata of one page holding all of ``records``, their vectors and item vectors.
 
-    The page holds ``records`` (at most ``PAGE_RECORDS``), the vectors of the precedents they
-    create and item vectors written with them.
+    Writers spread a write over pages of bounded size (:func:`write_pages`); this is the same
+    encoding without the bound.
     """
-    meta: dict[str, Any] = {
-        "tepa_pns": namespace,
-        **_page_fields(stream, seq, records),
-        "tepa_json": "[" + ",".join(ev.to_json() for ev in records) + "]",
-    }
-    if basis is not None:
-        meta["tepa_basis"] = basis
-    if vectors:
-        meta["tepa_vecs"] = json.dumps(_encode_vectors(vectors))
-    if items:
-        meta["tepa_items"] = json.dumps(_encode_items(items))
-    return meta
+    return write_pages(
+        namespace,
+        stream,
+        seq,
+        basis,
+        records,
+        vectors,
+        items,
+        max_records=max(1, len(records)),
+        max_bytes=sys.maxsize,
+    )[0]
 
 
 @dataclass
