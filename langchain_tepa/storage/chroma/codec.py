@@ -3,7 +3,7 @@
 Example:
     >>> from langchain_tepa.core import Evidence
     >>> ev = Evidence.observation("user.diet", "vegan", time=1.0, id="e1", namespace="u1")
-    >>> meta = page_meta("u1", "s1", 1, "basis", [ev])
+    >>> [meta] = write_pages("u1", "s1", 1, "basis", [ev], max_records=1000, max_bytes=65536)
     >>> decode_page(meta).records[0].value
     'vegan'
     >>> ev2 = Evidence.observation("user.diet", "kale", time=1.0, id="e2", namespace="u2")
@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import sys
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,7 +44,6 @@ __all__ = [
     "key_hash",
     "marks_update",
     "page_id",
-    "page_meta",
     "precedent_meta",
     "shard_page_id",
     "shard_page_meta",
@@ -122,33 +120,6 @@ def _page_fields(stream: str, seq: int, records: Sequence[Evidence]) -> dict[str
         "tepa_t1": max(times) if times else -1e300,
         "tepa_keys": (keys if len(keys) <= MAX_PAGE_KEYS else [ALL_KEYS]) or [ALL_KEYS],
     }
-
-
-def page_meta(
-    namespace: str,
-    stream: str,
-    seq: int,
-    basis: str | None,
-    records: Sequence[Evidence],
-    vectors: Mapping[str, Sequence[float]] | None = None,
-    items: Mapping[str, Mapping[str, Sequence[Sequence[float]]]] | None = None,
-) -> dict[str, Any]:
-    """Metadata of one page holding all of ``records``, their vectors and item vectors.
-
-    Writers spread a write over pages of bounded size (:func:`write_pages`); this is the same
-    encoding without the bound.
-    """
-    return write_pages(
-        namespace,
-        stream,
-        seq,
-        basis,
-        records,
-        vectors,
-        items,
-        max_records=max(1, len(records)),
-        max_bytes=sys.maxsize,
-    )[0]
 
 
 @dataclass
