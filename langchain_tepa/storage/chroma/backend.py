@@ -72,7 +72,6 @@ _T = TypeVar("_T")
 _READ_PAGE = 5000
 _READ_NAMESPACES = 100
 _PLACEHOLDER = [1.0]
-
 _HEADED_HELD = 65536  # namespaces remembered to have a head (forgotten all at once beyond)
 MARKS_WAIT_S = 0.5
 """Seconds a layout 5 view mark waits for a commit to its head's shard to carry it, before
