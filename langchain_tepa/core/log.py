@@ -1,9 +1,10 @@
 """The evidence log's vocabulary: pages, namespace heads and vector clocks.
 
-Evidence of a namespace is appended in *pages*: one page per append of one *stream* (a writing
-memory instance), numbered by that stream's append sequence. A namespace's *head* holds, per
-stream, the number of its last page there: a vector clock. A reader that holds a clock asks the
-head whether anything is new and folds only the pages after its clock.
+Evidence of a namespace is appended in *pages*: one page (or several, for a large append) per
+append of one *stream* (a writing memory instance), numbered by that stream's append sequence.
+A namespace's *head* holds, per stream, the number of its last append there: a vector clock. A
+reader that holds a clock asks the head whether anything is new and folds only the pages after
+its clock.
 
 Example:
     >>> head = Head("users.u1", {"s1": 3}, {"s1": 7})

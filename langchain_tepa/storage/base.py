@@ -2,9 +2,10 @@
 
 A backend keeps, per namespace (a tenant):
 
-* the **evidence log**: immutable records in *pages*, one page per append (a ``commit``) and
-  namespace, the source of truth. Every page belongs to a *stream* (one writing memory
-  instance) and has that stream's append sequence number. A page also carries the embeddings
+* the **evidence log**: immutable records in *pages*, one page (or several, for a large one)
+  per append (a ``commit``) and namespace, the source of truth. Every page belongs to a
+  *stream* (one writing memory instance) and has that stream's append sequence number (the
+  pages of one append share it). A page also carries the embeddings
   of the precedents its records created and the item vectors written with them: vectors are
   stored once, with the evidence, and never recomputed;
 * a **head**: for each stream that ever wrote the namespace, the sequence number of its last

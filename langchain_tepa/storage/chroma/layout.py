@@ -23,7 +23,8 @@ shards by a stable hash of their name. With ``prefix`` ``"tepa"`` and 16 shards:
   listed in ``tepa_pnl``, each one's records, basis, vectors and items as one part of the page),
   with their head bumps in the same ``upsert``, instead of one page per namespace: a batch over
   many namespaces then costs one page record per shard, not one per namespace. A namespace whose
-  part would not fit (more than ``PAGE_RECORDS`` records or vectors) still gets pages of its own.
+  part would not fit (more than ``PAGE_RECORDS`` records or vectors, or about ``PAGE_BYTES``)
+  still gets pages of its own.
   Readers of a layout 4 store match pages on ``tepa_pns`` or ``tepa_pnl`` (at most 100
   namespaces a read) and decode only their namespace's part; layout 3 stores keep writing one
   page per namespace (nothing to migrate).
