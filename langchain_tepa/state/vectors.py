@@ -128,20 +128,16 @@ class VectorTable:
         when the matrix is next needed (:meth:`snapshot`, ranking), into the same rows.
         """
         self._version += 1
-        block = _block(vectors.values())
-        if block is None:
-            arrays = [np.asarray(vec, dtype=np.float64) for vec in vectors.values()]
-            if len(arrays) > 1 and len({a.shape for a in arrays}) == 1 and arrays[0].ndim == 1:
-                block = np.stack(arrays)
-        if block is not None and not any(pid in self._rows for pid in vectors):
+        arrays = [_floats(vec) for vec in vectors.values()]
+        one_size = bool(arrays) and arrays[0].ndim == 1
+        one_size = one_size and all(a.shape == arrays[0].shape for a in arrays)
+        if one_size and not any(pid in self._rows for pid in vectors):
             for pid in vectors:
                 self._rows[pid] = len(self._rows)
-            self._pending.append((block, True))
+            self._pending.append((np.stack(arrays), True))  # a copy, scaled when next needed
             return
-        if block is not None:
-            rows: Iterable[np.ndarray] = unit_rows(block)
-        else:
-            rows = (unit_rows(a)[0] for a in arrays)
+        rows: Iterable[np.ndarray]
+        rows = unit_rows(np.stack(arrays)) if one_size else (unit_rows(a)[0] for a in arrays)
         for pid, row in zip(vectors, rows, strict=True):
             if pid in self._rows:
                 self._flush()
@@ -376,23 +372,15 @@ class ItemTable:
         return out
 
 
-def _block(vectors: Iterable[Sequence[float] | np.ndarray]) -> np.ndarray | None:
-    """Vectors that are float arrays of one size and one dtype as one 2-D copy, else ``None``.
+def _floats(vector: Sequence[float] | np.ndarray) -> np.ndarray:
+    """A vector as a float array: float32 and float64 arrays as they are, else in float64.
 
-    Their conversion to float64 (exact) is left to :func:`unit_rows`: a loaded page's float32
-    vectors are stacked as they are, without a float64 copy of each.
+    Float64 is exact for Python floats. Stacking loaded float32 vectors then makes no float64
+    copy of each; :func:`unit_rows` converts the stack (exactly) when it scales it.
     """
-    arrays = list(vectors)
-    if not arrays:
-        return None
-    first = arrays[0]
-    if not isinstance(first, np.ndarray) or first.ndim != 1 or first.dtype not in _FLOATS:
-        return None
-    shape, dtype = first.shape, first.dtype
-    for a in arrays:
-        if not isinstance(a, np.ndarray) or a.shape != shape or a.dtype != dtype:
-            return None
-    return np.stack(arrays)
+    if isinstance(vector, np.ndarray) and vector.dtype in _FLOATS:
+        return vector
+    return np.asarray(vector, dtype=np.float64)
 
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))

@@ -601,8 +601,9 @@ class ChromaStorage:
             with self._writing(shard):
                 late += self._append(col, commit, shard, by_shard[shard], tokens.get(shard, {}))
         self._note_headed(w.namespace for w in commit.writes)
-        for shard in by_shard:  # large pages leave a tail every later write re-reads
-            self._settle_if_due(self.layout.evidence(shard))
+        for name in map(self.layout.evidence, by_shard):  # large pages leave a tail to settle
+            if self._tail.due(name):
+                self._settle(name)
         if late:  # views too many to go with their pages: right after them
             self.write_views(
                 [p for w in late for p in w.views],
@@ -790,10 +791,8 @@ class ChromaStorage:
             metas.append(codec.marks_update(ns, per))
         send()
 
-    def _settle_if_due(self, name: str, limit: int | None = None) -> None:
-        """Settle collection ``name``'s log tail if enough was written into it (``tail.py``)."""
-        if not self._tail.due(name, limit):
-            return
+    def _settle(self, name: str) -> None:
+        """Settle collection ``name``'s log tail (``tail.py``) and start counting it anew."""
         col = self._cols.get(name)
         if col is not None:
             settle(col, self.call)
@@ -1092,7 +1091,7 @@ class ChromaStorage:
             _log.warning("view marks of %s not written at close: %s", self.describe(), exc)
         if not self.read_only:  # the next process's first writes need not pay this one's tail
             for name in self._tail.names(CLOSE_BYTES):
-                self._settle_if_due(name, CLOSE_BYTES)
+                self._settle(name)
         with self._lock:
             self._cols.clear()
 

@@ -102,9 +102,9 @@ class LogTail:
         with self._lock:
             return self._bytes.get(name, 0)
 
-    def due(self, name: str, limit: int | None = None) -> bool:
-        """Whether ``name`` has at least ``limit`` (default :attr:`limit`) bytes unsettled."""
-        return self.written(name) >= (self.limit if limit is None else limit)
+    def due(self, name: str) -> bool:
+        """Whether ``name`` has at least :attr:`limit` bytes unsettled."""
+        return self.written(name) >= self.limit
 
     def names(self, limit: int | None = None) -> list[str]:
         """Collections with at least ``limit`` (default :attr:`limit`) bytes unsettled."""
