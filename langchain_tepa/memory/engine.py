@@ -824,8 +824,7 @@ class Engine:
                         marks[ns] = mark
                 decided = {ns: states[ns].epoch for ns in namespaces}
                 self.storage.write_views(current, marks, settle=settle)
-                wrote = {p.namespace for p in current} | set(marks)
-                self._advance_epochs(states, decided, wrote)
+                self._advance_epochs(states, decided, set())  # views move no epoch
         except BaseException:
             self.views.restore(pending)  # keep them for the next flush
             raise

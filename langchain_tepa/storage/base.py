@@ -198,8 +198,9 @@ class StorageBackend(Protocol):
         """A process-local write epoch of ``namespace``, or ``None`` (cannot vouch).
 
         A backend that knows every write to its store goes through this process (an embedded
-        folder held under its lock) returns a counter that every write which can change the
-        namespace's head moves, *after* the write returned or failed. A memory that read the
+        folder held under its lock) returns a counter that every write which can change what
+        a read of the namespace answers (its pages, clock, counts, summary) moves, *after* the
+        write returned or failed; views and view marks need not move it. A memory that read the
         epoch before a head read and finds it unchanged skips the next head read. Any other
         backend (a server client, a client the caller made) returns ``None``: heads are read.
         """
@@ -252,6 +253,7 @@ class StorageBackend(Protocol):
         (``namespace -> stream -> seq``). A backend may store a mark later than its views
         (never earlier): Chroma's layout 5 lets the next commit to the head's shard carry it.
         ``settle`` writes every mark held back so far as well (an explicit flush, closing).
+        Moves no :meth:`local_epoch`: views and marks change no answer of a read.
         """
         ...
 

@@ -267,7 +267,8 @@ class ChromaStorage:
 
         Only a store opened on a folder this process holds locked (:meth:`claim_folder`)
         vouches, and not in a forked child (the parent may write too). An unchanged epoch
-        means no write to the shard returned (or failed) since it was read.
+        means no write to the shard returned (or failed) since it was read, views and view
+        marks aside (they change no answer; :meth:`write_views`).
         """
         return self._epoch_of(self.layout.shard(namespace))
 
@@ -829,9 +830,10 @@ class ChromaStorage:
         them in its own call, or are written on their own by the first call after
         ``MARKS_WAIT_S`` (and by :meth:`close`); ``settle`` writes every waiting mark now.
         A mark is never stored before its views; a failure or a crash leaves it behind them
-        (the views are rewritten later). The write epoch of the shard of every namespace with
-        a view or a mark moves by one, as in layout 4 (one outer write, whatever it holds
-        back), so the memory's own accounting of epochs needs no layout of its own.
+        (the views are rewritten later). No write epoch moves (:meth:`local_epoch`): views and
+        marks change no answer of a read, so a memory's cached states stay current across
+        them (a reader that acts on another stream's marks re-reads its head when the epoch's
+        trust runs out, ``_trusted_until``).
         """
         if not precedents and not marks and not (settle and self._marks):
             return
@@ -844,28 +846,22 @@ class ChromaStorage:
             ids.append(p.id)
             metas.append(codec.precedent_meta(p))
         heads: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
-        slots: set[int] = {self.layout.shard(p.namespace) for p in precedents}
         if self.layout.view_shards:
-            slots.update(self.layout.shard(ns) for ns, per in (marks or {}).items() if per)
-            with self._writing(*slots):
-                self._write_groups(views, "write views")
-                for ns, per in (marks or {}).items():
-                    if per:
-                        self._defer_marks(self.layout.shard(ns), {ns: dict(per)})
-                self._write_marks(due_only=not settle)
+            self._write_groups(views, "write views")
+            for ns, per in (marks or {}).items():
+                if per:
+                    self._defer_marks(self.layout.shard(ns), {ns: dict(per)})
+            self._write_marks(due_only=not settle)
             return
         for ns, per in (marks or {}).items():
             if per:
-                shard = self.layout.shard(ns)
-                slots.add(shard)
-                name = self.layout.evidence(shard)
+                name = self.layout.evidence(self.layout.shard(ns))
                 # One call per collection: marks join the views when both share it.
                 ids, metas = (views if name in views else heads).setdefault(name, ([], []))
                 ids.append(codec.head_id(ns))
                 metas.append(codec.marks_update(ns, per))
-        with self._writing(*slots):
-            self._write_groups(views, "write views")
-            self._write_groups(heads, "write views")
+        self._write_groups(views, "write views")
+        self._write_groups(heads, "write views")
 
     def _write_groups(
         self, groups: Mapping[str, tuple[list[str], list[dict[str, Any]]]], op: str
@@ -922,9 +918,8 @@ class ChromaStorage:
                     [codec.marks_update(ns, per) for ns, per in marks.items()],
                 )
             }
-            try:
-                with self._writing(shard):
-                    self._write_groups(group, "write view marks")
+            try:  # marks move no write epoch (see write_views)
+                self._write_groups(group, "write view marks")
             except BaseException:
                 self._defer_marks(shard, marks)
                 raise

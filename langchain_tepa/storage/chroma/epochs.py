@@ -6,8 +6,9 @@ lock is held. Every append then goes through a
 :class:`~langchain_tepa.storage.chroma.ChromaStorage` of this process, and a counter per
 ``(folder, prefix, shard)`` that every write of that shard bumps tells a memory whether anything
 could have changed since it last read a namespace's head: if the counter is the one it read
-before its last head read, the head is still the same, and the read can be answered without
-reading it again.
+before its last head read, the head is still the same (views and view marks aside: they change
+no answer, so their writes bump nothing), and the read can be answered without reading it
+again.
 
 The rules that make this exact:
 
