@@ -591,9 +591,10 @@ class Engine:
         """
         self.check_writable()
         namespaces = list(dict.fromkeys([ev.namespace for ev in records] + list(items or {})))
-        # The fold allocates many small objects: without the cyclic collector's passes over
-        # every object the process holds (none of them garbage), a 500-fact batch takes about
-        # 70 ms less (docs/performance.md, "The floors under the two missed write targets").
+        # The fold allocates many small objects; the cyclic collector's passes they trigger
+        # walk every object the process holds (none of them garbage here). Paused, a 500-fact
+        # batch spent 20-45 ms less in Python (docs/performance.md, "The floors under the two
+        # missed write targets").
         with gc_paused(), self.cache.locked(namespaces):
             states = self._states(namespaces, fresh=True, force=True)  # decide on all evidence
             try:
