@@ -23,6 +23,7 @@ from langchain_tepa.core.types import Evidence
 from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest
 from langchain_tepa.storage.chroma import ChromaStorage, codec
 from langchain_tepa.storage.chroma.layout import PAGE_BYTES
+from tests.support.chroma_pages import page_records
 from tests.support.counting import CountingEmbeddings
 
 NAMESPACE = "users.u1"
@@ -35,16 +36,6 @@ def _client() -> Any:
 
 def _prefix() -> str:
     return f"pb{uuid.uuid4().hex[:10]}"
-
-
-def _pages(storage: ChromaStorage) -> list[dict[str, Any]]:
-    out = []
-    for shard in range(storage.layout.shards):
-        col = storage.collection(storage.layout.evidence(shard), create=False)
-        if col is not None:
-            got = col.get(include=["metadatas"])
-            out += [m for m in got["metadatas"] if "tepa_pns" in m or "tepa_pnl" in m]
-    return out
 
 
 def _payload(meta: dict[str, Any]) -> int:
@@ -103,7 +94,7 @@ def test_a_large_write_reads_back_whole_through_every_filter() -> None:
         "ns", evs, clock_digest({}), len(evs), NamespaceSummary("d", 0, 3), items=items
     )
     storage.commit(Commit("s", 1, [write]))
-    pages = _pages(storage)
+    pages = page_records(storage)
     assert len(pages) > 4
     assert all(_payload(m) <= PAGE_BYTES for m in pages)
     loaded = storage.load_pages([PageRequest("ns")])["ns"]
@@ -129,7 +120,7 @@ def test_shard_pages_close_at_their_byte_bound() -> None:
         for ns, it in items.items()
     ]
     storage.commit(Commit("s", 1, writes))
-    pages = _pages(storage)
+    pages = page_records(storage)
     assert len(pages) >= 30 * 10 * VECTOR // PAGE_BYTES
     assert all(_payload(m) <= PAGE_BYTES + 1024 for m in pages)  # plus the part index
     loaded = storage.load_pages([PageRequest(ns) for ns in items])
@@ -147,7 +138,8 @@ def test_a_large_memory_write_folds_the_same_and_embeds_nothing_again() -> None:
     writer.observe_many(facts)
     storage = writer.storage
     assert isinstance(storage, ChromaStorage)
-    assert len(_pages(storage)) > 4 and all(_payload(m) <= PAGE_BYTES for m in _pages(storage))
+    pages = page_records(storage)
+    assert len(pages) > 4 and all(_payload(m) <= PAGE_BYTES for m in pages)
     counting = CountingEmbeddings()
     reader = TEPAMemory.from_client(client, prefix=prefix, embeddings=counting)
     want = sorted(

@@ -24,6 +24,7 @@ from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest
 from langchain_tepa.storage.chroma import ChromaStorage, Layout
 from langchain_tepa.storage.chroma.layout import MAX_PAGE_NAMESPACES, PAGE_BYTES, PAGE_RECORDS
 from langchain_tepa.storage.chroma.opening import LAYOUT_RECORD
+from tests.support.chroma_pages import page_records
 from tests.support.facts import random_facts
 from tests.support.failing import FailOnceStorage
 from tests.support.stored import lagging_views
@@ -37,18 +38,6 @@ def _client() -> Any:
 
 def _prefix() -> str:
     return f"sp{uuid.uuid4().hex[:10]}"
-
-
-def _page_records(storage: ChromaStorage) -> list[dict[str, Any]]:
-    """Metadata of every page record of every evidence shard."""
-    out = []
-    for shard in range(storage.layout.shards):
-        col = storage.collection(storage.layout.evidence(shard), create=False)
-        if col is None:
-            continue
-        got = col.get(include=["metadatas"])
-        out += [m for m in got["metadatas"] if "tepa_pns" in m or "tepa_pnl" in m]
-    return out
 
 
 def _folded(memory: TEPAMemory) -> dict[str, tuple[str, int, int]]:
@@ -79,7 +68,7 @@ def test_a_mixed_batch_writes_one_page_per_shard_and_reads_back_the_same() -> No
         writer.observe_many(facts)
         for f in facts:
             single.observe(f.key, f.value, namespace=f.namespace)
-        pages = [m for m in _page_records(storage) if m["tepa_q"] == round_ + 1]
+        pages = [m for m in page_records(storage) if m["tepa_q"] == round_ + 1]
         # 200 facts over up to 100 namespaces: one page per shard touched, not one per namespace.
         assert len(pages) <= storage.layout.shards
         assert any("tepa_pnl" in m for m in pages)
@@ -125,7 +114,7 @@ def test_each_part_of_a_shard_page_is_filtered_as_its_request_asks() -> None:
     storage.commit(
         Commit("s", 2, [_write("a", "k2", "z", 9.0, "s", 2), _write("b", "k1", "w", 9.0, "s", 2)])
     )
-    assert len(_page_records(storage)) == 2  # two shard pages, each with both namespaces
+    assert len(page_records(storage)) == 2  # two shard pages, each with both namespaces
     got = storage.load_pages([PageRequest("a"), PageRequest("b", after={"s": 1})])
     assert [p.seq for p in got["a"]] == [1, 2]
     assert [p.seq for p in got["b"]] == [2]  # seq 1 matched a's request, not b's
@@ -148,7 +137,7 @@ def test_shard_pages_respect_their_limits() -> None:
         NamespaceWrite("big", big, clock_digest({}), len(big), NamespaceSummary("d", 0, 1))
     )
     storage.commit(Commit("s", 1, writes))
-    pages = _page_records(storage)
+    pages = page_records(storage)
     shard_pages = [m for m in pages if "tepa_pnl" in m]
     assert len(shard_pages) == 2  # MAX_PAGE_NAMESPACES, then the 3 others
     assert max(len(m["tepa_pnl"]) for m in shard_pages) == MAX_PAGE_NAMESPACES
@@ -172,7 +161,7 @@ def test_a_layout_3_store_keeps_one_page_per_namespace() -> None:
     assert storage.layout.version == 3 and not storage.layout.shard_pages
     facts = [Fact("diet", "vegan", namespace=ns) for ns in NAMESPACES[:40]]
     memory.observe_many(facts)
-    pages = _page_records(storage)
+    pages = page_records(storage)
     assert len(pages) == 40 and all("tepa_pnl" not in m for m in pages)
     reader = TEPAMemory.from_client(client, prefix=prefix, embeddings=HashingEmbeddings())
     assert all(reader.get("diet", namespace=ns) == "vegan" for ns in NAMESPACES[:40])
@@ -251,7 +240,7 @@ def test_item_vectors_stay_with_their_namespace_and_count_toward_a_page() -> Non
         for ns, items in [*small.items(), ("c", many)]
     ]
     storage.commit(Commit("s", 1, writes))
-    pages = _page_records(storage)
+    pages = page_records(storage)
     assert sorted(m.get("tepa_pns") or "+".join(m["tepa_pnl"]) for m in pages) == ["a+b", "c"]
     got = storage.load_pages([PageRequest(ns) for ns in "abc"])
     for ns in "ab":  # item vectors come back as arrays of what was stored

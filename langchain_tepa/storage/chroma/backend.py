@@ -611,23 +611,30 @@ class ChromaStorage:
                 {w.namespace: w.view_marks for w in late if w.view_marks},
             )
 
-    def _groups(self, writes: Sequence[NamespaceWrite]) -> list[list[NamespaceWrite]]:
+    def _groups(
+        self, writes: Sequence[NamespaceWrite]
+    ) -> tuple[list[list[NamespaceWrite]], dict[int, list[str]]]:
         """The writes of one shard, grouped by the page that holds them.
 
         In layout 3, and for a write too large to share a page, each write has pages of its
         own (a group of one). In layout 4 the others share shard pages, each at most
         ``PAGE_RECORDS`` records, ``PAGE_RECORDS`` vectors (precedents' and items'), about
         ``PAGE_BYTES`` bytes and ``MAX_PAGE_NAMESPACES`` namespaces, and small enough to go with
-        its head bumps in one call.
+        its head bumps in one call. Also returns the records of the writes it measured, encoded
+        (by ``id`` of the write), for the pages to reuse.
         """
+        texts: dict[int, list[str]] = {}
         if not self.layout.shard_pages or len(writes) < 2:
-            return [[w] for w in writes]
+            return [[w] for w in writes], texts
         out: list[list[NamespaceWrite]] = []
         group: list[NamespaceWrite] = []
         records = vectors = size = 0
         for write in writes:
             n, v = len(write.records), self._page_load(write)
-            b = self._page_bytes(write) if n <= PAGE_RECORDS and v <= PAGE_RECORDS else 0
+            b = 0
+            if n <= PAGE_RECORDS and v <= PAGE_RECORDS:
+                texts[id(write)] = [ev.to_json() for ev in write.records]
+                b = self._page_bytes(write, texts[id(write)])
             if n > PAGE_RECORDS or v > PAGE_RECORDS or b > PAGE_BYTES:
                 out.append([write])
                 continue
@@ -646,15 +653,15 @@ class ChromaStorage:
             size += b
         if group:
             out.append(group)
-        return out
+        return out, texts
 
     def _page_vectors(self, write: NamespaceWrite) -> int:
         """Precedent vectors the write's page carries (a large namespace's go to its index)."""
         return 0 if write.namespace in self._dedicated else len(write.new)
 
-    def _page_bytes(self, write: NamespaceWrite) -> int:
-        """About how many bytes the write's part of a page takes (records and base64 vectors)."""
-        size = sum(len(ev.to_json()) + 1 for ev in write.records)
+    def _page_bytes(self, write: NamespaceWrite, texts: Sequence[str]) -> int:
+        """About how many bytes the write's part of a page takes (``texts``: its records)."""
+        size = sum(len(text) + 1 for text in texts)
         if self._page_vectors(write):
             size += sum(len(p.id) + _b64(len(v)) for p, v in write.new)
         for owners in write.items.values():
@@ -667,9 +674,17 @@ class ChromaStorage:
         return self._page_vectors(write) + items
 
     def _pages(
-        self, commit: Commit, shard: int, index: int, group: Sequence[NamespaceWrite]
+        self,
+        commit: Commit,
+        shard: int,
+        index: int,
+        group: Sequence[NamespaceWrite],
+        texts: Mapping[int, list[str]],
     ) -> list[tuple[str, dict[str, Any]]]:
-        """The page records of one group: a shard page, or a write's own pages."""
+        """The page records of one group: a shard page, or a write's own pages.
+
+        ``texts``: records already encoded, by ``id`` of the write (:meth:`_groups`).
+        """
         if len(group) > 1:
             parts = [
                 codec.PagePart(
@@ -678,6 +693,7 @@ class ChromaStorage:
                     w.records,
                     {p.id: v for p, v in w.new} if self._page_vectors(w) else {},
                     w.items,
+                    texts.get(id(w)),
                 )
                 for w in group
             ]
@@ -694,6 +710,7 @@ class ChromaStorage:
             write.items,
             max_records=PAGE_RECORDS,
             max_bytes=PAGE_BYTES,
+            texts=texts.get(id(write)),
         )
         return [
             (codec.page_id(commit.stream, commit.seq, write.namespace, i), meta)
@@ -753,8 +770,9 @@ class ChromaStorage:
                 self._tail.add(self.layout.evidence(shard), metas[:n])
                 del ids[:n], metas[:n]
 
-        for index, group in enumerate(self._groups(writes)):
-            entries = self._pages(commit, shard, index, group)
+        groups, texts = self._groups(writes)
+        for index, group in enumerate(groups):
+            entries = self._pages(commit, shard, index, group, texts)
             entries_ids = [pid for pid, _ in entries]
             entries_metas = [meta for _, meta in entries]
             room = self._max_batch - len(entries) - len(group)
@@ -845,7 +863,6 @@ class ChromaStorage:
             )
             ids.append(p.id)
             metas.append(codec.precedent_meta(p))
-        heads: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
         if self.layout.view_shards:
             self._write_groups(views, "write views")
             for ns, per in (marks or {}).items():
@@ -853,6 +870,7 @@ class ChromaStorage:
                     self._defer_marks(self.layout.shard(ns), {ns: dict(per)})
             self._write_marks(due_only=not settle)
             return
+        heads: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
         for ns, per in (marks or {}).items():
             if per:
                 name = self.layout.evidence(self.layout.shard(ns))
