@@ -31,6 +31,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar
@@ -56,9 +57,10 @@ from langchain_tepa._vectorstore_mapping import (
     valid_doc_id,
 )
 from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentError
-from langchain_tepa.core.types import Lifecycle, Precedent
+from langchain_tepa.core.types import Fact, Lifecycle, Precedent
 from langchain_tepa.core.values import validate_namespace
 from langchain_tepa.memory import TEPAMemory
+from langchain_tepa.memory.claims import ClaimPlan, ItemClaims, ItemText
 from langchain_tepa.state.vectors import unit_rows
 from langchain_tepa.validation import validate_k
 
@@ -155,6 +157,7 @@ class TEPAVectorStore(VectorStore):
         value_field: str = "value",
         source: str = "vectorstore",
         lifecycle_key: str | None = None,
+        claims: bool = True,
     ) -> None:
         if not isinstance(memory, TEPAMemory):
             raise InvalidArgumentError(
@@ -172,7 +175,11 @@ class TEPAVectorStore(VectorStore):
             raise InvalidArgumentError(f"source must be a non-empty string, got {source!r}")
         if namespace is not None and not isinstance(namespace, str):
             namespace = ".".join(namespace)
+        if not isinstance(claims, bool):
+            raise InvalidArgumentError(f"claims must be True or False, got {claims!r}")
         self.memory = memory
+        self.claims: ItemClaims | None = ItemClaims(memory) if claims else None
+        """Links documents to the claims their text makes (``None`` with ``claims=False``)."""
         self.namespace: str = (
             memory.namespace if namespace is None else validate_namespace(namespace)
         )
@@ -195,11 +202,25 @@ class TEPAVectorStore(VectorStore):
     def __repr__(self) -> str:
         return f"TEPAVectorStore(namespace={self.namespace!r}, update={self.update!r})"
 
+    def _targets(self) -> dict[str, Any]:
+        return {"memory": self.memory, "embeddings": self.memory.embeddings, "claims": self.claims}
+
     def _drive(self, plan: Plan[T]) -> T:
-        return drive(plan, {"memory": self.memory, "embeddings": self.memory.embeddings})
+        return drive(plan, self._targets())
 
     async def _adrive(self, plan: Plan[T]) -> T:
-        return await adrive(plan, {"memory": self.memory, "embeddings": self.memory.embeddings})
+        return await adrive(plan, self._targets())
+
+    def _claims_plan(self, items: list[ItemText]) -> Plan[ClaimPlan | None]:
+        """The claims of documents added or deleted (``None``: claims are off)."""
+        if self.claims is None or not items:
+            return None
+        planned: ClaimPlan = yield ("claims", "plan", (items,), {})
+        return planned
+
+    def _settle(self, planned: ClaimPlan | None) -> Plan[None]:
+        if planned is not None:
+            yield ("claims", "settle", (planned,), {"source": self.source})
 
     # ------------------------------------------------------------------ adding
     def _add_plan(self, documents: list[Document], ids: list[Any]) -> Plan[list[str]]:
@@ -210,7 +231,24 @@ class TEPAVectorStore(VectorStore):
         if not planned:
             return []
         facts = [fact for fact, _ in planned]
-        results = yield ("memory", "observe_many", (facts,), {})
+        documents_of = [
+            ItemText(self.namespace, f.key, f.value, f.text, self.source)
+            for f in facts
+            if is_document(f.key, f.value)
+        ]
+        claims = yield from self._claims_plan(documents_of)
+        writes: list[Fact] = facts
+        if claims is not None:
+            writes = [
+                dataclasses.replace(f, metadata={**(f.metadata or {}), **extra})
+                if (extra := claims.metadata.get((self.namespace, f.key)))
+                else f
+                for f in facts
+            ]
+            writes += [f for f in claims.facts if isinstance(f, Fact)]
+        results = yield ("memory", "write_many", (writes,), {})
+        results = results[: len(facts)]
+        yield from self._settle(claims)
         if self.update == "replace":
             keep: dict[str, str] = {}  # doc key -> the precedent added last under it
             for fact, result in zip(facts, results, strict=True):
@@ -351,8 +389,11 @@ class TEPAVectorStore(VectorStore):
             )
         for doc_id in id_list(ids):
             precedents = yield from self._lookup_plan(doc_id, live=True)
+            gone = [ItemText(self.namespace, p.key, None, None, self.source) for p in precedents]
+            claims = yield from self._claims_plan(gone[:1])
             for p in precedents:
                 yield from self._revoke(p.key, p.value, _DELETED)
+            yield from self._settle(claims)
         return True
 
     def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:

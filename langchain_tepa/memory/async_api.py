@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.documents import Document
 
 from langchain_tepa.core.types import Evidence, Fact, Precedent
-from langchain_tepa.memory.batch import RevokeKey
+from langchain_tepa.memory.batch import Decision, RevokeKey
 from langchain_tepa.memory.rows import AnswerRow, AnswerTable
 from langchain_tepa.results import KeyAudit, ObservationResult, ReconcileReport, TextsResult
 
@@ -101,7 +101,7 @@ class AsyncMemoryMixin:
 
     async def awrite_many(
         self,
-        writes: Iterable[Fact | RevokeKey | tuple[str, Any]],
+        writes: Iterable[Fact | RevokeKey | Decision | tuple[str, Any]],
         *,
         items: Sequence[Mapping[str, Sequence[Sequence[float]]] | None] | None = None,
     ) -> list[ObservationResult]:

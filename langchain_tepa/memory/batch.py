@@ -18,11 +18,12 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.values import validate_key
 
-__all__ = ["RevokeKey"]
+__all__ = ["Decision", "RevokeKey"]
 
 
 @dataclass(frozen=True)
@@ -47,5 +48,42 @@ class RevokeKey:
 
     def __post_init__(self) -> None:
         validate_key(self.key)
+        if not isinstance(self.reason, str) or not self.reason.strip():
+            raise InvalidArgumentError("reason must be a non-empty string")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Promote or revoke one value of a key, in a batch, if its state at that place differs.
+
+    Unlike :meth:`TEPAMemory.promote <langchain_tepa.memory.TEPAMemory.promote>` and
+    ``revoke``, a decision on a value the key does not hold, or one already in the wanted
+    state, writes nothing (it is decided at its place in the batch). Free-text items use it to
+    take back an item whose claims were superseded (:mod:`langchain_tepa.memory.claims`).
+
+    Attributes:
+        key: The key.
+        value: The value decided on.
+        promote: ``True`` promotes the value to Active, ``False`` revokes it.
+        reason: Why (the transition's reason in the audit).
+        namespace: Its namespace (``None``: the memory's default).
+        source: Who decided.
+
+    Example:
+        >>> Decision("doc.a", {"chars": 3}, promote=False, reason="superseded").promote
+        False
+    """
+
+    key: str
+    value: Any
+    promote: bool
+    reason: str
+    namespace: str | None = None
+    source: str | None = None
+
+    def __post_init__(self) -> None:
+        validate_key(self.key)
+        if not isinstance(self.promote, bool):
+            raise InvalidArgumentError(f"promote must be True or False, got {self.promote!r}")
         if not isinstance(self.reason, str) or not self.reason.strip():
             raise InvalidArgumentError("reason must be a non-empty string")

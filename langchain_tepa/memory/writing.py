@@ -24,7 +24,7 @@ from langchain_tepa.core.types import (
     precedent_id,
 )
 from langchain_tepa.core.values import validate_key, validate_value, value_identity
-from langchain_tepa.memory.batch import RevokeKey
+from langchain_tepa.memory.batch import Decision, RevokeKey
 from langchain_tepa.memory.core import MemoryCore, Namespace
 from langchain_tepa.memory.engine import Deferred
 from langchain_tepa.memory.items import validate_items
@@ -217,7 +217,7 @@ class WritingMixin(MemoryCore):
 
     def write_many(
         self,
-        writes: Iterable[Fact | RevokeKey | tuple[str, Any]],
+        writes: Iterable[Fact | RevokeKey | Decision | tuple[str, Any]],
         *,
         items: Sequence[Mapping[str, Sequence[Sequence[float]]] | None] | None = None,
     ) -> list[ObservationResult]:
@@ -225,10 +225,12 @@ class WritingMixin(MemoryCore):
 
         A :class:`~langchain_tepa.memory.batch.RevokeKey` revokes the values its key holds at
         its place in the batch, values observed earlier in the batch included: the result is
-        what the writes made one at a time would give, stored as one append.
+        what the writes made one at a time would give, stored as one append. A
+        :class:`~langchain_tepa.memory.batch.Decision` promotes or revokes one value there, and
+        writes nothing when the key holds no such value or it is in that state already.
 
         Args:
-            writes: Facts (or ``(key, value)`` pairs) and ``RevokeKey`` entries.
+            writes: Facts (or ``(key, value)`` pairs), ``RevokeKey`` and ``Decision`` entries.
             items: As for :meth:`observe_many`: ``items[i]`` for ``writes[i]`` (``None`` for a
                 revocation).
 
@@ -241,7 +243,7 @@ class WritingMixin(MemoryCore):
 
         Example:
             >>> from langchain_tepa import Fact, TEPAMemory
-            >>> from langchain_tepa.memory.batch import RevokeKey
+            >>> from langchain_tepa.memory.batch import Decision, RevokeKey
             >>> memory = TEPAMemory.in_memory()
             >>> _ = memory.observe("a", 1)
             >>> _ = memory.write_many([RevokeKey("a"), Fact("a", 2), Fact("b", 3)])
@@ -265,6 +267,10 @@ class WritingMixin(MemoryCore):
             if isinstance(item, RevokeKey):
                 _validate_text(item.reason, "reason")
                 entries.append(self._revocation(item))
+                continue
+            if isinstance(item, Decision):
+                _validate_text(item.reason, "reason")
+                entries.append(self._decided(item))
                 continue
             ev = self._observation(_as_fact(item))
             entries.append(ev)
@@ -304,6 +310,21 @@ class WritingMixin(MemoryCore):
                 for p in state.precedents.values()
                 if p.state is not Lifecycle.REVOKED
             ]
+
+        return Deferred(ns, item.key, make)
+
+    def _decided(self, item: Decision) -> Deferred:
+        ns = self._ns(item.namespace)
+        src = _validate_source(item.source)
+        vid = value_identity(validate_value(item.value), normalize=self.policy.normalize_values)
+        wanted = Lifecycle.ACTIVE if item.promote else Lifecycle.REVOKED
+        kind = EvidenceKind.PROMOTE if item.promote else EvidenceKind.REVOKE
+
+        def make(state: KeyState) -> list[Evidence]:
+            p = state.precedents.get(vid)
+            if p is None or p.state is wanted:
+                return []
+            return [self._make(kind, ns, item.key, p.value, reason=item.reason, source=src)]
 
         return Deferred(ns, item.key, make)
 
@@ -349,6 +370,50 @@ class WritingMixin(MemoryCore):
         results = self.observe_many(facts) if facts else []
         self._ingest.registered(ns, [f.key for f in facts])
         return TextsResult(results, skipped)
+
+    def extract_claims(
+        self,
+        texts: Sequence[str],
+        *,
+        namespace: Namespace | None = None,
+        source: str | None = None,
+    ) -> list[list[Fact]]:
+        """The keyed claims each text makes, resolved onto the namespace's keys (nothing written).
+
+        What :meth:`add_texts` would observe, per text: the memory's extractor reads each text,
+        then new keys close to a stored key of ``namespace`` (or to a key of an earlier text
+        of this call) are mapped onto it. Adapters that store free-text items use it to link an
+        item to its claims (:mod:`langchain_tepa.memory.claims`).
+
+        Args:
+            texts: The texts.
+            namespace: The namespace whose keys claims resolve onto.
+            source: Who said it (kept on each fact).
+
+        Returns:
+            One list of facts per text (empty when a text makes no claim).
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> memory = TEPAMemory.in_memory()
+            >>> [[f.key for f in facts] for facts in memory.extract_claims(["I'm vegan.", "Hi."])]
+            [['user.diet'], []]
+        """
+        ns = self._ns(namespace)
+        listed = list(_iterate(texts, "texts"))
+        for text in listed:
+            if not isinstance(text, str):
+                raise InvalidArgumentError(f"texts must be strings, got {type(text).__name__}")
+            _validate_text(text)
+        src = _validate_source(source)
+        per_text = [self._ingest.extract([text], ns, src)[0] for text in listed]
+        flat = [f for facts in per_text for f in facts]
+        if not flat:
+            return [[] for _ in listed]
+        with self._engine.reading([ns]) as states:
+            known = list(states[ns].keys)
+        resolved = iter(self._ingest.resolve(ns, flat, known))
+        return [[next(resolved) for _ in facts] for facts in per_text]
 
     def _decision(
         self,

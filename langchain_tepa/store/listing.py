@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from langgraph.store.base import ListNamespacesOp
 
+from langchain_tepa.memory.claims import is_claims_namespace
 from langchain_tepa.store.queries import matches_condition
 
 if TYPE_CHECKING:
@@ -43,6 +44,8 @@ def list_active_namespaces(memory: TEPAMemory, op: ListNamespacesOp) -> list[tup
             prefix = ".".join(cond.path)
     candidates = []
     for ns in memory.namespaces(prefix):
+        if is_claims_namespace(ns):
+            continue
         labels = tuple(ns.split("."))
         if all(matches_condition(c, labels) for c in conditions):
             candidates.append(labels)

@@ -36,6 +36,7 @@ from langchain_tepa.core.errors import (
     InvalidValueError,
 )
 from langchain_tepa.core.values import validate_key, validate_namespace, validate_value
+from langchain_tepa.memory.claims import CLAIMS_LABEL
 from langchain_tepa.store.corrections import correction_of
 from langchain_tepa.store.queries import validate_filter
 from langchain_tepa.store.search import Scope
@@ -131,6 +132,11 @@ def write_namespace(namespace: object) -> str:
     labels = _as_tuple(namespace, "namespace")
     if not labels:
         raise StoreNamespaceError("namespace cannot be empty; pass e.g. ('users', 'u1')")
+    if CLAIMS_LABEL in labels:
+        raise StoreNamespaceError(
+            f"namespace {labels!r} uses the label {CLAIMS_LABEL!r}, which the store keeps for "
+            "the claims of free-text items; choose another label"
+        )
     try:
         validate_op_namespace(GetOp(labels, ""))
         return validate_namespace(".".join(labels))

@@ -58,6 +58,7 @@ from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Fact, Precedent
 from langchain_tepa.core.values import short_hash
 from langchain_tepa.memory import AnswerRow, AsOfPoint, RevokeKey, TEPAMemory, VectorSpace
+from langchain_tepa.memory.claims import ItemClaims, ItemText, is_claims_namespace, text_of_value
 from langchain_tepa.results import KeyAudit
 from langchain_tepa.store.batching import AsyncCoalescer
 from langchain_tepa.store.corrections import put_op
@@ -263,9 +264,12 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         source: str = "langgraph-store",
         ttl: TTLConfig | None = None,
         corrections: bool = False,
+        claims: bool = True,
     ) -> None:
         if not isinstance(corrections, bool):
             raise InvalidArgumentError(f"corrections must be True or False, got {corrections!r}")
+        if not isinstance(claims, bool):
+            raise InvalidArgumentError(f"claims must be True or False, got {claims!r}")
         self.corrections = corrections
         if memory is None:
             memory = TEPAMemory.in_memory(policy=store_policy())
@@ -278,6 +282,8 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             raise InvalidArgumentError("source must be a non-empty string of at most 256 chars")
         self.memory = memory
         self.source = source
+        self.claims: ItemClaims | None = ItemClaims(memory) if claims else None
+        """Links free-text items to their claims (``None`` with ``claims=False``)."""
         self.index_config: IndexConfig | None = None
         self.embeddings: Embeddings | None = None
         """The index's embeddings (``None`` without an ``IndexConfig``), as in LangGraph."""
@@ -744,7 +750,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             )
         for ns in names:
             table = tables[ns]
-            if not len(table):
+            if not len(table) or is_claims_namespace(ns):
                 continue
             expired = self._ttl.expired_rows(table.first_vectors(TTL_SPACE))
             if expired.any():
@@ -845,10 +851,13 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         """The batch's puts and deletes as one append, folded in order.
 
         A delete revokes what its key holds at its place in the batch (a put before it in the
-        same batch included), as if the writes were made one at a time.
+        same batch included), as if the writes were made one at a time. The claims of the
+        items (:mod:`langchain_tepa.memory.claims`) go into the same append, after them; the
+        items they take back or restore, into one more.
         """
         if not puts:
             return
+        claims = self.claims.plan([self._item_text(p) for p in puts]) if self.claims else None
         writes: list[Fact | RevokeKey] = []
         items: list[dict[str, list[list[float]]] | None] = []
         for put in puts:
@@ -861,17 +870,40 @@ class TEPAStore(AsyncCoalescer, BaseStore):
                 items.append(None)
             else:
                 correction = self.corrections if put.correction is None else put.correction
+                meta = dict(claims.metadata.get((put.namespace, put.key), {})) if claims else {}
+                if correction:
+                    meta["correction"] = True
                 writes.append(
                     Fact(
                         key=put.key,
                         value=put.value,
                         namespace=put.namespace,
                         source=self.source,
-                        metadata={"correction": True} if correction else None,
+                        metadata=meta or None,
                     )
                 )
                 items.append(self._items_of(put, vectors))
+        if claims is not None:
+            writes.extend(f for f in claims.facts if isinstance(f, Fact))
+            items.extend([None] * (len(writes) - len(items)))
         self.memory.write_many(writes, items=items if any(items) else None)
+        if claims is not None and self.claims is not None:
+            self.claims.settle(claims, source=self.source)
+
+    def _item_text(self, put: PutPlan) -> ItemText:
+        """The item a put writes, with the text its claims are read from.
+
+        The text is what the index embeds (the indexed fields, or ``index=[...]``), or the
+        value's string leaves where the store has no index; a put with ``index=False`` makes
+        no claims.
+        """
+        if put.value is None:
+            text = None
+        elif put.texts is None:
+            text = text_of_value(put.value)
+        else:
+            text = ". ".join(t.strip().rstrip(".") for t in put.texts if t.strip()) or None
+        return ItemText(put.namespace, put.key, put.value, text, self.source)
 
     def _items_of(
         self, put: PutPlan, vectors: dict[str, list[float]]
@@ -897,6 +929,8 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         """
         swept = 0
         for ns in self.memory.namespaces():
+            if is_claims_namespace(ns):
+                continue
             _, expired, _ = self._ttl.split(ns, self.memory.answers(namespace=ns))
             for p in expired:
                 self.memory.revoke_key(p.key, namespace=ns, reason="expired", source=self.source)
