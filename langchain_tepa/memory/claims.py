@@ -57,11 +57,13 @@ Example:
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from langchain_tepa.core.errors import TEPAError
 from langchain_tepa.core.types import Evidence, EvidenceKind, Fact, Lifecycle, Precedent
 from langchain_tepa.core.values import value_identity
 from langchain_tepa.memory.batch import Decision
@@ -85,8 +87,15 @@ CLAIMS_LABEL = "~claims"
 SUPERSEDED = "superseded"
 """How the reason of a revocation by claims starts (only those are promoted back)."""
 
+_log = logging.getLogger("langchain_tepa")
 _SLUG = re.compile(r"[^\w]+", re.UNICODE)
 _MAX_TEXT = 4000
+
+
+def _clean(text: str) -> str:
+    """``text`` as the extractor may read it: no NUL, valid UTF-8, at most 4,000 characters."""
+    text = text[:_MAX_TEXT].replace("\x00", " ")
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def claims_namespace(namespace: str) -> str:
@@ -239,15 +248,25 @@ class ItemClaims:
         for ns, group in by_ns.items():
             cns = claims_namespace(ns)
             texts = [g for g in group if g.value is not None and g.text and g.text.strip()]
-            found = (
-                self.memory.extract_claims([g.text or "" for g in texts], namespace=cns)
-                if texts
-                else []
-            )
+            found = self._extract([_clean(g.text or "") for g in texts], cns)
             claims_of = {id(g): facts for g, facts in zip(texts, found, strict=True)}
             for item in group:
                 self._plan_item(out, cns, item, claims_of.get(id(item), []))
         return out
+
+    def _extract(self, texts: list[str], cns: str) -> list[list[Fact]]:
+        """The claims of each text; an extractor that fails leaves its items without claims.
+
+        The item is stored either way: a failing extractor (a model that timed out) costs the
+        items their claims, logged as a warning, not the write.
+        """
+        if not texts:
+            return []
+        try:
+            return self.memory.extract_claims(texts, namespace=cns)
+        except TEPAError as exc:
+            _log.warning("claims not extracted for %d item(s): %s", len(texts), exc)
+            return [[] for _ in texts]
 
     def _plan_item(self, out: ClaimPlan, cns: str, item: ItemText, facts: list[Fact]) -> None:
         old = self._current_claims(item)
@@ -381,24 +400,39 @@ class ItemClaims:
         return None
 
     def _retract(self, plan: ClaimPlan) -> int:
-        """Revoke retracted claim values that no other live item makes."""
+        """Revoke retracted claim values that no other live item makes.
+
+        A value that a retracted claim had revoked (a change: "moved to Oslo" revoking Lisbon)
+        is promoted back, since the evidence against it was taken back.
+        """
         decisions: list[Decision] = []
         for ns, item_key, key, value in plan.retract:
             cns = claims_namespace(ns)
             vid = self._vid(value)
+            records = self.memory.history(key, namespace=cns)
             others = False
-            for (ons, okey, ovid), claims in _links(
-                self.memory.history(key, namespace=cns)
-            ).items():
+            for (ons, okey, ovid), claims in _links(records).items():
                 if okey == item_key or not any(self._vid(v) == vid for _, v in claims):
                     continue
                 p = self._item_precedent(ons, okey, ovid)
                 if p is not None and p.state is not Lifecycle.REVOKED:
                     others = True
                     break
-            if not others:
-                reason = f"retracted: item {item_key} no longer says {key} = {value!r}"
-                decisions.append(Decision(key, value, False, reason, cns))
+            if others:
+                continue
+            decisions.append(
+                Decision(key, value, False, f"retracted: item {item_key} no longer says it", cns)
+            )
+            mine = {
+                ev.id
+                for ev in records
+                if ev.metadata.get("item") == item_key and ev.metadata.get("item_namespace") == ns
+            }
+            for q in self.memory.audit(key, namespace=cns).precedents:
+                by = q.revocation
+                if by is not None and by.evidence_id in mine and q.value_id != vid:
+                    reason = f"restored: item {item_key}, which had superseded it, was retracted"
+                    decisions.append(Decision(key, q.value, True, reason, cns))
         if decisions:
             self.memory.write_many(decisions)
         return len(decisions)

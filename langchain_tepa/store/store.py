@@ -343,12 +343,15 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         source: str = "langgraph-store",
         ttl: TTLConfig | None = None,
         corrections: bool = False,
+        claims: bool = True,
         **memory_kwargs: Any,
     ) -> TEPAStore:
         """A store on a new in-process memory (policy :func:`store_policy` unless given)."""
         memory_kwargs.setdefault("policy", store_policy())
         memory = TEPAMemory.in_memory(**memory_kwargs)
-        return cls(memory, index=index, source=source, ttl=ttl, corrections=corrections)
+        return cls(
+            memory, index=index, source=source, ttl=ttl, corrections=corrections, claims=claims
+        )
 
     @classmethod
     def from_client(
@@ -360,12 +363,15 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         source: str = "langgraph-store",
         ttl: TTLConfig | None = None,
         corrections: bool = False,
+        claims: bool = True,
         **memory_kwargs: Any,
     ) -> TEPAStore:
         """A store on any chromadb client (policy :func:`store_policy` unless given)."""
         memory_kwargs.setdefault("policy", store_policy())
         memory = TEPAMemory.from_client(client, prefix=prefix, **memory_kwargs)
-        return cls(memory, index=index, source=source, ttl=ttl, corrections=corrections)
+        return cls(
+            memory, index=index, source=source, ttl=ttl, corrections=corrections, claims=claims
+        )
 
     @classmethod
     def from_path(
@@ -376,13 +382,16 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         source: str = "langgraph-store",
         ttl: TTLConfig | None = None,
         corrections: bool = False,
+        claims: bool = True,
         **memory_kwargs: Any,
     ) -> TEPAStore:
         """A store in an embedded persistent Chroma at ``path`` (policy :func:`store_policy`)."""
         memory_kwargs.setdefault("policy", store_policy())
         memory_kwargs.setdefault("prefix", "tepa_store")
         memory = TEPAMemory.from_path(path, **memory_kwargs)
-        return cls(memory, index=index, source=source, ttl=ttl, corrections=corrections)
+        return cls(
+            memory, index=index, source=source, ttl=ttl, corrections=corrections, claims=claims
+        )
 
     # ------------------------------------------------------------------ batch
     def batch(self, ops: Iterable[Op]) -> list[Result]:
