@@ -229,6 +229,15 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         visible; for multi-valued keys the best Active value is shown.
     16. **Text with NUL characters** is stored as given; NULs become spaces in the texts handed
         to the embedding function, with or without an index.
+    17. **Free-text items are taken back** (``claims=True``, the default). A put's text (the
+        indexed fields, or the value's strings without an index; none with ``index=False``)
+        is read by the memory's extractor for the keyed claims it makes ("User moved to Oslo"
+        -> ``user.home_city = "Oslo"``), stored in the namespace's claims namespace
+        (``<namespace>.~claims``, hidden from listings and searches, refused as a label). An
+        item none of whose claims is served any more (a later item said otherwise) is
+        revoked with a reason naming that item, and leaves ``get`` and ``search``; updating or
+        deleting an item retracts its claims. ``InMemoryStore`` and every other store serve
+        the stale item beside the new one. See :mod:`langchain_tepa.memory.claims`.
 
     Args:
         memory: The memory (default: a new in-process memory with :func:`store_policy`).
@@ -241,6 +250,8 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             ``sweep_interval_minutes``).
         corrections: Write every put as a correction (``put(..., correction=False)`` still
             writes plain evidence). Default ``False``: puts are evidence (see 1 and 1b).
+        claims: Link free-text items to the claims they make and take back superseded ones
+            (see 17). ``False`` stores items as plain memories only.
 
     Example:
         >>> from langchain_tepa import HashingEmbeddings

@@ -300,3 +300,45 @@ def test_the_default_policy_of_a_memory_works_too(tick: Callable[[], float]) -> 
     store.put(NS, "a", {"content": "User lives in Lisbon"})
     store.put(NS, "c", {"content": "User moved to Oslo last month"})
     assert store.get(NS, "a") is None
+
+
+# ---------------------------------------------------------------------- LangMem's own tools
+def test_langmem_tools_over_the_store_take_back_a_changed_memory(
+    tick: Callable[[], float],
+) -> None:
+    langmem = pytest.importorskip("langmem")
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage
+
+    from tests.support.chat import ScriptedChatModel, tool_call
+
+    store = _store(tick)
+    ns = ("memories", "{langgraph_user_id}")
+    manage = langmem.create_manage_memory_tool(namespace=ns, store=store)
+    search = langmem.create_search_memory_tool(namespace=ns, store=store)
+    model = ScriptedChatModel(
+        script=[
+            tool_call("manage_memory", {"content": "User lives in Lisbon"}, "c1"),
+            tool_call("manage_memory", {"content": "User prefers dark mode"}, "c2"),
+            tool_call("manage_memory", {"content": "User moved to Oslo last month"}, "c3"),
+            tool_call("search_memory", {"query": "where does the user live"}, "c4"),
+            AIMessage("done"),
+        ]
+    )
+    agent = create_agent(model, tools=[manage, search])
+    config = {"configurable": {"langgraph_user_id": "u1"}}
+    out = agent.invoke({"messages": [("user", "remember things")]}, config)
+    (found,) = [m for m in out["messages"] if getattr(m, "tool_call_id", None) == "c4"]
+    assert "Oslo" in str(found.content)
+    assert "Lisbon" not in str(found.content)
+    contents = sorted(i.value["content"] for i in store.search(NS, limit=10))
+    assert contents == ["User moved to Oslo last month", "User prefers dark mode"]
+    # the Lisbon item is in the archive, with why it went
+    (lisbon,) = [
+        p
+        for i in store.memory.keys(namespace=MNS)
+        for p in store.audit(NS, i).precedents
+        if p.value["content"] == "User lives in Lisbon"
+    ]
+    assert lisbon.revocation is not None
+    assert lisbon.revocation.reason.startswith("superseded: user.home_city is now 'Oslo'")
