@@ -3,8 +3,10 @@
 ``create_memory_tools(memory)`` returns three LangChain tools (sync and async) that any
 tool-calling agent can use, for example ``langchain.agents.create_agent(model, tools)``:
 
-- ``remember(key, value, text=None, correction=False)``: an observation. Saying a new value for
-  a key is evidence against the old one: it becomes the answer once it is better supported, and
+- ``remember(key, value, text=None, correction=False)``: an observation, under the key the
+  model gave or, when that key is new and close to a known key of the same subject, under the
+  known key (key resolution: ``user.favourite_colours`` meets ``user.favourite_colour``). Saying
+  a new value for a key is evidence against the old one: it becomes the answer once it is better supported, and
   the old value is revoked after enough such evidence. ``correction=True`` ("it is mushroom
   now") supersedes in one step when the tools' ``source`` may correct (``source="user"``, or a
   policy that trusts the agent); from the default source ``"agent"`` it counts as evidence.
@@ -227,6 +229,10 @@ class _MemoryTools:
             facts.append(fact)
         return json.dumps(facts, ensure_ascii=False), docs
 
+    def _resolved(self, key: str) -> str:
+        """The key a model's key is stored under: a known key of the same subject it names."""
+        return self.memory.resolve_keys([key], namespace=self.namespace)[0]
+
     def _k(self, k: int | None) -> int:
         return self.k if k is None else k
 
@@ -271,6 +277,7 @@ class _MemoryTools:
         self, key: str, value: str, text: str | None = None, correction: bool = False
     ) -> str:
         with _errors_to_model("remember"):
+            key = self._resolved(key)
             result = self.memory.observe(
                 key,
                 value,
@@ -305,6 +312,7 @@ class _MemoryTools:
         self, key: str, value: str, text: str | None = None, correction: bool = False
     ) -> str:
         with _errors_to_model("remember"):
+            key = await asyncio.to_thread(self._resolved, key)
             result = await self.memory.aobserve(
                 key,
                 value,

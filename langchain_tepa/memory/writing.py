@@ -415,6 +415,30 @@ class WritingMixin(MemoryCore):
         resolved = iter(self._ingest.resolve(ns, flat, known))
         return [[next(resolved) for _ in facts] for facts in per_text]
 
+    def resolve_keys(self, keys: Sequence[str], *, namespace: Namespace | None = None) -> list[str]:
+        """The key each of ``keys`` would be stored under by key resolution (nothing written).
+
+        A key already known in ``namespace`` stays itself; a new key close to a known key of the
+        same subject (the policy's ``key_match_threshold``) maps onto it. The agent tools use it
+        so that a model's ad-hoc key (``user.favourite_colour`` after ``user.favorite_color``)
+        meets the value it contradicts.
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> memory = TEPAMemory.in_memory()
+            >>> _ = memory.observe("user.favorite_color", "green")
+            >>> memory.resolve_keys(["user.favorite_colors", "user.diet"])
+            ['user.favorite_color', 'user.diet']
+        """
+        ns = self._ns(namespace)
+        listed = [validate_key(k) for k in _iterate(keys, "keys")]
+        if not listed:
+            return []
+        with self._engine.reading([ns]) as states:
+            known = list(states[ns].keys)
+        facts = [Fact(k, "", ns) for k in listed]
+        return [f.key for f in self._ingest.resolve(ns, facts, known)]
+
     def _decision(
         self,
         kind: EvidenceKind,

@@ -342,3 +342,21 @@ def test_langmem_tools_over_the_store_take_back_a_changed_memory(
     ]
     assert lisbon.revocation is not None
     assert lisbon.revocation.reason.startswith("superseded: user.home_city is now 'Oslo'")
+
+
+# ---------------------------------------------------------------------- the agent tools
+async def test_the_remember_tool_resolves_a_model_s_key_onto_a_known_one(
+    tick: Callable[[], float],
+) -> None:
+    from langchain_tepa.tools import create_memory_tools
+
+    memory = TEPAMemory.in_memory(embeddings=HashingEmbeddings(), clock=tick)
+    remember, recall, _ = create_memory_tools(memory, source="user")
+    remember.invoke({"key": "user.favourite_colour", "value": "green"})
+    said = remember.invoke({"key": "user.favourite_colours", "value": "blue", "correction": True})
+    assert said.startswith("Remembered user.favourite_colour = 'blue'")
+    assert memory.keys() == ["user.favourite_colour"]
+    assert memory.get("user.favourite_colour") == "blue"
+    await remember.ainvoke({"key": "user.favorite_colour", "value": "red", "correction": True})
+    assert memory.keys() == ["user.favourite_colour"]
+    assert memory.get("user.favourite_colour") == "red"
