@@ -188,7 +188,15 @@ class Layout:
         return f"{self.prefix}_meta"
 
     def shard(self, namespace: str) -> int:
-        """The shard of ``namespace`` (a stable hash, the same in every process)."""
+        """The shard of ``namespace`` (a stable hash, the same in every process).
+
+        A companion namespace, whose last label starts with ``~`` (the claims of free-text
+        items, ``users.u1.~claims``), shares its parent's shard, so a write to both is one
+        append to one collection.
+        """
+        parent, _, last = namespace.rpartition(".")
+        if parent and last.startswith("~"):
+            namespace = parent
         return zlib.crc32(namespace.encode("utf-8")) % self.shards
 
     def evidence(self, shard: int) -> str:
