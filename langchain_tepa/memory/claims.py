@@ -372,7 +372,10 @@ class ItemClaims:
                     reason = f"restored: its claim {k} = {v!r} is served again"
                     out.append(Decision(item_key, target.value, True, reason, ns, source))
             elif not served and target.state is Lifecycle.ACTIVE:
-                k, v = claims[0]
+                displaced = [(k, v) for k, v in claims if self._displaced(cns, k, v, cache)]
+                if not displaced:  # no value of its keys is believed yet (all Hypotheses)
+                    continue
+                k, v = displaced[0]
                 now = self._served(cns, k, cache)
                 if now:
                     by = owners.get((cns, k, now[0].value_id))
@@ -382,6 +385,20 @@ class ItemClaims:
                     reason = f"{SUPERSEDED}: {k} = {v!r} is no longer believed"
                 out.append(Decision(item_key, target.value, False, reason, ns, source))
         return out
+
+    def _displaced(
+        self, cns: str, key: str, value: Any, cache: dict[tuple[str, str], list[Precedent]]
+    ) -> bool:
+        """Whether a claim that is not served lost to something.
+
+        It did when another value of its key is served, or its own value was revoked; not when
+        no value of the key was promoted yet (as under ``tepa-full``, before a trial).
+        """
+        if self._served(cns, key, cache):
+            return True
+        vid = self._vid(value)
+        state = self.memory.audit(key, namespace=cns)
+        return any(p.value_id == vid and p.state is Lifecycle.REVOKED for p in state.precedents)
 
     def _owners(
         self, links: dict[tuple[str, str, str], list[tuple[str, Any]]]

@@ -351,7 +351,7 @@ async def test_the_remember_tool_resolves_a_model_s_key_onto_a_known_one(
     from langchain_tepa.tools import create_memory_tools
 
     memory = TEPAMemory.in_memory(embeddings=HashingEmbeddings(), clock=tick)
-    remember, recall, _ = create_memory_tools(memory, source="user")
+    remember, _, _ = create_memory_tools(memory, source="user")
     remember.invoke({"key": "user.favourite_colour", "value": "green"})
     said = remember.invoke({"key": "user.favourite_colours", "value": "blue", "correction": True})
     assert said.startswith("Remembered user.favourite_colour = 'blue'")
@@ -360,3 +360,14 @@ async def test_the_remember_tool_resolves_a_model_s_key_onto_a_known_one(
     await remember.ainvoke({"key": "user.favorite_colour", "value": "red", "correction": True})
     assert memory.keys() == ["user.favourite_colour"]
     assert memory.get("user.favourite_colour") == "red"
+
+
+def test_under_tepa_full_an_item_waits_with_its_claims(tick: Callable[[], float]) -> None:
+    store = _store(tick, policy=store_policy("tepa-full"))
+    item = {"content": "User lives in Lisbon"}
+    store.put(NS, "a", item)
+    store.memory.promote("a", item, namespace=MNS)  # as a trial would
+    store.put(NS, "a", item)  # judged again: its claim is a Hypothesis, not superseded
+    claim = store.memory.audit("user.home_city", namespace=claims_namespace(MNS)).precedents[0]
+    assert claim.state is Lifecycle.HYPOTHESIS
+    assert store.get(NS, "a") is not None
