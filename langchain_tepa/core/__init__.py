@@ -20,6 +20,7 @@ from langchain_tepa.core.errors import (
     StorageError,
     TEPAError,
     UnknownPrecedentError,
+    UnsupportedLayoutError,
 )
 from langchain_tepa.core.fold import apply_evidence, fold, fold_all, refresh_posterior
 from langchain_tepa.core.policy import POLICY_NAMES, LifecyclePolicy, PromotionMode
@@ -72,6 +73,7 @@ __all__ = [
     "Transition",
     "TrustPolicy",
     "UnknownPrecedentError",
+    "UnsupportedLayoutError",
     "apply_evidence",
     "beta_lower_bound",
     "canonical_json",

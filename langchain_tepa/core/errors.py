@@ -29,6 +29,7 @@ __all__ = [
     "StorageUnavailableError",
     "TEPAError",
     "UnknownPrecedentError",
+    "UnsupportedLayoutError",
 ]
 
 
@@ -62,6 +63,15 @@ class UnknownPrecedentError(TEPAError, LookupError):
 
 class StorageError(TEPAError, RuntimeError):
     """The storage backend failed or holds data this version cannot read."""
+
+
+class UnsupportedLayoutError(StorageError):
+    """A Chroma store was written in a storage layout this version does not read.
+
+    Either an older layout than the first this version knows (stores made by unreleased
+    development versions: recreate the store from its data) or a newer one (upgrade
+    langchain-tepa). The message names the store, its layout and the layouts this version reads.
+    """
 
 
 class BrokenIndexError(StorageError):
