@@ -4,9 +4,14 @@ Cost follows what a call touches: a namespace's head is one read by id; its page
 vectors are one filtered read each in its shard; a commit is one ``upsert`` per shard touched
 (pages with head bumps) plus one per vector collection touched, and a ``delete`` of absent ids
 where its large pages made a shard's log tail worth settling (``tail.py``). Opening reads the
-layout record only (``opening.py``). The helpers beside it take what they need as arguments:
-the collections (``handles.py``), page filters (``reads.py``), page grouping (``pages.py``),
-waiting view marks (``marks.py``), the names directory (``directory.py``).
+layout record only (``opening.py``).
+
+``ChromaStorage`` is a :class:`~langchain_tepa.storage.chroma.handles.CollectionHandles` (the
+client, its collections, typed errors, meta records) and keeps the state of one store; the
+helpers beside it take the handles and the layout as arguments and never import it back: head
+reads (``heads.py``), page filters (``reads.py``), page grouping and the shard upserts
+(``pages.py``), waiting view marks (``marks.py``), the names directory (``directory.py``,
+``name_pages.py``) and the indexes of large namespaces (``dedicated.py``).
 
 Example:
     >>> import chromadb
