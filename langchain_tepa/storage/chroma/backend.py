@@ -379,7 +379,7 @@ class ChromaStorage(CollectionHandles):
         for name in map(self.layout.evidence, by_shard):  # large pages leave a tail to settle
             if self._tail.due(name):
                 self._settle(name)
-        if late:  # views too many to go with their pages: right after them
+        if late:  # their views, right after the pages (views live in view shards)
             self.write_views(
                 [p for w in late for p in w.views],
                 {w.namespace: w.view_marks for w in late if w.view_marks},
