@@ -107,7 +107,7 @@ def _demo_lines(tmp_path: Path) -> list[str]:
 
 def test_the_demo_agent_uses_the_changed_preference_and_shows_why(tmp_path: Path) -> None:
     lines = _demo_lines(tmp_path)
-    assert re.search(r"usually about \d+ s", lines[0]), "the demo states its duration first"
+    assert re.search(r"usually under \d+ s", lines[0]), "the demo states its duration first"
     change = lines.index("  user:  My favourite colour is now blue.")
     before, after = lines[:change], lines[change:]
     section = next(i for i, line in enumerate(after) if line.startswith("== 2."))
