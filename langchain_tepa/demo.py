@@ -206,6 +206,8 @@ class RuleBasedChatModel(BaseChatModel):
 
     @staticmethod
     def _answer(result: ToolMessage) -> str:
+        if result.status == "error":
+            return f"My memory tool failed: {result.content}"
         if result.name == "save_memory":
             return "Noted, I'll remember that."
         served = json.loads(str(result.content))
@@ -273,6 +275,8 @@ def _turn(thread: str, text: str, messages: list[BaseMessage]) -> Turn:
         thread, text, calls[0]["name"] if calls else "", dict(calls[0]["args"]) if calls else {}
     )
     for result in results:
+        if result.status == "error":
+            continue
         payload = json.loads(str(result.content))
         if result.name == "save_memory":
             turn.saved = payload["saved"]
@@ -381,7 +385,10 @@ def run(path: str, say: Callable[[str], None] = print) -> None:
     index: Any = {"dims": 384, "embed": embeddings, "fields": ["content"]}
     store = TEPAStore.from_path(path, index=index, embeddings=embeddings)
     try:
-        say(f"== 1. one user, four threads (memory: TEPAStore on embedded Chroma in {path}) ==")
+        threads = len({thread for thread, _ in CONVERSATION})
+        say(
+            f"== 1. one user, {threads} threads (memory: TEPAStore on embedded Chroma in {path}) =="
+        )
         tepa = converse(build_agent(store))
         plain = converse(build_agent(InMemoryStore(index=index)))
         _print_turns(tepa, plain, say)

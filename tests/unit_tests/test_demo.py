@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from langgraph.store.memory import InMemoryStore
 
 from langchain_tepa import HashingEmbeddings, TEPAStore
@@ -37,3 +38,8 @@ def test_a_question_before_any_memory_is_answered_as_unknown() -> None:
     (turn,) = converse(build_agent(InMemoryStore()), [("t1", "What colour?")])
     assert turn.served == []
     assert turn.answer.startswith("I don't know yet")
+
+
+def test_the_tools_need_the_user_id_of_the_runs_config() -> None:
+    with pytest.raises(ValueError, match="user_id"):
+        converse(build_agent(InMemoryStore()), [("t1", "I like tea.")], user_id="")
