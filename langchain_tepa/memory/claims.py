@@ -270,17 +270,19 @@ class ItemClaims:
 
     def _plan_item(self, out: ClaimPlan, cns: str, item: ItemText, facts: list[Fact]) -> None:
         old = self._current_claims(item)
-        claims = [(self._claim_key(f), f.value) for f in facts]
-        claims = list(dict.fromkeys((k, json.dumps(v)) for k, v in claims))
-        pairs = [(k, json.loads(v)) for k, v in claims]
+        unique: dict[tuple[str, str], Fact] = {}  # one fact per claim, the first said
+        for f in facts:
+            unique.setdefault((self._claim_key(f), json.dumps(f.value)), f)
+        facts = list(unique.values())
+        pairs = [(k, json.loads(v)) for k, v in unique]
         if item.value is not None:
             vid = self._vid(item.value)
             out.items[(item.namespace, item.key, vid)] = pairs
             listed = json.dumps(pairs, ensure_ascii=False)
             if pairs:
                 out.metadata[(item.namespace, item.key)] = {"item_claims": listed}
-            for fact, (key, value) in zip(facts, pairs, strict=False):
-                meta = {
+            for fact, (key, value) in zip(facts, pairs, strict=True):
+                meta: dict[str, Any] = {
                     "item": item.key,
                     "item_namespace": item.namespace,
                     "item_value": vid,
