@@ -360,8 +360,8 @@ _MULTI: dict[str, dict[str, tuple[str, ...]]] = {
         "queries": ("what foods does the user like", "what does the user enjoy eating"),
     },
     "children": {
-        "initial": ("I have a son named {v}.", "User has a daughter called {v}."),
-        "add": ("I also have a daughter named {v}.", "User's other child is {v}."),
+        "initial": ("I have a kid named {v}.", "User has a child called {v}."),
+        "add": ("I also have another kid, {v}.", "User's other child is {v}."),
         "values": ("Leo", "Maya", "Noah", "Iris"),
         "queries": ("what are the names of the user's children", "does the user have kids"),
     },

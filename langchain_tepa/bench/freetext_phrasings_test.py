@@ -375,7 +375,7 @@ _MULTI: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "children": {
         "initial": ("My kid {v} just started school.", "The user is a parent of {v}."),
-        "add": ("We have another child, {v}.", "The user also has a son, {v}."),
+        "add": ("We have another child, {v}.", "The user also has a child, {v}."),
         "values": ("Tomas", "Elena", "Kofi", "Ines"),
         "queries": ("how many children does the user have", "who are the user's kids"),
     },
