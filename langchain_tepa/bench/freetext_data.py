@@ -27,6 +27,8 @@ Example:
     >>> s = scenarios[0]
     >>> all(0 <= i < len(s.memories) for i in s.stale + s.current + s.independent)
     True
+    >>> s.probes == tuple(sorted(set(s.stale + s.current + s.independent)))
+    True
 """
 
 from __future__ import annotations
@@ -144,7 +146,7 @@ class Memory:
     Attributes:
         text: The free text.
         role: ``old``, ``repeat``, ``current``, ``multi``, ``other``, ``user_fact``,
-            ``hypothetical`` or ``distractor``.
+            ``hypothetical``, ``distractor`` (probed) or ``background`` (never probed).
         claims: Its ideal claims (empty for hypothetical and plain memories).
     """
 
@@ -167,7 +169,8 @@ class Scenario:
         stale: Indexes of memories a revoking memory should no longer serve.
         current: Indexes of memories that answer ``query`` now.
         independent: Indexes of memories that must never be taken back (multi-valued values,
-            other subjects, hypotheticals and the facts beside them, distractors).
+            other subjects, hypotheticals and the facts beside them, distractors). The
+            remaining indexes are ``background`` memories (unrelated, never probed).
     """
 
     id: str
@@ -179,6 +182,11 @@ class Scenario:
     stale: tuple[int, ...]
     current: tuple[int, ...]
     independent: tuple[int, ...]
+
+    @property
+    def probes(self) -> tuple[int, ...]:
+        """Memories whose own text is asked after the writes (every one but the background)."""
+        return tuple(i for i, m in enumerate(self.memories) if m.role != "background")
 
 
 def phrasings(split: str) -> dict[str, Any]:
@@ -287,11 +295,12 @@ def _change(b: _Builder, family: str) -> tuple[str, list[Memory]]:
         ]
     old, new = b.values(family, 2)
     if variant == "repeat":
-        t1, t2 = b.rng.sample(list(initial), 2)
-        first = [
-            _with_role(b.statement(family, t1, old), "old"),
-            _with_role(b.statement(family, t2, old), "repeat"),
-        ]
+        t1 = b.rng.choice(initial)
+        said = b.statement(family, t1, old)
+        # Another wording of the same value (a family's own template can read like a generic one).
+        others = [t for t in initial if b.statement(family, t, old).text != said.text]
+        again = b.statement(family, b.rng.choice(others), old)
+        first = [_with_role(said, "old"), _with_role(again, "repeat")]
     else:
         first = [_with_role(b.statement(family, b.rng.choice(initial), old), "old")]
     last = _with_role(b.statement(family, b.rng.choice(change), new, old=old), "current")
@@ -345,26 +354,48 @@ def _hypothetical(b: _Builder, family: str) -> list[Memory]:
     return [fact, hypo]
 
 
-def _insert_distractors(b: _Builder, memories: list[Memory], family: str) -> list[Memory]:
+def _insert_distractors(
+    b: _Builder, memories: list[Memory], family: str, background: int
+) -> list[Memory]:
+    """Add one or two probed distractors and ``background`` unprobed ones, at random places.
+
+    No two unrelated facts share a family (that would be a change of its own).
+    """
     out = list(memories)
     texts = {m.text for m in out}
-    for _ in range(b.rng.choice((1, 1, 2))):
-        d = b.distractor(family)
-        if d.text in texts:
-            continue
-        texts.add(d.text)
-        out.insert(b.rng.randint(0, len(out)), d)
+    used = {family}
+    wanted = [("distractor", n) for n in range(b.rng.choice((1, 1, 2)))]
+    wanted += [("background", n) for n in range(background)]
+    for role, _ in wanted:
+        for _attempt in range(20):
+            d = b.distractor(family)
+            key = d.claims[0].key.split(".", 1)[1] if d.claims else ""
+            if d.text in texts or (key and key in used):
+                continue
+            texts.add(d.text)
+            if key:
+                used.add(key)
+            out.insert(b.rng.randint(0, len(out)), _with_role(d, role))
+            break
     return out
 
 
 def _scenario(
-    b: _Builder, sid: str, kind: str, family: str, variant: str, memories: list[Memory]
+    b: _Builder,
+    sid: str,
+    kind: str,
+    family: str,
+    variant: str,
+    memories: list[Memory],
+    background: int,
 ) -> Scenario:
-    memories = _insert_distractors(b, memories, family)
+    memories = _insert_distractors(b, memories, family, background)
     stale = tuple(i for i, m in enumerate(memories) if m.role in ("old", "repeat"))
     current = tuple(i for i, m in enumerate(memories) if m.role in ("current", "user_fact"))
     independent = tuple(
-        i for i, m in enumerate(memories) if m.role not in ("old", "repeat", "current")
+        i
+        for i, m in enumerate(memories)
+        if m.role not in ("old", "repeat", "current", "background")
     )
     group = "multi" if kind == "multi" else "families"
     return Scenario(
@@ -380,22 +411,27 @@ def _scenario(
     )
 
 
-def generate_scenarios(split: str = "test", n_change: int = 500, seed: int = 0) -> list[Scenario]:
+def generate_scenarios(
+    split: str = "test", n_change: int = 500, seed: int = 0, background: int = 3
+) -> list[Scenario]:
     """Generate a split's scenarios: ``n_change`` changes plus controls (40% as many).
 
     The controls are multi-valued (40%), other-subject (30%) and hypothetical (30%) scenarios.
-    The result is a function of ``(split, n_change, seed)`` only.
+    Every scenario also holds one or two probed distractors and ``background`` unrelated
+    memories that make the top ``k`` a real choice (they are written, never probed). The
+    result is a function of the arguments only.
 
     Args:
         split: ``dev`` or ``test``.
         n_change: Number of change scenarios (the benchmark uses at least 500).
         seed: Random seed.
+        background: Unrelated memories per scenario beside the probed distractors.
 
     Returns:
         Scenarios in a shuffled but deterministic order, ids ``{split}-0000`` onward.
     """
-    if n_change < 0:
-        raise ValueError(f"n_change must be >= 0, got {n_change}")
+    if n_change < 0 or background < 0:
+        raise ValueError(f"n_change and background must be >= 0, got {n_change}, {background}")
     rng = random.Random(f"freetext:{split}:{seed}")
     b = _Builder(split, rng)
     families = sorted(b.families)
@@ -421,7 +457,7 @@ def generate_scenarios(split: str = "test", n_change: int = 500, seed: int = 0) 
             variant, memories = kind, _other_subject(b, family)
         else:
             variant, memories = kind, _hypothetical(b, family)
-        out.append(_scenario(b, sid, kind, family, variant, memories))
+        out.append(_scenario(b, sid, kind, family, variant, memories, background))
     return out
 
 

@@ -17,7 +17,15 @@ def test_each_split_has_500_change_scenarios_over_40_families(split: str) -> Non
     for s in scenarios:
         texts = [m.text for m in s.memories]
         assert len(texts) == len(set(texts)), s.id
-        assert set(s.stale + s.current + s.independent) == set(range(len(texts)))
+        assert set(s.stale + s.current + s.independent) == set(s.probes)
+        background = [m for m in s.memories if m.role == "background"]
+        assert len(background) == 3 and len(s.probes) == len(texts) - 3
+        families = [
+            m.claims[0].key
+            for m in s.memories
+            if m.role in ("background", "distractor") and m.claims
+        ]
+        assert len(families) == len(set(families)), s.id  # no change hidden among unrelated facts
         assert not set(s.stale) & set(s.current + s.independent)
         if s.kind == "change":
             assert s.stale and len(s.current) == 1
