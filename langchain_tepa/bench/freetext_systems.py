@@ -310,10 +310,25 @@ def _chroma(name: str, emb: HashingEmbeddings, tmp: str, close: Callable[[], Non
     return FreeTextSystem(name, write, search, close=close)
 
 
+_MEM0_HOME: list[str] = []
+
+
+def _mem0_home() -> str:
+    """One folder per process for Mem0's own files (it fixes the path when first imported)."""
+    if not _MEM0_HOME:
+        import atexit
+        import shutil
+
+        home = tempfile.mkdtemp(prefix="tepa-freetext-mem0-")
+        atexit.register(shutil.rmtree, home, True)
+        _MEM0_HOME.append(home)
+    return _MEM0_HOME[0]
+
+
 def _mem0(name: str, emb: HashingEmbeddings, tmp: str, close: Callable[[], None]) -> Any:
     # Mem0 reads these when imported: no telemetry, its home folder in our temp folder.
     os.environ["MEM0_TELEMETRY"] = "False"
-    os.environ.setdefault("MEM0_DIR", os.path.join(tmp, "mem0home"))
+    os.environ.setdefault("MEM0_DIR", _mem0_home())
     from mem0 import Memory
 
     config = {

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
-from langchain_tepa.bench import freetext_data as D  # noqa: N812 - short in tables of calls
+from langchain_tepa.bench import freetext as F  # noqa: N812 - short in tables of calls
+from langchain_tepa.bench import freetext_data as D  # noqa: N812
+from langchain_tepa.core.errors import InvalidArgumentError
 
 
 @pytest.mark.parametrize("split", D.SPLITS)
@@ -63,3 +68,108 @@ def test_rendered_test_texts_never_appear_in_dev() -> None:
     dev = {m.text for s in D.generate_scenarios("dev", 500) for m in s.memories}
     test = {m.text for s in D.generate_scenarios("test", 500) for m in s.memories}
     assert not dev & test
+
+
+def _mini() -> list[D.Scenario]:
+    old = D.Memory("I live in Lisbon.", "old", (D.Claim("user.home_city", "Lisbon"),))
+    new = D.Memory("I moved to Oslo.", "current", (D.Claim("user.home_city", "Oslo"),))
+    pet = D.Memory("I have a dog.", "multi", (D.Claim("user.pets", "dog", multi_valued=True),))
+    change = D.Scenario(
+        "a", "change", "home_city", "plain", (old, new, pet), "where", (0,), (1,), (2,)
+    )
+    return [change]
+
+
+def test_a_system_that_serves_the_stale_memory_scores_100_percent_stale() -> None:
+    [s] = _mini()
+    everything = [m.text for m in s.memories]
+    answers = {"a": {"query": everything, "own": dict.fromkeys(s.probes, everything)}}
+    result = F.score([s], answers)
+    assert result["stale_served"] == 100.0
+    assert result["current_present"] == 100.0
+    assert result["recall_at_1"] == 0.0  # Lisbon ranks first
+    assert result["independent_taken_back"] == 0.0
+    assert result["stale_direct"] == 100.0
+
+
+def test_a_system_that_hides_the_stale_memory_scores_0_percent_stale() -> None:
+    [s] = _mini()
+    live = ["I moved to Oslo.", "I have a dog."]
+    answers = {"a": {"query": live, "own": {0: live, 1: live, 2: live}}}
+    result = F.score([s], answers)
+    assert (result["stale_served"], result["current_present"], result["recall_at_1"]) == (
+        0.0,
+        100.0,
+        100.0,
+    )
+    assert result["stale_direct"] == 0.0
+    assert result["independent_taken_back"] == 0.0
+
+
+def test_a_system_that_hides_too_much_takes_independent_memories_back() -> None:
+    [s] = _mini()
+    answers = {"a": {"query": ["I moved to Oslo."], "own": {0: [], 1: ["I moved to Oslo."], 2: []}}}
+    result = F.score([s], answers)
+    assert result["independent_taken_back"] == 100.0
+    assert result["taken_back_by_role"] == {"multi": 100.0}
+
+
+def test_only_the_first_k_results_count() -> None:
+    [s] = _mini()
+    ranked = ["I moved to Oslo.", "x", "y", "I live in Lisbon."]
+    answers = {"a": {"query": ranked, "own": dict.fromkeys(s.probes, ranked)}}
+    assert F.score([s], answers, k=3)["stale_served"] == 0.0
+    assert F.score([s], answers, k=4)["stale_served"] == 100.0
+
+
+def test_the_ideal_extractor_returns_the_ground_truth_claims_only() -> None:
+    from langchain_tepa.bench.freetext_systems import IdealExtractor
+
+    extractor = IdealExtractor(D.ideal_claims(_mini()))
+    [fact] = extractor.extract("I have a dog.")
+    assert (fact.key, fact.value, dict(fact.metadata or {})) == (
+        "user.pets",
+        "dog",
+        {"multi_valued": True},
+    )
+    assert extractor.extract("I might move to Rome.") == []
+
+
+def test_a_tiny_cli_run_goes_through_every_path(tmp_path: Path) -> None:
+    from langchain_tepa.bench.cli import main
+    from langchain_tepa.bench.freetext_systems import SYSTEMS, system_available
+
+    code = main(
+        ["run", "freetext", "--split", "dev", "--scenarios", "3", "--background", "1"]
+        + ["--out", str(tmp_path), "--no-progress", "--seed", "7"]
+    )
+    assert code == 0
+    result = json.loads((tmp_path / "freetext.json").read_text())
+    assert result["config"]["split"] == "dev"
+    ran = set(result["systems"])
+    assert ran | set(result["skipped"]) == set(SYSTEMS)
+    assert {n for n in SYSTEMS if system_available(n) is None} == ran
+    for name in ran:
+        metrics = result["systems"][name]
+        assert metrics["counts"]["change_scenarios"] == 3
+        assert metrics["current_present"] is not None
+        assert metrics["write_ms"] > 0
+    assert (tmp_path / "freetext.md").read_text().startswith("# tepa-bench run freetext")
+    assert (tmp_path / "freetext.png").exists()
+
+
+def test_unknown_systems_are_refused() -> None:
+    with pytest.raises(InvalidArgumentError):
+        F.run_freetext(D.generate_scenarios("dev", 1), ["nope/store"], progress=False)
+
+
+def test_the_baselines_packages_load_only_when_their_system_runs() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, langchain_tepa, langchain_tepa.bench.freetext\n"
+        "print(sorted(m for m in ('langmem', 'mem0', 'langchain_chroma') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
