@@ -292,12 +292,14 @@ def _tepa_vectorstore(
 
 
 def _chroma(name: str, emb: HashingEmbeddings, tmp: str, close: Callable[[], None]) -> Any:
+    import chromadb
     from langchain_chroma import Chroma
 
+    # In-process Chroma (an ephemeral client; a fresh collection per build), as TEPA's default.
     db = Chroma(
-        collection_name="freetext",
+        collection_name=f"freetext_{uuid.uuid4().hex[:12]}",
         embedding_function=emb,
-        persist_directory=os.path.join(tmp, "chroma"),
+        client=chromadb.EphemeralClient(),
         collection_metadata={"hnsw:space": "cosine"},
     )
 
@@ -329,12 +331,16 @@ def _mem0(name: str, emb: HashingEmbeddings, tmp: str, close: Callable[[], None]
     # Mem0 reads these when imported: no telemetry, its home folder in our temp folder.
     os.environ["MEM0_TELEMETRY"] = "False"
     os.environ.setdefault("MEM0_DIR", _mem0_home())
+    import chromadb
     from mem0 import Memory
 
     config = {
         "vector_store": {
             "provider": "chroma",
-            "config": {"collection_name": "freetext", "path": os.path.join(tmp, "mem0")},
+            "config": {
+                "collection_name": f"mem0_{uuid.uuid4().hex[:12]}",
+                "client": chromadb.EphemeralClient(),
+            },
         },
         "embedder": {"provider": "langchain", "config": {"model": emb, "embedding_dims": _DIMS}},
         # infer=False never calls the LLM; a scripted model keeps Mem0 from reaching OpenAI.
