@@ -13,6 +13,8 @@ Per system and write path (:mod:`~langchain_tepa.bench.freetext_systems`) the sc
   subjects, hypotheticals and the facts beside them, distractors) absent from the answer to
   their own text;
 - ``stale_direct``: share of stale memories still served when their own text is the query;
+- ``independent_unstored``: share of independent memories the path stored nothing for (only
+  TEPA's keyed ``memory`` path drops a text without a claim; they count as taken back too);
 - ``write_ms`` per item, ``search_ms`` per query, and for TEPA ``extract_ms``: its extractor
   alone on each item, timed in a separate pass (the write time includes it when the write path
   extracts).
@@ -65,7 +67,7 @@ TARGETS: dict[str, str] = {
 """Issue 27's targets on the test split (offline default; the ideal extractor: 0% stale)."""
 
 # Rough cost of one memory (its write and its share of queries), ms, for the printed estimate.
-_MS_PER_MEMORY = {"store": 4.0, "vectorstore": 4.0, "langmem": 16.0, "native": 18.0}
+_MS_PER_MEMORY = {"store": 4.0, "vectorstore": 4.0, "memory": 4.0, "langmem": 16.0, "native": 18.0}
 
 
 def estimate_seconds(scenarios: Sequence[Scenario], systems: Sequence[str]) -> float:
@@ -91,7 +93,8 @@ def score(
         scenarios: The scenarios.
         answers: ``scenario id -> {"query": [texts], "own": {memory index: [texts]}}``:
             served texts, best first, for the scenario's question and for each probed memory's
-            own text (:attr:`Scenario.probes`).
+            own text (:attr:`Scenario.probes`); optional ``"unstored": [memory index]``, the
+            memories the system stored nothing for.
         k: Only the first ``k`` served texts count.
 
     Returns:
@@ -109,6 +112,7 @@ def score(
     stale_hits = current_hits = top1 = changes = 0
     control_hits = controls = 0
     taken: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    unstored = 0
     stale_direct = stale_total = 0
     for s in scenarios:
         answer = answers[s.id]
@@ -123,8 +127,10 @@ def score(
         elif s.current:
             controls += 1
             control_hits += all(texts[i] in top for i in s.current)
+        never = set(answer.get("unstored", ()))
         for i in s.independent:
             role = s.memories[i].role
+            unstored += i in never
             taken[role][0] += texts[i] not in own[i]
             taken[role][1] += 1
         for i in s.stale:
@@ -138,6 +144,7 @@ def score(
         "recall_at_1": _pct(top1, changes),
         "independent_taken_back": _pct(gone, independent),
         "stale_direct": _pct(stale_direct, stale_total),
+        "independent_unstored": _pct(unstored, independent),
         "control_current_present": _pct(control_hits, controls),
         "taken_back_by_role": {r: _pct(v[0], v[1]) for r, v in sorted(taken.items())},
         "counts": {
@@ -184,7 +191,11 @@ def _run_one(
         search_s += time.perf_counter() - mid
         items += len(texts)
         queries += len(probes) + 1
-        answers[s.id] = {"query": results[0], "own": dict(zip(probes, results[1:], strict=True))}
+        answers[s.id] = {
+            "query": results[0],
+            "own": dict(zip(probes, results[1:], strict=True)),
+            "unstored": [i for i, t in enumerate(texts) if (s.id, t) in system.unstored],
+        }
         if bar is not None:
             bar.update(1)
     timing = {"write_ms": 1000.0 * write_s / items, "search_ms": 1000.0 * search_s / queries}

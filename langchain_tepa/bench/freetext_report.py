@@ -24,6 +24,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("recall_at_1", "recall@1 %"),
     ("independent_taken_back", "indep. taken back %"),
     ("stale_direct", "stale on own text %"),
+    ("independent_unstored", "indep. never stored %"),
     ("write_ms", "write ms/item"),
     ("extract_ms", "extract ms/item"),
     ("search_ms", "search ms/query"),

@@ -8,6 +8,9 @@ answers searches with the texts it serves, through one write path:
 - ``langmem``: LangMem's own ``create_manage_memory_tool`` / ``create_search_memory_tool`` in a
   ``create_agent`` loop driven by :class:`ScriptedToolModel` (no network), over a store;
 - ``vectorstore``: ``add_texts`` then ``similarity_search(q, k=k)`` (TEPAVectorStore, Chroma);
+- ``memory``: TEPA's own keyed path, ``TEPAMemory.add_texts`` (extraction, key resolution,
+  ``observe``) then ``retrieve(q, k=k)``; a Document's text is the memory text that asserted
+  its value. It stores claims, not items: a text with no claim is not stored at all;
 - ``native``: Mem0's ``Memory.add(..., infer=False)`` and ``Memory.search``.
 
 Every system embeds with the same offline :class:`~langchain_tepa.HashingEmbeddings`. No system
@@ -53,9 +56,11 @@ SYSTEMS: tuple[str, ...] = (
     "tepa/store",
     "tepa/langmem",
     "tepa/vectorstore",
+    "tepa/memory",
     "tepa-ideal/store",
     "tepa-ideal/langmem",
     "tepa-ideal/vectorstore",
+    "tepa-ideal/memory",
     "inmemory/store",
     "inmemory/langmem",
     "chroma/vectorstore",
@@ -177,6 +182,8 @@ class FreeTextSystem:
         self._close = close
         self._write_many = write_many
         self._search_many = search_many
+        self.unstored: set[tuple[str, str]] = set()
+        """``(scenario id, text)`` the path accepted but stored nothing for (``memory`` path)."""
 
     def write_all(self, sid: str, texts: list[str]) -> None:
         """Write ``texts`` in order into scenario ``sid``'s namespace."""
@@ -291,6 +298,22 @@ def _tepa_vectorstore(
     return FreeTextSystem(name, write, search, extractor=extractor, close=close)
 
 
+def _tepa_memory_path(
+    name: str, memory: TEPAMemory, extractor: Any, close: Callable[[], None]
+) -> Any:
+    system: FreeTextSystem
+
+    def write(sid: str, text: str) -> None:
+        if not memory.add_texts([text], namespace=sid):
+            system.unstored.add((sid, text))  # nothing extracted: nothing stored
+
+    def search(sid: str, query: str, k: int) -> list[str]:
+        return [d.page_content for d in memory.retrieve(query, k=k, namespace=sid)]
+
+    system = FreeTextSystem(name, write, search, extractor=extractor, close=close)
+    return system
+
+
 def _chroma(name: str, emb: HashingEmbeddings, tmp: str, close: Callable[[], None]) -> Any:
     import chromadb
     from langchain_chroma import Chroma
@@ -388,6 +411,8 @@ def build_system(
         memory = _tepa_memory(given, storage, tmp, emb)
         if path == "vectorstore":
             return _tepa_vectorstore(name, memory, given, close)
+        if path == "memory":
+            return _tepa_memory_path(name, memory, given, close)
         store = TEPAStore(memory, index=_index(emb))
         maker = _store_system if path == "store" else _langmem_system
         return maker(name, store, given, close)
