@@ -173,3 +173,11 @@ def test_the_baselines_packages_load_only_when_their_system_runs() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_memories_a_path_never_stored_are_counted_apart() -> None:
+    [s] = _mini()
+    served = ["I moved to Oslo."]
+    answers = {"a": {"query": served, "own": dict.fromkeys(s.probes, served), "unstored": [2]}}
+    result = F.score([s], answers)
+    assert (result["independent_taken_back"], result["independent_unstored"]) == (100.0, 100.0)
