@@ -78,6 +78,7 @@ __all__ = [
     "ItemText",
     "claims_namespace",
     "is_claims_namespace",
+    "joined_text",
     "text_of_value",
 ]
 
@@ -118,6 +119,25 @@ def is_claims_namespace(namespace: str) -> bool:
     return CLAIMS_LABEL in namespace.split(".")
 
 
+def joined_text(parts: Iterable[str]) -> str:
+    """Texts read as one: each kept as written, a full stop added between sentences.
+
+    A single text is returned unchanged (an extractor that knows its texts sees them as
+    written).
+
+    Example:
+        >>> joined_text(["I live in Oslo", "I work at Acme."])
+        'I live in Oslo. I work at Acme.'
+    """
+    kept = [p.strip() for p in parts if p.strip()]
+    out = ""
+    for part in kept:
+        if out:
+            out += " " if out.endswith((".", "!", "?", ":", ";")) else ". "
+        out += part
+    return out[:_MAX_TEXT]
+
+
 def text_of_value(value: Any) -> str:
     """The text of an item value that claims are read from: its string leaves, in order.
 
@@ -129,8 +149,7 @@ def text_of_value(value: Any) -> str:
 
     def walk(v: Any) -> None:
         if isinstance(v, str):
-            if v.strip():
-                parts.append(v.strip().rstrip("."))
+            parts.append(v)
         elif isinstance(v, dict):
             for x in v.values():
                 walk(x)
@@ -139,7 +158,7 @@ def text_of_value(value: Any) -> str:
                 walk(x)
 
     walk(value)
-    return ". ".join(parts)[:_MAX_TEXT]
+    return joined_text(parts)
 
 
 @dataclass(frozen=True)

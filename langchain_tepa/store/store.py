@@ -58,7 +58,13 @@ from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Fact, Precedent
 from langchain_tepa.core.values import short_hash
 from langchain_tepa.memory import AnswerRow, AsOfPoint, RevokeKey, TEPAMemory, VectorSpace
-from langchain_tepa.memory.claims import ItemClaims, ItemText, is_claims_namespace, text_of_value
+from langchain_tepa.memory.claims import (
+    ItemClaims,
+    ItemText,
+    is_claims_namespace,
+    joined_text,
+    text_of_value,
+)
 from langchain_tepa.results import KeyAudit
 from langchain_tepa.store.batching import AsyncCoalescer
 from langchain_tepa.store.corrections import put_op
@@ -922,7 +928,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         elif put.texts is None:
             text = text_of_value(put.value)
         else:
-            text = ". ".join(t.strip().rstrip(".") for t in put.texts if t.strip()) or None
+            text = joined_text(put.texts) or None
         return ItemText(put.namespace, put.key, put.value, text, self.source)
 
     def _items_of(

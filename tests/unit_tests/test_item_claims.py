@@ -228,7 +228,7 @@ def test_without_an_index_the_value_s_strings_are_read(tick: Callable[[], float]
     store.put(NS, "a", {"content": "User lives in Lisbon"})
     store.put(NS, "c", {"content": "User moved to Oslo last month", "kind": ""})
     assert store.get(NS, "a") is None
-    assert text_of_value({"a": ["User lives", {"b": "in Oslo."}], "n": 1}) == "User lives. in Oslo"
+    assert text_of_value({"a": ["User lives", {"b": "in Oslo."}], "n": 1}) == "User lives. in Oslo."
 
 
 def test_index_false_makes_no_claims(store: TEPAStore) -> None:
