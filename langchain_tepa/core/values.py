@@ -54,6 +54,7 @@ __all__ = [
     "validate_namespace",
     "validate_value",
     "value_identity",
+    "value_key",
 ]
 
 DEFAULT_NAMESPACE = "default"
@@ -408,3 +409,21 @@ def value_identity(value: Any, *, normalize: bool = True) -> str:
 @functools.lru_cache(maxsize=65536, typed=True)
 def _scalar_identity(value: str | float, normalize: bool) -> str:
     return short_hash(canonical_json(_normalize(value) if normalize else value), 16)
+
+
+_SLUG = re.compile(r"[^\w]+", re.UNICODE)
+
+
+def value_key(key: str, value: Any) -> str:
+    """The key of one value of a multi-valued attribute, where each value is a key of its own.
+
+    Extractors mark an attribute multi-valued (pets, languages: ``Fact.metadata["multi_valued"]``)
+    when the policy does not declare it so; such a fact is stored under this key, so its values
+    never conflict.
+
+    Example:
+        >>> value_key("user.pets", "Golden Retriever")
+        'user.pets.golden_retriever'
+    """
+    slug = _SLUG.sub("_", str(value).casefold()).strip("_")[:64] or "value"
+    return f"{key}.{slug}"

@@ -58,14 +58,13 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from langchain_tepa.core.errors import TEPAError
 from langchain_tepa.core.types import Evidence, EvidenceKind, Fact, Lifecycle, Precedent
-from langchain_tepa.core.values import value_identity
+from langchain_tepa.core.values import value_identity, value_key
 from langchain_tepa.memory.batch import Decision
 
 if TYPE_CHECKING:
@@ -89,7 +88,6 @@ SUPERSEDED = "superseded"
 """How the reason of a revocation by claims starts (only those are promoted back)."""
 
 _log = logging.getLogger("langchain_tepa")
-_SLUG = re.compile(r"[^\w]+", re.UNICODE)
 _MAX_TEXT = 4000
 
 
@@ -249,8 +247,7 @@ class ItemClaims:
     def _claim_key(self, fact: Fact) -> str:
         multi = bool((fact.metadata or {}).get("multi_valued"))
         if multi and not self.memory.policy.is_multi_valued(fact.key):
-            slug = _SLUG.sub("_", str(fact.value).casefold()).strip("_")[:64] or "value"
-            return f"{fact.key}.{slug}"
+            return value_key(fact.key, fact.value)
         return fact.key
 
     def plan(self, items: Sequence[ItemText]) -> ClaimPlan:

@@ -11,10 +11,12 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentError
+from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import (
     Evidence,
     EvidenceKind,
@@ -23,7 +25,7 @@ from langchain_tepa.core.types import (
     Lifecycle,
     precedent_id,
 )
-from langchain_tepa.core.values import validate_key, validate_value, value_identity
+from langchain_tepa.core.values import validate_key, validate_value, value_identity, value_key
 from langchain_tepa.memory.batch import Decision, RevokeKey
 from langchain_tepa.memory.core import MemoryCore, Namespace
 from langchain_tepa.memory.engine import Deferred
@@ -49,6 +51,16 @@ def _with_correction(
     if metadata is not None and not isinstance(metadata, Mapping):
         return metadata  # validation refuses it with the usual message
     return {**(metadata or {}), "correction": True}
+
+
+def _own_key(fact: Fact, policy: LifecyclePolicy) -> Fact:
+    """``fact`` under :func:`value_key` when its extractor marked it multi-valued.
+
+    Unless the policy declares its key multi-valued already.
+    """
+    if (fact.metadata or {}).get("multi_valued") and not policy.is_multi_valued(fact.key):
+        return dataclasses.replace(fact, key=value_key(fact.key, fact.value))
+    return fact
 
 
 class WritingMixin(MemoryCore):
@@ -366,7 +378,7 @@ class WritingMixin(MemoryCore):
         facts, skipped = self._ingest.extract(items, ns, src)
         with self._engine.reading([ns]) as states:
             known = list(states[ns].keys)
-        facts = self._ingest.resolve(ns, facts, known)
+        facts = [_own_key(f, self.policy) for f in self._ingest.resolve(ns, facts, known)]
         results = self.observe_many(facts) if facts else []
         self._ingest.registered(ns, [f.key for f in facts])
         return TextsResult(results, skipped)

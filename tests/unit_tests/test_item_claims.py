@@ -371,3 +371,21 @@ def test_under_tepa_full_an_item_waits_with_its_claims(tick: Callable[[], float]
     claim = store.memory.audit("user.home_city", namespace=claims_namespace(MNS)).precedents[0]
     assert claim.state is Lifecycle.HYPOTHESIS
     assert store.get(NS, "a") is not None
+
+
+def test_add_texts_keeps_each_value_of_a_multi_valued_attribute(
+    tick: Callable[[], float],
+) -> None:
+    memory = TEPAMemory.in_memory(embeddings=HashingEmbeddings(), extractor=Scripted(), clock=tick)
+    memory.add_texts(["User has a dog", "User also has a cat"])
+    assert memory.keys() == ["user.pets.cat", "user.pets.dog"]
+    assert {d.metadata["value"] for d in memory.retrieve("pets", k=4)} == {"dog", "cat"}
+    declared = TEPAMemory.in_memory(
+        embeddings=HashingEmbeddings(),
+        extractor=Scripted(),
+        clock=tick,
+        policy=LifecyclePolicy(multi_valued_prefixes=("user.pets",)),
+    )
+    declared.add_texts(["User has a dog", "User also has a cat"])
+    assert declared.keys() == ["user.pets"]
+    assert sorted(declared.get("user.pets")) == ["cat", "dog"]
