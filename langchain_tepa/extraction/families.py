@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from langchain_tepa.extraction.lexicon import DIETS
+
 __all__ = [
     "FAMILIES",
     "MARKERS",
@@ -539,7 +541,11 @@ FAMILIES: dict[str, Family] = {
             changes=("become",),
         ),
         _F("team", ("team", "department", "division", "squad"), ("{be} on the",)),
-        _F("diet", ("diet", "dietary preference", "diet type", "eating style", "way of eating")),
+        _F(
+            "diet",
+            ("diet", "dietary preference", "diet type", "eating style", "way of eating"),
+            vocab=DIETS,
+        ),
         _F(
             "partner",
             (

@@ -94,6 +94,15 @@ DIETS = frozenset(
 OCCUPATIONS = frozenset(
     {
         "accountant",
+        "administrator",
+        "analyst",
+        "coordinator",
+        "director",
+        "entrepreneur",
+        "executive",
+        "founder",
+        "recruiter",
+        "marketer",
         "architect",
         "assistant",
         "author",

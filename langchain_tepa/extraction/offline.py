@@ -63,6 +63,13 @@ from collections.abc import Iterator
 
 from langchain_tepa.core.types import Fact
 from langchain_tepa.extraction.base import ExtractionReport, Unextracted, UnextractedReason
+from langchain_tepa.extraction.claims import (
+    Claim,
+    attribute_text,
+    is_hypothetical,
+    parse_user_sentence,
+)
+from langchain_tepa.extraction.families import FAMILIES, canonical_relation
 from langchain_tepa.extraction.lexicon import (
     _ABBREVIATIONS,
     _ADJ_PREP,
@@ -161,13 +168,14 @@ class OfflineFactExtractor:
                 missed.append(Unextracted(sentence[:_SHOWN_CHARS] + "...", "too_long"))
                 continue
             parsed = self._parse(sentence)
-            if not isinstance(parsed, Fact):
+            if isinstance(parsed, str):
                 missed.append(Unextracted(sentence, parsed))
                 continue
-            ident = (parsed.key, str(parsed.value).casefold())
-            if ident not in seen:
-                seen.add(ident)
-                facts.append(parsed)
+            for fact in parsed:
+                ident = (fact.key, str(fact.value).casefold())
+                if ident not in seen:
+                    seen.add(ident)
+                    facts.append(fact)
         return ExtractionReport(facts, missed)
 
     async def aextract(self, text: str) -> list[Fact]:
@@ -223,12 +231,40 @@ class OfflineFactExtractor:
             body = _INNER_NOW.sub(r"\1 ", body)
         return body, correction
 
-    def _parse(self, sentence: str) -> Fact | UnextractedReason:
+    def _parse(self, sentence: str) -> list[Fact] | UnextractedReason:
         if sentence.endswith("?"):
             return "question"
         body, correction = self._prepare(sentence)
+        claims = parse_user_sentence(body, correction)
+        if isinstance(claims, list):
+            return [self._claim_fact(sentence, c) for c in claims]
+        if claims == "hypothetical":
+            return "hypothetical"
         if _negated(body):
             return "negated"
+        if is_hypothetical(body):
+            return "hypothetical"
+        fact = self._generic(sentence, body, correction)
+        return [fact] if isinstance(fact, Fact) else fact
+
+    def _claim_fact(self, sentence: str, claim: Claim) -> Fact:
+        subject = self.user_subject + claim.subject[len("user") :]
+        return Fact(
+            key=f"{subject}.{claim.relation}",
+            value=claim.value,
+            text=sentence,
+            source=self.source,
+            metadata={
+                "subject": claim.subject,
+                "relation": claim.relation.replace("_", " "),
+                "family": claim.relation,
+                **({"multi_valued": True} if claim.multi_valued else {}),
+                **({"correction": True} if claim.correction else {}),
+                "attribute_text": attribute_text(sentence, claim.value),
+            },
+        )
+
+    def _generic(self, sentence: str, body: str, correction: bool) -> Fact | UnextractedReason:
         for parser in (
             self._name,
             self._self_description,
@@ -262,9 +298,13 @@ class OfflineFactExtractor:
             subj = self.user_subject
         if not subj or not relation or not value or len(value) > 300:
             return None
+        family = canonical_relation(relation) if subj == self.user_subject else None
+        if family is not None:
+            relation = family
         key = f"{subj}.{relation}"
         if len(key) > 200:
             return None
+        multi = family is not None and family in FAMILIES and FAMILIES[family].multi_valued
         return Fact(
             key=key,
             value=value,
@@ -273,7 +313,10 @@ class OfflineFactExtractor:
             metadata={
                 "subject": subject if subj != self.user_subject else "user",
                 "relation": " ".join(relation.split("_")),
+                **({"family": family} if family is not None else {}),
+                **({"multi_valued": True} if multi else {}),
                 **({"correction": True} if correction else {}),
+                "attribute_text": attribute_text(sentence, value),
             },
         )
 
