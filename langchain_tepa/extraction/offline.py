@@ -63,13 +63,8 @@ from collections.abc import Iterator
 
 from langchain_tepa.core.types import Fact
 from langchain_tepa.extraction.base import ExtractionReport, Unextracted, UnextractedReason
-from langchain_tepa.extraction.claims import (
-    Claim,
-    attribute_text,
-    is_hypothetical,
-    parse_user_sentence,
-)
-from langchain_tepa.extraction.families import FAMILIES, canonical_relation
+from langchain_tepa.extraction.claims import Claim, parse_user_sentence
+from langchain_tepa.extraction.families import FAMILIES, Family, canonical_relation
 from langchain_tepa.extraction.lexicon import (
     _ABBREVIATIONS,
     _ADJ_PREP,
@@ -113,8 +108,16 @@ from langchain_tepa.extraction.lexicon import (
     _words,
     normalize_key_part,
 )
+from langchain_tepa.extraction.values import attribute_text, is_hypothetical, vocab_value
 
 __all__ = ["DIETS", "OCCUPATIONS", "OfflineFactExtractor", "normalize_key_part"]
+
+
+def _fits(family: Family, value: str) -> bool:
+    """Whether ``value`` can be a value of ``family`` (its vocabulary, a capitalised name)."""
+    if family.vocab:
+        return vocab_value(value, family.name, family.vocab) is not None
+    return family.kind != "name" or value[:1].isupper() or value[:1].isdigit()
 
 
 class OfflineFactExtractor:
@@ -260,6 +263,7 @@ class OfflineFactExtractor:
                 "family": claim.relation,
                 **({"multi_valued": True} if claim.multi_valued else {}),
                 **({"correction": True} if claim.correction else {}),
+                **({"previous_value": claim.previous} if claim.previous else {}),
                 "attribute_text": attribute_text(sentence, claim.value),
             },
         )
@@ -299,6 +303,8 @@ class OfflineFactExtractor:
         if not subj or not relation or not value or len(value) > 300:
             return None
         family = canonical_relation(relation) if subj == self.user_subject else None
+        if family is not None and family in FAMILIES and not _fits(FAMILIES[family], value):
+            family = None  # "I go by bus" names no one; "I drink tea" is no coffee order
         if family is not None:
             relation = family
         key = f"{subj}.{relation}"
