@@ -38,6 +38,7 @@ from langchain_tepa.extraction.values import (
     several,
     vocab_value,
 )
+from langchain_tepa.extraction.vocabularies import BANKS, all_words
 
 __all__ = ["Claim", "parse_user_sentence"]
 
@@ -91,6 +92,7 @@ _CHANGE_WORDS = re.compile(
 _CONTRACTIONS = (
     (re.compile(r"\b(I|we|you|they)['’]ve\b", _I), r"\1 have"),
     (re.compile(r"\bI['’]m\b"), "I am"),
+    (re.compile(r"\b(I|we|they|he|she)['’]d\s+(?=like|love|prefer)", _I), r"\1 would "),
     (re.compile(r"\b([Ww]e)['’]re\b"), r"\1 are"),
     (re.compile(r"\b(it|that|this)['’]s\b", _I), r"\1 is"),
     (
@@ -118,7 +120,9 @@ _LABEL_COLON = re.compile(
     _I,
 )
 _COPULA = re.compile(
-    r"^(?P<np>[a-z][a-z '’-]*?)\s+(?:(?:is|was|are|has\s+become|became|becomes|"
+    r"^(?P<np>[a-z][a-z '’-]*?)\s+(?:(?:is\s+(?:now\s+)?(?:called|named|with)|"
+    r"is\s+(?:now\s+)?(?:in|at|on)(?=\s+[A-Z])|is\s+(?:now\s+)?set\s+(?:to|for)|"
+    r"is|was|are|has\s+become|became|becomes|"
     r"has\s+been|is\s+still|remains|has\s+changed\s+to|changed\s+to|changes\s+to|"
     r"has\s+switched\s+to|switched\s+to|has\s+moved\s+to|moved\s+to|went\s+to|"
     r"is\s+(?:now\s+)?set\s+(?:to|for)|was\s+changed\s+to|was\s+updated\s+to|"
@@ -188,7 +192,7 @@ _CLAUSE_SPLIT = re.compile(
     r"\s*(?:;|,\s*(?:and\s+|but\s+|so\s+)?(?=(?:now|then|currently|I|we|he|she|they|"
     r"(?:the\s+)?user)\b)|\s+(?:and|but|so)\s+(?=(?:now|then|currently|also|I|we|he|she|they|"
     r"(?:the\s+)?user|has|have|is|am|lives?|works?|moved|joined|switched|started|bought|"
-    r"took|went|uses?|signed|got)\b))\s*",
+    r"took|went|uses?|signed|got|\w+ed)\b))\s*",
     _I,
 )
 _CLAUSE_SUBJECT = re.compile(
@@ -200,11 +204,17 @@ _ADVERBS = (
     r"proudly|lately|nowadays|again|always|only|exclusively|normally|typically|generally|"
     r"regularly|often|mostly|all)"
 )
-_AUX = r"(?P<aux>have|has|had|do|does|did|am|is|are|was|were|can)"
+_AUX = r"(?P<aux>have|has|had|do|does|did|am|is|are|was|were|can|would)"
 _STARTS = (
     r"(?:(?:start|starts|started|starting|began|begun|begin|switched\s+to|taken\s+to|took\s+to|"
     r"gone\s+back\s+to|went\s+back\s+to|been)\s+)?"
 )
+_BEST_OF_ALL = re.compile(
+    r"^(?:\w+\s+)?(?P<value>.+?)\s+(?:the\s+)?(?:best|most)\s+of\s+all\s+(?:the\s+)?"
+    r"(?P<label>[a-z]+?)s?$",
+    _I,
+)
+_ALL_VOCAB = all_words()
 _TAILS = frozenset(
     {
         "area",
@@ -262,6 +272,7 @@ _TOOLS = (
     "phone",
     "watch",
     "airline",
+    "bank",
 )
 _THINGS_OWNED = ("car", "laptop", "phone", "watch")
 _GENERIC: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -272,6 +283,13 @@ _GENERIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("{move} (?:over )?to", _TOOLS),
     ("{migrate} to", _TOOLS),
     ("{go} with", _TOOLS),
+    ("{go} (?:over |back )?to", _TOOLS),
+    ("{install}", _TOOLS),
+    ("{set} up", _TOOLS),
+    ("{export} (?:everything|all|it all|my data|their data) (?:in)?to", _TOOLS),
+    ("{import} (?:everything|all|it all|my data|their data) (?:in)?to", _TOOLS),
+    ("{sign} up (?:for|with)", _TOOLS),
+    ("{retrain} (?:myself|themselves|himself|herself) (?:on|to use)", _TOOLS),
     ("{settle} on", _TOOLS),
     ("{go}", ("diet",)),
     ("{become}", ("diet",)),
@@ -290,7 +308,9 @@ _GENERIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("{play}", ("instruments", "sport")),
     ("{run}", ("operating_system", "shell", "database", "cloud_provider")),
 )
-_Pattern = tuple[re.Pattern[str], tuple[Family, ...], str]
+_Pattern = tuple[re.Pattern[str], tuple[Family, ...], str, bool]
+_GENERIC_VOCAB = {"bank": BANKS}
+"""Vocabularies of families whose own verbs take any name, read when a generic verb is used."""
 
 
 def _verb_regex(verb: str) -> tuple[re.Pattern[str], str]:
@@ -310,20 +330,80 @@ def _verb_regex(verb: str) -> tuple[re.Pattern[str], str]:
 
 
 def _patterns() -> list[_Pattern]:
-    rows: list[tuple[str, tuple[Family, ...]]] = [
-        (verb, tuple(FAMILIES[n] for n in names)) for verb, names in _GENERIC
+    rows: list[tuple[str, tuple[Family, ...], bool]] = [
+        (verb, tuple(FAMILIES[n] for n in names), True) for verb, names in _GENERIC
     ]
-    rows += [(verb, (f,)) for f in FAMILIES.values() for verb in f.verbs]
+    rows += [(verb, (f,), False) for f in FAMILIES.values() for verb in f.verbs]
     rows.sort(key=lambda row: -len(row[0].replace("{v}", "")))  # the longer phrase first
     out = []
-    for verb, families in rows:
+    for verb, families, generic in rows:
         regex, lemma = _verb_regex(verb)
-        out.append((regex, families, lemma))
+        out.append((regex, families, lemma, generic))
     return out
 
 
 _PATTERNS = _patterns()
+_BY_FORM: dict[str, list[int]] = {}
+for _i, (_regex, _families, _lemma, _generic) in enumerate(_PATTERNS):
+    for _form in inflect(_lemma).split("|"):
+        _BY_FORM.setdefault(_form.replace("'", "").casefold(), []).append(_i)
+
+
+def _candidates(pred: str) -> list[_Pattern]:
+    """The patterns whose verb is one of the first words of ``pred`` (in pattern order)."""
+    found: set[int] = set()
+    for word in pred.casefold().split()[:6]:
+        found.update(_BY_FORM.get(word.strip(",.;:!"), ()))
+    return [_PATTERNS[i] for i in sorted(found)]
+
+
 _PAST = re.compile(r"^(?:\w+ed|was|were|had|drove|spoke|got|went|ate|wrote|became|left|took)$")
+_STATE_LEMMAS = frozenset(
+    {
+        "live",
+        "work",
+        "use",
+        "prefer",
+        "like",
+        "love",
+        "enjoy",
+        "have",
+        "own",
+        "drive",
+        "speak",
+        "play",
+        "be",
+        "reside",
+        "stay",
+        "bank",
+        "train",
+        "support",
+        "follow",
+        "eat",
+        "drink",
+        "study",
+        "attend",
+        "wear",
+        "fly",
+        "type",
+        "code",
+        "write",
+        "read",
+        "listen",
+        "stream",
+        "commute",
+        "report",
+        "date",
+        "rent",
+        "keep",
+        "see",
+        "browse",
+        "run",
+        "go",
+        "store",
+    }
+)
+"""Verbs of a state: their simple past says the state is over ("I lived in Paris")."""
 _CHANGE_LEMMAS = frozenset(
     {
         "move",
@@ -362,10 +442,15 @@ def _tail(raw: str) -> tuple[Family, str] | None:
     return None
 
 
-def _read(raw: str, family: Family) -> str | None:
+def _read(raw: str, family: Family, generic: bool = False) -> str | None:
     """The value of ``family`` in ``raw``, or None when ``raw`` cannot be one."""
-    if family.vocab:
-        return vocab_value(raw, family.name, family.vocab)
+    vocab = family.vocab or (_GENERIC_VOCAB.get(family.name, frozenset()) if generic else None)
+    if vocab is not None and (vocab or generic):
+        return vocab_value(raw, family.name, vocab) if vocab else None
+    if family.name == "partner" and (
+        len(raw.split()) > 2 or raw.split()[0].casefold() in _ALL_VOCAB
+    ):
+        return None
     if family.name in ("hobbies", "likes"):
         first = raw.split()[0] if raw.split() else ""
         if (family.name == "hobbies") != first.endswith("ing") or re.match(
@@ -394,7 +479,11 @@ def _predicate(pred: str, subject: str, change: bool, previous: str) -> list[Cla
     selfdesc = _self_description(pred, subject, change)
     if selfdesc is not None:
         return selfdesc
-    for regex, families, lemma in _PATTERNS:
+    best = _BEST_OF_ALL.match(pred)
+    if best is not None and (family := family_of_label(best.group("label"))) is not None:
+        value = clean_value(best.group("value").split()[-1])  # "likes teal best of all colours"
+        return [Claim(subject, family.name, value, family.multi_valued, change, previous)]
+    for regex, families, lemma, generic in _candidates(pred):
         match = regex.match(pred)
         if match is None:
             continue
@@ -404,7 +493,7 @@ def _predicate(pred: str, subject: str, change: bool, previous: str) -> list[Cla
         if tail is not None and tail[0] not in families:
             chosen = tail
         for family in () if chosen else families:
-            value = _read(raw, family)
+            value = _read(raw, family, generic)
             if value:
                 chosen = (family, value)
                 break
@@ -414,9 +503,13 @@ def _predicate(pred: str, subject: str, change: bool, previous: str) -> list[Cla
         verb = match.group("verb").lower()
         aux = (match.group("aux") or "").lower()
         changing = lemma in _CHANGE_LEMMAS or lemma in family.changes
-        if not changing and (
-            aux in ("had", "was", "were", "did")
-            or (not aux and _PAST.match(verb) and lemma != "be")
+        if (
+            lemma in _STATE_LEMMAS
+            and not changing
+            and (
+                aux in ("had", "was", "were", "did")
+                or (not aux and _PAST.match(verb) and lemma != "be")
+            )
         ):
             return "hypothetical"  # a past state: "I lived in Paris", "User worked at Acme"
         values = several(value) if family.multi_valued else [value]
@@ -510,8 +603,8 @@ def _labelled(
         v = clean_value(value)
         return [Claim(subject, relation, v, False, change, previous)] if relation and v else None
     tail = _tail(value)
-    if tail is not None and tail[0] is family:
-        value = tail[1]
+    if tail is not None:  # "switched my editor to the Nord theme": the value's noun decides
+        family, value = tail
     if family.vocab:
         v = vocab_value(value, family.name, family.vocab) or clean_value(value)
     else:
@@ -532,7 +625,7 @@ def _possessive(rest: str, hypothetical: bool, change: bool) -> list[Claim] | st
     """``my R ...`` / ``user's R ...``: a labelled value, a relative's claim, or a thing's."""
     rel = _subject_of(rest, "user")
     c = _COPULA.match(rest)
-    if c is not None and family_of_label(c.group("np")) is not None and (rel is None or not rel[2]):
+    if c is not None and family_of_label(c.group("np")) is not None:
         if hypothetical:
             return "hypothetical"
         if _NEGATION.search(c.group("value")) or _NEGATION.search(c.group("np")):
@@ -567,7 +660,8 @@ def _possessive(rest: str, hypothetical: bool, change: bool) -> list[Claim] | st
                 pred,
             )
             if obj is not None:
-                return _labelled(label, obj.group("v"), "user", change, loose=False)
+                name = family.name.replace("_", " ")
+                return _labelled(name, obj.group("v"), "user", change, loose=False)
         if label.casefold() in _THINGS:
             return _clauses(pred, "user", hypothetical, change)
     return None
@@ -583,26 +677,44 @@ def _clauses(pred: str, subject: str, hypothetical: bool, change: bool) -> list[
         clause = _CLAUSE_SUBJECT.sub("", clause)
         if not clause:
             continue
-        if (ended := _ENDED.match(clause)) is not None:
+        got2 = _predicate(clause, subject, change, previous)
+        if got2 is None and (lv := _LABEL_VERB.match(clause)) is not None:
+            got2 = _labelled(lv.group("label"), lv.group("value"), subject, True, False, previous)
+        if got2 is None and (swap := _REPLACED.match(clause)) is not None:
+            previous = clean_value(swap.group("old"))
+            got2 = _predicate("switched to " + swap.group("value"), subject, True, previous)
+            if got2 is None:
+                got2 = [
+                    Claim(
+                        subject,
+                        "replacement",
+                        clean_value(swap.group("value"), "name"),
+                        True,
+                        True,
+                        previous,
+                    )
+                ]
+        if got2 is None and (ended := _ENDED.match(clause)) is not None:
             previous = clean_value(ended.group("old"))
             change = True
             continue
-        if (swap := _REPLACED.match(clause)) is not None:
-            previous = clean_value(swap.group("old"))
-            clause = "switched to " + swap.group("value")
-        if (lv := _LABEL_VERB.match(clause)) is not None:
-            got = _labelled(lv.group("label"), lv.group("value"), subject, True, False, previous)
-            if got:
-                claims.extend(got)
-                continue
-        got2 = _predicate(clause, subject, change, previous)
+        if got2 is None and previous:
+            obj = re.match(r"^\w+\s+(?:(?:to|with|at|for|on|in)\s+)?(?P<v>[A-Z0-9].*)$", clause)
+            if obj is not None:  # "closed the X account and uses Y": Y replaces X, whatever it is
+                got2 = [
+                    Claim(
+                        subject,
+                        "replacement",
+                        clean_value(obj.group("v"), "name"),
+                        True,
+                        True,
+                        previous,
+                    )
+                ]
         if isinstance(got2, list):
             claims.extend(got2)
         elif isinstance(got2, str):
             reasons.append(got2)
-        elif swap is not None and previous:
-            value = clean_value(swap.group("value"))
-            claims.append(Claim(subject, "replacement", value, True, True, previous))
     if claims:
         return claims
     return reasons[0] if reasons else None
@@ -654,6 +766,10 @@ def _parse(text: str, change: bool) -> list[Claim] | str | None:
         return _labelled(label, m.group("value"), subject, change, loose=owner is not None)
     for shape in (_ONE_OF, _NEW_LABEL, _VALUE_FIRST):
         m = shape.match(text)
+        if m is not None and re.fullmatch(r"(?:favou?rite|fave)(?:\s+\w+)?", m.group("label"), _I):
+            tail = _tail(m.group("value"))  # "Thai food is my favourite"
+            if tail is not None:
+                return [Claim("user", tail[0].name, tail[1], False, change)]
         if m is not None and family_of_label(clean_value(m.group("label"), "raw")) is not None:
             if hypothetical:
                 return "hypothetical"

@@ -163,18 +163,49 @@ _IRREGULAR = {
     "fly": "fly|flies|flew|flown|flying",
     "run": "run|runs|ran|running",
     "swim": "swim|swims|swam|swimming",
+    "dye": "dye|dyes|dyed|dyeing",
+    "set": "set|sets|setting",
+    "sell": "sell|sells|sold|selling",
+    "keep": "keep|keeps|kept|keeping",
+    "put": "put|puts|putting",
+    "see": "see|sees|saw|seen|seeing",
     "wake": "wake|wakes|woke|woken|waking",
     "teach": "teach|teaches|taught|teaching",
     "study": "study|studies|studied|studying",
     "begin": "begin|begins|began|begun|beginning",
     "leave": "leave|leaves|left|leaving",
     "hate": "hate|hates|hated|hating",
-    "shop": "shop|shops|shopped|shopping",
     "sit": "sit|sits|sat|sitting",
     "eat": "eat|eats|ate|eaten|eating",
     "write": "write|writes|wrote|written|writing",
     "use": "use|uses|used|using",
 }
+
+
+_DOUBLING = frozenset(
+    {
+        "transfer",
+        "prefer",
+        "stop",
+        "drop",
+        "plan",
+        "shop",
+        "jog",
+        "commit",
+        "ship",
+        "chat",
+        "admit",
+        "refer",
+        "rob",
+        "ban",
+        "skip",
+        "swap",
+        "sip",
+        "scan",
+        "hop",
+        "dip",
+    }
+)
 
 
 def inflect(lemma: str) -> str:
@@ -186,6 +217,9 @@ def inflect(lemma: str) -> str:
     """
     if lemma in _IRREGULAR:
         return _IRREGULAR[lemma]
+    if lemma in _DOUBLING:
+        d = lemma + lemma[-1]
+        return f"{lemma}|{lemma}s|{d}ed|{d}ing"
     if lemma.endswith("e"):
         forms = [lemma, lemma + "s", lemma + "d", lemma[:-1] + "ing"]
     elif lemma.endswith("y") and lemma[-2:-1] not in "aeiou":
@@ -388,6 +422,8 @@ FAMILIES: dict[str, Family] = {
                 "{date}",
                 "{be} engaged to",
                 "{be} in a relationship with",
+                "{be} with",
+                "{be} together with",
                 "{be} seeing",
                 "{be} together with",
             ),
@@ -524,8 +560,8 @@ FAMILIES: dict[str, Family] = {
             ("timezone", "time zone", "tz"),
             (
                 "{be} on {v} time",
-                "{be} in the {v} time ?zone",
-                "{work} in the {v} time ?zone",
+                "{be} in the {v} (?:time zone|timezone)",
+                "{work} in the {v} (?:time zone|timezone)",
                 "{work} on {v} time",
             ),
         ),
@@ -557,6 +593,8 @@ FAMILIES: dict[str, Family] = {
             (
                 "{bank} with",
                 "{bank} at",
+                "{switch} banks to",
+                "{move} banks to",
                 "{have} (?:a|an|my|their) (?:current |checking |bank "
                 "|savings )?account (?:at|with)",
             ),
@@ -812,8 +850,8 @@ FAMILIES: dict[str, Family] = {
                 "{root} for",
                 "{cheer} for",
                 "{switch} allegiance to",
-                "{be} a {v} fan",
-                "{be} a {v} supporter",
+                "{be} an? {v} fan",
+                "{be} an? {v} supporter",
                 "{follow}",
             ),
             kind="name",
@@ -904,9 +942,16 @@ for _fam in FAMILIES.values():
             if _m.group(1) == "be" and _m.group(2):
                 _forms = [*_forms, ""]  # "married to", "based in": the key drops the copula
             for _form in _forms:
-                _BY_VERB.setdefault((_form + _m.group(2)).strip(), _fam.name)
+                _phrase = (_form + _m.group(2)).strip()
+                if _phrase.split()[0] not in ("with", "in", "on", "at", "to", "for", "together"):
+                    _BY_VERB.setdefault(_phrase, _fam.name)
 for _ambiguous in ("have", "has", "had", "like", "likes", "love", "enjoy", "get", "got", "play"):
     _BY_VERB.pop(_ambiguous, None)  # "user.like" names no one family
+
+
+_OWNER_WORDS = frozenset(
+    {"my", "the", "a", "an", "user", "users", "s", "our", "their", "his", "her"}
+)
 
 
 def family_of_label(label: str) -> Family | None:
@@ -926,11 +971,14 @@ def family_of_label(label: str) -> Family | None:
         name = _BY_LABEL.get("favourite " + " ".join(w for w in words[1:] if w not in MARKERS))
         if name is not None:
             return FAMILIES[name]
-    kept = [w for w in words if w not in MARKERS and w not in _FAVOURITE] or words
-    name = _BY_LABEL.get(" ".join(kept))
-    if name is None and words and words[0] not in _FAVOURITE:
-        name = _BY_LABEL.get(" ".join(w for w in words if w not in MARKERS))
-    return FAMILIES[name] if name is not None else None
+    for kept in (
+        [w for w in words if w not in _OWNER_WORDS],
+        [w for w in words if w not in MARKERS and w not in _FAVOURITE],
+    ):
+        name = _BY_LABEL.get(" ".join(kept))
+        if name is not None:
+            return FAMILIES[name]
+    return None
 
 
 def canonical_relation(relation: str) -> str | None:

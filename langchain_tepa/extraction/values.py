@@ -28,12 +28,13 @@ __all__ = [
 ]
 
 HYPOTHETICAL = re.compile(
-    r"\b(?:might|could|would|should|shall|maybe|perhaps|possibly|probably|hopefully|someday|"
+    r"\b(?:might|could|would(?!\s+(?:like|love|prefer)\s+(?:to\s+be\s+(?:called|addressed|known)"
+    r"|you\s+to|replies|answers|responses))|should|shall|maybe|perhaps|possibly|probably|hopefully|someday|"
     r"unless|gonna|tempted|wish|wishes|wished|if|whether|used\s+to|one\s+day|"
     r"thinking\s+(?:about|of)|considering|contemplating|consider|weighing|"
     r"plan(?:s|ned|ning)?\s+(?:to|on)|want(?:s|ed)?\s+to(?!\s+be\s+(?:called|addressed))|"
     r"hop(?:e|es|ed|ing)\s+to|going\s+to|about\s+to|intend(?:s|ed)?\s+to|aim(?:s|ing)?\s+to|"
-    r"(?:would|'d|’d)\s+(?:like|love)(?!\s+(?:to\s+be\s+(?:called|addressed)|you\s+to|"
+    r"(?:would|'d|’d)\s+(?:like|love)(?!\s+(?:to\s+be\s+(?:called|addressed|known)|you\s+to|"
     r"replies|answers|responses))|dream(?:s|ed|ing)?\s+(?:of|about)|"
     r"looking\s+(?:to|into|at\s+moving)|may\s+(?:move|switch|be|get|start|join|change)|"
     r"will\s+(?:move|switch|be|get|start|join|change|relocate)|"
@@ -158,7 +159,7 @@ def vocab_value(raw: str, name: str, vocab: frozenset[str]) -> str | None:
         if m:
             return f"{m.group(1)} {m.group(2)}"
         return clean_value(text).split(",")[0]
-    if not tokens[0][:1].isupper():
+    if not (tokens[0][:1].isupper() or tokens[0][:1].isdigit()):
         if name in ("coffee",):
             return clean_value(text)
         return head

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 __all__ = [
     "AIRLINES",
+    "BANKS",
     "BROWSERS",
     "CARRIERS",
     "CARS",
@@ -36,6 +37,7 @@ __all__ = [
     "SYSTEMS",
     "THEMES",
     "WATCHES",
+    "all_words",
     "words",
 ]
 
@@ -137,3 +139,23 @@ AIRLINES = words(
     "iberia wizz sas finnair swiss turkish jetblue southwest alaska qantas singapore "
     "vueling norwegian"
 )
+BANKS = words(
+    "ing monzo barclays santander hsbc revolut n26 chase wells citi citibank lloyds natwest "
+    "deutsche bnp millennium nubank wise starling halifax nationwide rabobank abn ubs "
+    "commerzbank unicredit intesa caixa bbva sabadell cgd novo bunq"
+)
+
+
+def all_words() -> frozenset[str]:
+    """Every word of every vocabulary of this module.
+
+    Example:
+        >>> "spotify" in all_words()
+        True
+    """
+    out: set[str] = set()
+    for name in __all__:
+        value = globals()[name]
+        if isinstance(value, frozenset):
+            out |= value
+    return frozenset(out)
