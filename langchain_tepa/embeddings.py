@@ -26,6 +26,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.extraction.lexical import concepts, content_words, stem
 
 __all__ = ["HashingEmbeddings", "default_embeddings"]
 
@@ -64,6 +65,8 @@ class HashingEmbeddings(Embeddings):
         char_ngrams: tuple[int, ...] = (3, 4),
         word_weight: float = 1.0,
         char_weight: float = 1.0,
+        concept_weight: float = 1.0,
+        version: int = 2,
     ) -> None:
         if isinstance(size, bool) or not isinstance(size, int) or size < 8:
             raise InvalidArgumentError(f"size must be an integer >= 8, got {size!r}")
@@ -72,12 +75,47 @@ class HashingEmbeddings(Embeddings):
         for name, w in (("word_weight", word_weight), ("char_weight", char_weight)):
             if not math.isfinite(w) or w < 0:
                 raise InvalidArgumentError(f"{name} must be a finite number >= 0, got {w!r}")
+        if version not in (1, 2):
+            raise InvalidArgumentError(f"version must be 1 or 2, got {version!r}")
+        if not math.isfinite(concept_weight) or concept_weight < 0:
+            raise InvalidArgumentError(
+                f"concept_weight must be a finite number >= 0, got {concept_weight!r}"
+            )
+        self.version = version
+        self.concept_weight = float(concept_weight)
         self.size = size
         self.char_ngrams = tuple(char_ngrams)
         self.word_weight = float(word_weight)
         self.char_weight = float(char_weight)
 
     def _features(self, text: str) -> dict[str, float]:
+        if self.version == 1:
+            return self._features_v1(text)
+        words = content_words(text)
+        stems = [stem(w) for w in words]
+        feats: dict[str, float] = {}
+        for i, (w, st) in enumerate(zip(words, stems, strict=True)):
+            feats["w:" + st] = feats.get("w:" + st, 0.0) + self.word_weight
+            if i + 1 < len(words):
+                bg = "b:" + st + " " + stems[i + 1]
+                feats[bg] = feats.get(bg, 0.0) + self.word_weight / 2
+            found = concepts(st)
+            for c in found:
+                feats["k:" + c] = feats.get("k:" + c, 0.0) + self.concept_weight / len(found)
+            self._char_grams(w, feats)
+        return feats
+
+    def _char_grams(self, w: str, feats: dict[str, float]) -> None:
+        marked = f"<{w}>"
+        grams = [
+            marked[j : j + n] for n in self.char_ngrams for j in range(max(1, len(marked) - n + 1))
+        ]
+        if grams:
+            share = self.char_weight / len(grams)
+            for g in grams:
+                feats["c:" + g] = feats.get("c:" + g, 0.0) + share
+
+    def _features_v1(self, text: str) -> dict[str, float]:
         words = _WORD.findall(text.casefold())
         feats: dict[str, float] = {}
         for i, w in enumerate(words):
