@@ -34,8 +34,8 @@ STOP_WORDS = frozenset(
     over own same she should so some such than that the their theirs them themselves then there
     these they this those through to too under until up very was we were what when where which
     while who whom why will with would you your yours yourself yourselves s t d ll m re ve
-    user users user's please ok okay""".split()
-)
+    user users user's please ok okay""".replace("\n", " ").split(" ")
+) - {""}
 """Words that say nothing about what a memory is about (with ``user``: every memory has it)."""
 
 _KEEP_E = frozenset({"the"})
