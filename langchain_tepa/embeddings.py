@@ -26,11 +26,12 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from langchain_tepa.core.errors import InvalidArgumentError
-from langchain_tepa.extraction.lexical import concepts, content_words, stem
+from langchain_tepa.extraction.lexical import STOP_WORDS, concepts, content_words, stem
 
 __all__ = ["HashingEmbeddings", "default_embeddings"]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_STOP_WEIGHT = 0.1  # version 2: a stop word's weight beside a content word's 1
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -91,9 +92,12 @@ class HashingEmbeddings(Embeddings):
     def _features(self, text: str) -> dict[str, float]:
         if self.version == 1:
             return self._features_v1(text)
+        feats: dict[str, float] = {}
+        for w in _WORD.findall(text.casefold()):  # stop words weigh little, but something
+            if w in STOP_WORDS:
+                feats["w:" + w] = feats.get("w:" + w, 0.0) + self.word_weight * _STOP_WEIGHT
         words = content_words(text)
         stems = [stem(w) for w in words]
-        feats: dict[str, float] = {}
         for i, (w, st) in enumerate(zip(words, stems, strict=True)):
             feats["w:" + st] = feats.get("w:" + st, 0.0) + self.word_weight
             if i + 1 < len(words):
@@ -146,7 +150,11 @@ class HashingEmbeddings(Embeddings):
         if norm == 0.0:
             vec[0] = 1.0  # a fixed unit vector for text without words
             return vec.tolist()
-        return (vec / norm).tolist()
+        unit = vec / norm
+        if self.version == 2:
+            # float32-exact: a vector read back from a float32 store is the same vector
+            unit = unit.astype(np.float32).astype(np.float64)
+        return unit.tolist()
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed several texts."""

@@ -38,7 +38,7 @@ from langchain_tepa.extraction.values import (
     several,
     vocab_value,
 )
-from langchain_tepa.extraction.vocabularies import BANKS, all_words
+from langchain_tepa.extraction.vocabularies import BANKS, TIMEZONES, all_words
 
 __all__ = ["Claim", "parse_user_sentence"]
 
@@ -215,6 +215,7 @@ _BEST_OF_ALL = re.compile(
     _I,
 )
 _ALL_VOCAB = all_words()
+_ZONE = re.compile(r"^(?:the\s+)?((?:UTC|GMT)\s*[+-−]\s*\d{1,2}(?::\d\d)?|[A-Z]\w+/\w+|\w+)")
 _TAILS = frozenset(
     {
         "area",
@@ -296,7 +297,7 @@ _GENERIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("{follow}", ("diet",)),
     ("{eat}", ("diet",)),
     ("{be}", ("diet",)),
-    ("{be} on", ("operating_system", "diet", "mobile_carrier")),
+    ("{be} on", ("operating_system", "diet", "mobile_carrier", "cloud_provider", "timezone")),
     ("{write} code in", ("editor", "programming_language")),
     ("{code} in", ("editor", "programming_language")),
     ("{own}", (*_THINGS_OWNED, "pets")),
@@ -444,6 +445,13 @@ def _tail(raw: str) -> tuple[Family, str] | None:
 
 def _read(raw: str, family: Family, generic: bool = False) -> str | None:
     """The value of ``family`` in ``raw``, or None when ``raw`` cannot be one."""
+    if family.name == "timezone":
+        zone = _ZONE.match(raw)
+        if zone is None or not (
+            zone.group(1).casefold() in TIMEZONES or not zone.group(1).isalpha()
+        ):
+            return None
+        return zone.group(1)
     vocab = family.vocab or (_GENERIC_VOCAB.get(family.name, frozenset()) if generic else None)
     if vocab is not None and (vocab or generic):
         return vocab_value(raw, family.name, vocab) if vocab else None
@@ -457,10 +465,6 @@ def _read(raw: str, family: Family, generic: bool = False) -> str | None:
             r"^(?:to|it|that|this|them|him|her)\b", raw
         ):
             return None
-    if family.name == "timezone" and not re.match(
-        r"^(?:the\s+)?(?:[A-Z]{2,5}\b|(?:UTC|GMT)|[A-Z][a-z]+(?:/[A-Z]\w+)?(?:\s+[A-Z]\w+)?)", raw
-    ):
-        return None
     value = clean_value(raw, family.kind)
     if family.kind == "name" and not value[:1].isupper() and not value[:1].isdigit():
         return None

@@ -36,6 +36,7 @@ __all__ = [
     "SPORTS",
     "SYSTEMS",
     "THEMES",
+    "TIMEZONES",
     "WATCHES",
     "all_words",
     "words",
@@ -159,3 +160,9 @@ def all_words() -> frozenset[str]:
         if isinstance(value, frozenset):
             out |= value
     return frozenset(out)
+
+
+TIMEZONES = words(
+    "utc gmt cet cest eet eest wet west est edt cst cdt mst mdt pst pdt akst hst bst ist jst "
+    "kst aest aedt acst awst nzst nzdt sgt hkt msk brt art pacific eastern central mountain"
+)
