@@ -497,9 +497,9 @@ def _predicate(pred: str, subject: str, change: bool, previous: str) -> list[Cla
         if tail is not None and tail[0] not in families:
             chosen = tail
         for family in () if chosen else families:
-            value = _read(raw, family, generic)
-            if value:
-                chosen = (family, value)
+            read = _read(raw, family, generic)
+            if read:
+                chosen = (family, read)
                 break
         if chosen is None:
             continue
