@@ -269,6 +269,7 @@ def resolve_families(
     previous: Sequence[str | None] | None = None,
     values: Mapping[str, object] | None = None,
     user_subject: str = "user",
+    rename: Sequence[bool] | None = None,
 ) -> list[tuple[str, bool]]:
     """The key of each claim by the attribute families' rules, and whether it is multi-valued.
 
@@ -286,6 +287,10 @@ def resolve_families(
         previous: Per key, the value its claim replaces (None when it names none).
         values: Current value of known keys (single value or list), for ``previous``.
         user_subject: The subject of the user's keys.
+        rename: Per key, whether it may take the family's canonical name when the namespace
+            has no key of that family yet (default: yes). ``TextIngest`` allows it for the
+            keys of extractors that name families (offline, LLM) and keeps the keys of other
+            extractors as written unless a stored key of the family exists.
 
     Returns:
         ``(key, multi_valued)`` per input key.
@@ -316,9 +321,8 @@ def resolve_families(
         target = key
         if fam is not None:
             canonical = f"{parent}.{fam}"
-            target = (
-                canonical if canonical in known_set else by_family.get((parent, fam), canonical)
-            )
+            fallback = canonical if rename is None or rename[i] else key
+            target = canonical if canonical in known_set else by_family.get((parent, fam), fallback)
         old = previous[i] if previous is not None else None
         if old and values:
             wanted = str(old).casefold()

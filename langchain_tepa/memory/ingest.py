@@ -139,7 +139,11 @@ resolve_families`): ``user.lives_in`` and ``user.moved_to`` become ``user.home_c
         from langchain_tepa.extraction.resolution import is_family_key, resolve_families
 
         previous = [(f.metadata or {}).get("previous_value") for f in facts]
-        ruled = resolve_families([f.key for f in facts], known, previous=previous, values=values)
+        metas = [f.metadata or {} for f in facts]
+        rename = [bool(m.get("family") or m.get("extractor") == "llm") for m in metas]
+        ruled = resolve_families(
+            [f.key for f in facts], known, previous=previous, values=values, rename=rename
+        )
         attributes = [(f.metadata or {}).get("attribute_text") for f in facts]
         with self._lock:
             resolver = self._key_resolver()

@@ -312,3 +312,14 @@ def test_llm_extractor_puts_known_keys_and_families_in_its_prompt() -> None:
     assert "home_city" in system.split("relation names")[1]
     assert [(f.key, f.value) for f in facts] == [("user.pets", "dog")]
     assert (facts[0].metadata or {})["multi_valued"] is True
+
+
+def test_keys_of_other_extractors_are_renamed_only_onto_stored_keys() -> None:
+    """A custom extractor's ``user.city`` stays as written, unless the family's key is stored."""
+    ingest = TextIngest(HashingEmbeddings(), LifecyclePolicy(), None)
+    (kept,) = ingest.resolve("ns", [_fact("user.city", "Oslo")], [])
+    assert kept.key == "user.city"
+    (met,) = ingest.resolve("ns", [_fact("user.city", "Oslo")], ["user.home_city"])
+    assert met.key == "user.home_city"
+    (named,) = ingest.resolve("ns", [_fact("user.location", "Oslo", extractor="llm")], [])
+    assert named.key == "user.home_city"
