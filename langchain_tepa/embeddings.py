@@ -5,6 +5,12 @@ word bigrams and character n-grams of each word, hashed with CRC-32 (stable acro
 machines, unlike Python's ``hash()``), weighted with sublinear term frequency, L2-normalised. It
 needs no model download, so it works offline; its similarity is lexical, not semantic.
 
+Version 2 (the default) reads content words (:mod:`langchain_tepa.extraction.lexical`): stop
+words weigh a tenth, words are stemmed (``lives``/``lived``/``living`` meet), and a word that
+names a person's attribute adds that attribute's concept ("live", "moved", "city" meet), so
+"where does the user live" ranks "User lives in Oslo" above "User prefers dark mode in the
+editor". Its vectors are float32-exact. ``version=1`` gives the vectors of earlier releases.
+
 Example:
     >>> emb = HashingEmbeddings(size=64)
     >>> v = emb.embed_query("favourite pizza topping")
@@ -51,11 +57,19 @@ class HashingEmbeddings(Embeddings):
         word_weight: Weight of word unigrams; bigrams get half, character n-grams are shared
             so that a word's n-grams together weigh ``char_weight``.
         char_weight: Total weight of one word's character n-grams.
+        concept_weight: Version 2: total weight of the attribute concepts of one word.
+        version: 2 (default): stop words, stems and attribute concepts; 1: the lexical model
+            of earlier releases (for vectors stored with it).
 
     Example:
         >>> emb = HashingEmbeddings()
         >>> a, b, c = emb.embed_documents(["pizza topping", "pizza toppings", "tax return"])
         >>> sum(x * y for x, y in zip(a, b)) > sum(x * y for x, y in zip(a, c)) + 0.3
+        True
+        >>> q, home, editor = emb.embed_documents(
+        ...     ["where does the user live", "User lives in Oslo", "User prefers dark mode"]
+        ... )
+        >>> sum(x * y for x, y in zip(q, home)) > sum(x * y for x, y in zip(q, editor))
         True
     """
 
