@@ -54,13 +54,18 @@ class TextIngest:
         namespace: str,
         source: str | None,
         known_keys: Sequence[str] | None = None,
+        *,
+        warn: bool = True,
     ) -> tuple[list[Fact], list[str]]:
         """Facts of ``texts`` (keys validated) and what could not be extracted, with why.
 
         With ``known_keys`` (the namespace's stored keys), an extractor that has
         ``extract_with_keys(text, known_keys)`` (``LLMFactExtractor``) is given them, so it can
         reuse their names; an extractor that reports what it skipped (the offline one) is
-        read through its report, and key resolution (:meth:`resolve`) does the rest.
+        read through its report, and key resolution (:meth:`resolve`) does the rest. With
+        ``warn`` (the default, ``add_texts``), sentences that gave nothing are logged as a
+        warning; the claims of free-text items pass ``False`` (an item without claims is a
+        plain memory, not a loss).
         """
         from langchain_tepa.extraction import extract_report, resolve_extractor
         from langchain_tepa.extraction.base import ExtractionReport
@@ -97,7 +102,7 @@ class TextIngest:
                         confidence=fact.confidence,
                     )
                 )
-        if skipped:
+        if skipped and warn:
             _log.warning(
                 "add_texts stored nothing for %d sentence(s): %s",
                 len(skipped),

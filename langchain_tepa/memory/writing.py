@@ -375,10 +375,9 @@ class WritingMixin(MemoryCore):
                 )
             _validate_text(text)
         src = _validate_source(source)
-        facts, skipped = self._ingest.extract(items, ns, src)
-        with self._engine.reading([ns]) as states:
-            known = list(states[ns].keys)
-        facts = [_own_key(f, self.policy) for f in self._ingest.resolve(ns, facts, known)]
+        known, values = self._known(ns)
+        facts, skipped = self._ingest.extract(items, ns, src, known)
+        facts = [_own_key(f, self.policy) for f in self._ingest.resolve(ns, facts, known, values)]
         results = self.observe_many(facts) if facts else []
         self._ingest.registered(ns, [f.key for f in facts])
         return TextsResult(results, skipped)
@@ -418,14 +417,24 @@ class WritingMixin(MemoryCore):
                 raise InvalidArgumentError(f"texts must be strings, got {type(text).__name__}")
             _validate_text(text)
         src = _validate_source(source)
-        per_text = [self._ingest.extract([text], ns, src)[0] for text in listed]
+        known, values = self._known(ns)
+        per_text = [self._ingest.extract([text], ns, src, known, warn=False)[0] for text in listed]
         flat = [f for facts in per_text for f in facts]
         if not flat:
             return [[] for _ in listed]
-        with self._engine.reading([ns]) as states:
-            known = list(states[ns].keys)
-        resolved = iter(self._ingest.resolve(ns, flat, known))
+        resolved = iter(self._ingest.resolve(ns, flat, known, values))
         return [[next(resolved) for _ in facts] for facts in per_text]
+
+    def _known(self, ns: str) -> tuple[list[str], dict[str, Any]]:
+        """The keys of ``ns`` and each key's answer (key resolution reads both)."""
+        with self._engine.reading([ns]) as states:
+            keys = states[ns].keys
+            values = {}
+            for key, ks in keys.items():
+                active = ks.active()
+                if active:
+                    values[key] = active[0].value
+            return list(keys), values
 
     def resolve_keys(self, keys: Sequence[str], *, namespace: Namespace | None = None) -> list[str]:
         """The key each of ``keys`` would be stored under by key resolution (nothing written).

@@ -46,6 +46,8 @@ CLAIMS: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
     "User works at Acme": [("user.employer", "Acme", {})],
     "User speaks Spanish": [("user.languages", "Spanish", {})],
     "User speaks Polish": [("user.languages", "Polish", {})],
+    "Team snack: bagels": [("team.snack", "bagels", {})],
+    "Team snack: donuts": [("team.snack", "donuts", {})],
 }
 
 
@@ -122,16 +124,22 @@ def test_multi_valued_attributes_never_take_each_other_back(store: TEPAStore) ->
 
 
 def test_a_multi_valued_attribute_declared_in_the_policy(tick: Callable[[], float]) -> None:
-    policy = store_policy(multi_valued_prefixes=("user.languages",))
+    policy = store_policy(multi_valued_prefixes=("team.snack",))
     store = _store(tick, policy=policy)
-    store.put(NS, "s", {"content": "User speaks Spanish"})
-    store.put(NS, "p", {"content": "User speaks Polish"})
-    assert set(_keys(store, "speaks")) == {"s", "p"}
+    store.put(NS, "b", {"content": "Team snack: bagels"})
+    store.put(NS, "d", {"content": "Team snack: donuts"})
+    assert set(_keys(store, "snack")) == {"b", "d"}
     # undeclared, the same two items are one attribute's values: the newer one is served
     plain = _store(tick)
-    plain.put(NS, "s", {"content": "User speaks Spanish"})
-    plain.put(NS, "p", {"content": "User speaks Polish"})
-    assert _keys(plain, "speaks") == ["p"]
+    plain.put(NS, "b", {"content": "Team snack: bagels"})
+    plain.put(NS, "d", {"content": "Team snack: donuts"})
+    assert _keys(plain, "snack") == ["d"]
+
+
+def test_a_family_the_extractor_knows_as_multi_valued(store: TEPAStore) -> None:
+    store.put(NS, "s", {"content": "User speaks Spanish"})  # no flag from this extractor
+    store.put(NS, "p", {"content": "User speaks Polish"})
+    assert set(_keys(store, "speaks")) == {"s", "p"}
 
 
 def test_another_subject_is_another_key(store: TEPAStore) -> None:
