@@ -48,6 +48,7 @@ class Suite:
     modules: tuple[str, ...]
     floor: int  # passes at least
     replace_conftest: bool = False
+    workers: int = 0  # pytest-xdist workers per module (their TTL tests and fixtures mostly wait)
 
 
 def _installed(dist: str) -> str:
@@ -56,35 +57,74 @@ def _installed(dist: str) -> str:
 
 SUITES: dict[str, Suite] = {
     "checkpoint": Suite(
-        "langgraph-checkpoint", _installed("langgraph-checkpoint"), ("tests/test_store.py",), 60
+        "langgraph-checkpoint", _installed("langgraph-checkpoint"), ("tests/test_store.py",), 63
     ),
     "checkpoint-sqlite": Suite(
         "langgraph-checkpoint-sqlite",
         _installed("langgraph-checkpoint-sqlite"),
         ("tests/test_store.py", "tests/test_async_store.py"),
-        80,
+        129,
     ),
     "checkpoint-sqlite-ttl": Suite(
         "langgraph-checkpoint-sqlite",
         _installed("langgraph-checkpoint-sqlite"),
         ("tests/test_ttl.py",),
         10,
+        workers=4,
     ),
     "checkpoint-postgres": Suite(
         "langgraph-checkpoint-postgres",
         POSTGRES_VERSION,
         ("tests/test_store.py", "tests/test_async_store.py"),
-        100,
+        168,
         replace_conftest=True,
+        workers=3,
     ),
 }
 
-# suite -> {nodeid regex: reason}. A failure that matches none fails this module.
+_SYNC_FROM_LOOP = (
+    "TEPAStore serves sync and async callers with one object: a sync call made on the event "
+    "loop's thread runs (blocking the loop while it does) instead of raising "
+    "asyncio.InvalidStateError as the async-only stores do"
+)
+_CONTROL_CHARS = (
+    "namespace labels with control characters (here a trailing newline) are refused with "
+    "StoreNamespaceError: namespaces must be visible text (TEPAStore semantics 8)"
+)
+
+# suite -> {nodeid regex: reason}. A failure that matches none fails this module. Each is
+# listed in docs/comparison.md ("LangGraph's own store tests").
 EXPECTED_FAILURES: dict[str, dict[str, str]] = {
     "checkpoint": {},
-    "checkpoint-sqlite": {},
-    "checkpoint-sqlite-ttl": {},
-    "checkpoint-postgres": {},
+    "checkpoint-sqlite": {
+        r"test_async_store\.py::test_no_running_loop": _SYNC_FROM_LOOP,
+        r"test_namespace_labels_with_trailing_newline": _CONTROL_CHARS,
+        r"test_filter_keys_with_hyphens_and_digits": (
+            "a dotted filter key ('user.access-level') names a top-level key, as in InMemoryStore "
+            "and PostgresStore; SqliteStore alone reads it as a nested path"
+        ),
+        r"test_sql_injection_vulnerability": (
+            "expects SqliteStore's ValueError 'Invalid filter key' for a key holding quotes; "
+            "TEPAStore filters in process (no SQL to inject into), so any JSON key is a valid "
+            "filter key and this one matches nothing"
+        ),
+    },
+    "checkpoint-sqlite-ttl": {
+        r"test_ttl_override_default": (
+            "reads refresh the TTL by default, as LangGraph's TTLConfig documents "
+            "(refresh_on_read defaults to True); SqliteStore refreshes only when refresh_on_read "
+            "is set, so there the get at 2 s does not extend the item the test expects gone at 6 s"
+        ),
+    },
+    "checkpoint-postgres": {
+        r"test_async_store\.py::test_no_running_loop": _SYNC_FROM_LOOP,
+        r"test_namespace_labels_with_trailing_newline": _CONTROL_CHARS,
+        r"test_batch_list_namespaces_ops": (
+            "passes MatchCondition('suffix', 'public'), a str where LangGraph types a tuple of "
+            "labels: TEPAStore raises StoreNamespaceError; the reference stores take the string "
+            "as one-character labels and match nothing (the test's assertion holds vacuously)"
+        ),
+    },
 }
 
 
@@ -134,7 +174,7 @@ def _sdist_tests(dist: str, version: str) -> Path:
     return unpacked / "tests"
 
 
-def _start(name: str, suite: Suite, work: Path) -> tuple[subprocess.Popen[bytes], Path, Path]:
+def _prepare(name: str, suite: Suite, work: Path) -> Path:
     root = work / name
     shutil.copytree(_sdist_tests(suite.dist, suite.version), root / "tests")
     if suite.replace_conftest:
@@ -142,18 +182,27 @@ def _start(name: str, suite: Suite, work: Path) -> tuple[subprocess.Popen[bytes]
     (root / "pytest.ini").write_text(
         "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
     )
-    report, log = root / "report.json", root / "log.txt"
+    return root
+
+
+def _start(
+    name: str, module: str, root: Path, workers: int
+) -> tuple[subprocess.Popen[bytes], Path, Path]:
+    """One pytest process for one upstream module (the suites' modules run side by side)."""
+    stem = Path(module).stem
+    report, log = root / f"report-{stem}.json", root / f"log-{stem}.txt"
     env = {
         **os.environ,
         "PYTHONPATH": str(SHIM),
         "TEPA_SRC": str(Path(langchain_tepa.__file__).resolve().parents[1]),
         "TEPA_SHIM_REPORT": str(report),
+        "TEPA_SHIM_SUITE": name,
     }
     cmd = [
         sys.executable,
         "-m",
         "pytest",
-        *suite.modules,
+        module,
         "-p",
         "tepa_langgraph_shim",
         "-p",
@@ -165,9 +214,8 @@ def _start(name: str, suite: Suite, work: Path) -> tuple[subprocess.Popen[bytes]
         "pytest.ini",
         "--rootdir",
         ".",
-        "-p",
-        "no:randomly",
-        "--timeout=120",
+        "--timeout=300",
+        *(["-n", str(workers), "--dist", "load"] if workers else []),
     ]
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -178,15 +226,32 @@ def _start(name: str, suite: Suite, work: Path) -> tuple[subprocess.Popen[bytes]
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     work = tmp_path_factory.mktemp("langgraph-conformance")
     started = time.monotonic()
-    runs = {name: _start(name, suite, work) for name, suite in SUITES.items()}
-    out: dict[str, dict[str, Any]] = {}
-    for name, (proc, report, log) in runs.items():
-        proc.wait(timeout=900)
+    runs = [
+        (
+            name,
+            *_start(
+                name, module, _prepare(name, suite, work) if i == 0 else work / name, suite.workers
+            ),
+        )
+        for name, suite in SUITES.items()
+        for i, module in enumerate(suite.modules)
+    ]
+    out: dict[str, dict[str, Any]] = {
+        name: {"outcomes": {}, "deselected": {}, "log": ""} for name in SUITES
+    }
+    for name, proc, report, log in runs:
+        try:
+            proc.wait(timeout=900)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
         if not report.exists():
-            pytest.fail(f"{name}: no report; log:\n{log.read_text()[-4000:]}")
-        data = json.loads(report.read_text())
-        data["log"] = log.read_text()[-3000:]
-        out[name] = data
+            pytest.fail(f"{name}: no report from {log.name}; log:\n{log.read_text()[-4000:]}")
+        for part in [report, *report.parent.glob(f"{report.name}.gw*")]:
+            data = json.loads(part.read_text())
+            out[name]["outcomes"].update(data["outcomes"])
+            out[name]["deselected"].update(data["deselected"])
+        out[name]["log"] += log.read_text()[-3000:]
     print(f"\nLangGraph conformance suites ran in {time.monotonic() - started:.0f} s")
     return out
 

@@ -11,6 +11,10 @@ modules are imported it puts stand-ins where their fixtures look for a store:
   stand-ins), with ``psycopg`` stand-ins whose connections do nothing, so the upstream fixtures
   that create and drop a database run as written.
 
+Upstream marks its timing-sensitive TTL tests ``@pytest.mark.flaky(retries=3)`` for pytest-retry
+(not a dependency here); this plugin honours the marker the same way: a failed test so marked
+runs again, up to that many times, and its last run counts.
+
 Every stand-in is a thin subclass of ``TEPAStore`` that adds only the constructors and the
 ``setup()`` the upstream fixtures call: ``":memory:"`` opens a new in-process store, any other
 connection string a persistent embedded Chroma store in a folder of this session (the same
@@ -20,7 +24,8 @@ that is ``TEPAStore``'s own API: TTL sweepers, ``text_fields``, ``distance_type`
 Tests that read SQL internals or test LangGraph's own helper code are deselected, each with its
 reason (:data:`DESELECT`). The outcome of every test goes to the JSON file named by
 ``TEPA_SHIM_REPORT``: ``{"outcomes": {nodeid: [outcome, message]}, "deselected": {nodeid:
-reason}}``.
+reason}}`` (under pytest-xdist each worker adds its deselections to
+``<report>.<worker id>``).
 
 ``TEPA_SRC`` (the folder holding the ``langchain_tepa`` under test) is imported first, so a git
 worktree tests its own code and not the editable install of another checkout.
@@ -78,15 +83,24 @@ DESELECT: dict[str, str] = {
     r"test_async_store\.py::test_abatch_uses_single_pool_checkout": "counts psycopg pool checkouts",
     r"test_omit_expired": "backdates expires_at with SQL (store._cursor) to fake an unswept expired row",
 }
-# Tests of a suite that read SQL internals only through one statement of the vector fixtures:
-# test_vector_store_initialization (sqlite) opens store.conn to check the vec table.
-DESELECT[r"sqlite.*test_store\.py::test_vector_store_initialization"] = (
-    "opens store.conn to check SqliteStore's vec table"
-)
+# Per suite (``TEPA_SHIM_SUITE``): nodeid regex -> reason.
+DESELECT_IN: dict[str, dict[str, str]] = {
+    "checkpoint-sqlite": {
+        r"test_store\.py::test_vector_store_initialization": (
+            "opens store.conn to check SqliteStore's vec table"
+        ),
+    },
+    "checkpoint-postgres": {
+        # The store fixture opens the same store three ways: a plain connection, a pipeline and
+        # a pool. TEPA has one way; the [default] variant of each test runs.
+        r"[\[-](pipe|pool)[\]-]": "psycopg pipeline/pool variant of the same test (TEPA has one connection mode; the [default] variant runs)",
+    },
+}
 
 
 def _deselect_reason(nodeid: str) -> str | None:
-    for pattern, reason in DESELECT.items():
+    patterns = {**DESELECT, **DESELECT_IN.get(os.environ.get("TEPA_SHIM_SUITE", ""), {})}
+    for pattern, reason in patterns.items():
         if re.search(pattern, nodeid):
             return reason
     return None
@@ -104,7 +118,10 @@ def _folder(conn_string: str) -> str:
 
 
 def _open(cls: type[TEPAStore], conn_string: str, index: Any, ttl: Any) -> TEPAStore:
-    if conn_string == ":memory:":
+    # PostgresStore's suites open a new database per test and fill it with up to 2,000 single
+    # puts: they run in process, which keeps this run short; the SQLite suites' "file"
+    # variants run the same kinds of tests on the embedded Chroma store.
+    if conn_string == ":memory:" or conn_string.startswith("postgres"):
         return cls.in_memory(index=index, ttl=ttl)
     return cls.from_path(_folder(conn_string), index=index, ttl=ttl)
 
@@ -306,7 +323,27 @@ _REPORT: dict[str, Any] = {"outcomes": {}, "deselected": {}}
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "flaky(retries): pytest-retry's marker (not installed)")
+    config.addinivalue_line(
+        "markers", "flaky(retries): rerun a failed test (pytest-retry's marker)"
+    )
+
+
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    marker = item.get_closest_marker("flaky")
+    if marker is None:
+        return None
+    from _pytest.runner import runtestprotocol
+
+    retries = int(marker.kwargs.get("retries", 1))
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    for attempt in range(retries + 1):
+        reports = runtestprotocol(item, nextitem=nextitem, log=False)
+        if not any(r.failed for r in reports) or attempt == retries:
+            break
+    for report in reports:
+        item.ihook.pytest_runtest_logreport(report=report)
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -337,7 +374,14 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     path = os.environ.get("TEPA_SHIM_REPORT")
+    worker = getattr(session.config, "workerinput", None)  # a pytest-xdist worker
+    if path and worker is not None:
+        # Workers collect (and deselect); the controller gets every test's report.
+        path = f"{path}.{worker['workerid']}"
+        data: dict[str, Any] = {"outcomes": {}, "deselected": _REPORT["deselected"]}
+    else:
+        data = _REPORT
     if path:
         with open(path, "w", encoding="utf-8") as fh:
-            json.dump(_REPORT, fh, indent=1, sort_keys=True)
+            json.dump(data, fh, indent=1, sort_keys=True)
     shutil.rmtree(_SESSION_DIR, ignore_errors=True)
