@@ -231,8 +231,12 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         ``PostgresStore`` does). Scoreless items (never indexed, or no text at the fields) rank
         after the scored ones and are paged by ``offset`` like them (``InMemoryStore`` appends
         them ignoring ``offset``); an ``embed`` that returns vectors of another size than
-        ``dims`` raises. ``distance_type`` ``"cosine"`` is the only one supported (others
-        raise :class:`~langchain_tepa.core.errors.InvalidArgumentError`).
+        ``dims`` raises. ``distance_type`` scores as ``PostgresStore`` does, higher is better:
+        ``"cosine"`` (default) the cosine similarity, ``"inner_product"`` the dot product,
+        ``"l2"`` minus the Euclidean distance (others raise
+        :class:`~langchain_tepa.core.errors.InvalidArgumentError`); ``text_fields`` (SqliteStore's
+        name) is an alias of ``fields``. A put with ``index=False`` that changes a value keeps the
+        key's vectors, as ``PostgresStore`` keeps them until new ones are embedded.
     14. **Facts written through the memory** (``memory.observe("user.diet", "vegan")``) are
         items too; non-dict values appear as ``{"value": v}``.
     15. **The policy decides what is visible**: the memory's default policy compares string
@@ -247,11 +251,13 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         memory: The memory (default: a new in-process memory with :func:`store_policy`).
         index: LangGraph ``IndexConfig`` for semantic search on item fields (``embed``: an
             ``Embeddings``, a sync or async function, or a provider string; ``fields``: JSON
-            paths, default ``["$"]``; ``dims``: checked when given; ``distance_type``:
-            ``"cosine"``).
+            paths, default ``["$"]``, or ``text_fields``; ``dims``: checked when given;
+            ``distance_type``: ``"cosine"``, ``"inner_product"`` or ``"l2"``).
         source: The ``source`` recorded on the evidence of store writes.
         ttl: LangGraph's ``TTLConfig`` (``default_ttl``, ``refresh_on_read``,
-            ``sweep_interval_minutes``).
+            ``sweep_interval_minutes``, fractions of a minute allowed). Reads refresh an
+            item's TTL by default, as ``TTLConfig`` documents (``refresh_on_read=False`` or
+            ``refresh_ttl=False`` on a read turns that off).
         corrections: Write every put as a correction (``put(..., correction=False)`` still
             writes plain evidence). Default ``False``: puts are evidence (see 1 and 1b).
 
