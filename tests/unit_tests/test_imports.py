@@ -41,8 +41,7 @@ EXPECTED_ALL = [
 
 
 def test_llm_fact_extractor_is_importable_from_the_root() -> None:
-    from langchain_tepa import LLMFactExtractor
-    from langchain_tepa import extraction
+    from langchain_tepa import LLMFactExtractor, extraction
 
     assert LLMFactExtractor is extraction.LLMFactExtractor
 
