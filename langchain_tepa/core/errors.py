@@ -22,6 +22,7 @@ __all__ = [
     "InvalidKeyError",
     "InvalidNamespaceError",
     "InvalidValueError",
+    "NamespaceTemplateError",
     "PolicyError",
     "ReadOnlyError",
     "StorageError",
@@ -50,6 +51,15 @@ class InvalidValueError(InvalidArgumentError):
 
 class InvalidNamespaceError(InvalidArgumentError):
     """A namespace is empty, has empty segments, or holds forbidden characters."""
+
+
+class NamespaceTemplateError(InvalidNamespaceError):
+    """A namespace template (``("memories", "{langgraph_user_id}")``) the run's config cannot fill.
+
+    Pass the value in the run's config (``config={"configurable": {"langgraph_user_id": ...}}``)
+    or use a fixed namespace: an unfilled template is never stored literally, which would let
+    every user share one namespace.
+    """
 
 
 class PolicyError(InvalidArgumentError):
