@@ -17,6 +17,7 @@ from __future__ import annotations
 
 __all__ = [
     "BrokenIndexError",
+    "EmbeddingMismatchError",
     "ExtractionError",
     "InvalidArgumentError",
     "InvalidKeyError",
@@ -51,6 +52,20 @@ class InvalidValueError(InvalidArgumentError):
 
 class InvalidNamespaceError(InvalidArgumentError):
     """A namespace is empty, has empty segments, or holds forbidden characters."""
+
+
+class EmbeddingMismatchError(InvalidArgumentError):
+    """Vectors of another size than the ones stored (another embedding model).
+
+    Attributes:
+        stored: Dimensions of the stored vectors.
+        new: Dimensions of the new ones.
+    """
+
+    def __init__(self, message: str, *, stored: int, new: int) -> None:
+        super().__init__(message)
+        self.stored = stored
+        self.new = new
 
 
 class NamespaceTemplateError(InvalidNamespaceError):

@@ -19,7 +19,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.errors import EmbeddingMismatchError, InvalidArgumentError
 
 __all__ = ["ItemColumn", "ItemTable", "Metric", "VectorTable", "matvec", "unit_rows"]
 
@@ -147,7 +147,7 @@ class VectorTable:
                 self._flush()
                 assert self._matrix is not None
                 if self._matrix.shape[1] != row.shape[0]:
-                    raise InvalidArgumentError(self._dims_message(row.shape[0]))
+                    raise self._mismatch(self._matrix.shape[1], row.shape[0])
                 if self._shared:
                     self._matrix, self._shared = self._matrix.copy(), False
                 self._matrix[self._rows[pid]] = row
@@ -155,11 +155,22 @@ class VectorTable:
             self._rows[pid] = len(self._rows)
             self._pending.append((row, False))
 
-    def _dims_message(self, got: int) -> str:
-        have = self._matrix.shape[1] if self._matrix is not None else got
-        return (
-            f"embedding sizes differ (stored {have}, new {got}); use one embedding model for "
-            "writing and searching"
+    @property
+    def dims(self) -> int | None:
+        """Dimensions of the stored vectors (``None`` while there are none)."""
+        if self._matrix is not None and self._matrix.size:
+            return int(self._matrix.shape[1])
+        for part, raw in self._pending:
+            return int(part.shape[1] if raw else part.shape[0])
+        return None
+
+    @staticmethod
+    def _mismatch(stored: int, new: int) -> EmbeddingMismatchError:
+        return EmbeddingMismatchError(
+            f"embedding sizes differ (stored {stored}, new {new}); use one embedding model for "
+            "writing and searching",
+            stored=stored,
+            new=new,
         )
 
     def _flush(self) -> None:
@@ -167,11 +178,11 @@ class VectorTable:
             if self._matrix is None:
                 self._matrix = np.zeros((0, 0), dtype=np.float32)
             return
-        dims = {part.shape[1] if raw else part.shape[0] for part, raw in self._pending}
+        sizes = [part.shape[1] if raw else part.shape[0] for part, raw in self._pending]
         if self._matrix is not None and self._matrix.size:
-            dims.add(self._matrix.shape[1])
-        if len(dims) > 1:
-            raise InvalidArgumentError(self._dims_message(max(dims)))
+            sizes.insert(0, self._matrix.shape[1])
+        if len(set(sizes)) > 1:  # the first size is the stored one: name the one that differs
+            raise self._mismatch(sizes[0], next(n for n in sizes if n != sizes[0]))
         parts = [self._matrix] if self._matrix is not None and self._matrix.size else []
         parts.append(np.vstack([unit_rows(part) if raw else part for part, raw in self._pending]))
         self._matrix = np.vstack(parts) if len(parts) > 1 else parts[0]
