@@ -56,6 +56,7 @@ from langchain_tepa.core.errors import (
     InvalidArgumentError,
     InvalidNamespaceError,
     NamespaceTemplateError,
+    OutcomeUnknownError,
     ReadOnlyError,
     TEPAError,
     UnknownPrecedentError,
@@ -277,6 +278,11 @@ def _errors_to_model(tool: str) -> Iterator[None]:
         raise ToolException(f"{exc}. Call recall to see the stored values.") from exc
     except InvalidArgumentError as exc:
         raise ToolException(f"{exc}. Fix the arguments and call {tool} again.") from exc
+    except OutcomeUnknownError as exc:
+        raise ToolException(
+            f"The memory's storage failed during the write: it may or may not be stored ({exc}). "
+            f"Do not call {tool} again blindly: call recall later to see what is stored."
+        ) from exc
     except ReadOnlyError as exc:
         raise ToolException(
             f"{exc}. This memory is read-only: nothing can be remembered or forgotten now; "

@@ -24,6 +24,7 @@ __all__ = [
     "InvalidNamespaceError",
     "InvalidValueError",
     "NamespaceTemplateError",
+    "OutcomeUnknownError",
     "PolicyError",
     "ReadOnlyError",
     "StorageError",
@@ -99,6 +100,16 @@ class BrokenIndexError(StorageError):
 
 class StorageUnavailableError(StorageError):
     """The storage cannot be reached (a Chroma server that is down or at another address)."""
+
+
+class OutcomeUnknownError(StorageUnavailableError):
+    """A write failed in transit: its records may be stored in whole, in part or not at all.
+
+    The connection to the storage broke (or refused) during a write, so this process cannot
+    tell what the server applied. Every record has a fixed id, so what was stored is stored
+    once; but calling ``observe``/``put`` again makes new evidence. Read the key's
+    ``history``/``audit`` once the storage is back, and write again only what is missing.
+    """
 
 
 class StorageLockedError(StorageError):
