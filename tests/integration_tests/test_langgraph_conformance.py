@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,32 +145,31 @@ def _sdist_tests(dist: str, version: str) -> Path:
     stem = f"{dist.replace('-', '_')}-{version}"
     tarball = cache / f"{stem}.tar.gz"
     if not tarball.exists():
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                "--dest",
-                str(cache),
-                f"{dist}=={version}",
-            ],
-            check=True,
-            capture_output=True,
-            timeout=300,
-        )
-    staging = cache / f".{stem}.partial"
-    shutil.rmtree(staging, ignore_errors=True)
+        cmd = [
+            sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+            "--dest", str(cache), f"{dist}=={version}",
+        ]  # fmt: skip
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+        if done.returncode or not tarball.exists():
+            pytest.fail(
+                f"could not download the sdist of {dist}=={version} (PyPI through pip):\n"
+                f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+            )
+    staging = Path(tempfile.mkdtemp(prefix=f".{stem}.", dir=cache))  # runs may race: their own
     with tarfile.open(tarball) as tar:
         members = [
             m for m in tar.getmembers() if m.name.startswith(f"{stem}/tests/") and m.isfile()
         ]
-        tar.extractall(staging, members=members, filter="data")  # only their tests/
+        if hasattr(tarfile, "data_filter"):  # Python 3.10.12+: refuse links out of the folder
+            tar.extractall(staging, members=members, filter="data")  # only their tests/
+        else:  # pragma: no cover
+            tar.extractall(staging, members=members)  # regular files under tests/ only
     unpacked.mkdir(exist_ok=True)
-    os.replace(staging / stem / "tests", unpacked / "tests")
+    try:
+        os.replace(staging / stem / "tests", unpacked / "tests")
+    except OSError:  # another run unpacked it first
+        if not (unpacked / "tests").is_dir():
+            raise
     shutil.rmtree(staging, ignore_errors=True)
     return unpacked / "tests"
 
