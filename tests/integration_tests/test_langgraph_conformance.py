@@ -36,7 +36,7 @@ import pytest
 
 import langchain_tepa
 
-pytestmark = pytest.mark.xdist_group("langgraph-conformance")
+pytestmark = pytest.mark.xdist_group("langgraph_conformance")
 
 SHIM = Path(__file__).parent / "langgraph_shim"
 POSTGRES_VERSION = "3.2.0"
