@@ -63,7 +63,7 @@ unit: $(STAMP)
 	$(BIN)/pytest --doctest-modules langchain_tepa -q -p no:cacheprovider
 
 integration: $(STAMP)
-	@echo "==> integration tests: Chroma server, notebooks, examples, README and docs snippets (usually 4-4.5 min on 2 cores, in parallel with pytest-xdist)"
+	@echo "==> integration tests: Chroma server, notebooks, examples, README and docs snippets, LangGraph's own store test suites (their sdists downloaded from PyPI on the first run into ~/.cache/langchain-tepa; about 2.5 min of one worker) (usually 4-4.5 min on 2 cores, in parallel with pytest-xdist)"
 	$(BIN)/pytest tests/integration_tests -q -p no:cacheprovider $(XDIST)
 
 test: lint typecheck docs unit integration

@@ -34,7 +34,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.extraction.lexical import STOP_WORDS, concepts, content_words, stem
 
-__all__ = ["HashingEmbeddings", "default_embeddings"]
+__all__ = ["HashingEmbeddings", "default_embeddings", "describe_embeddings"]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _STOP_WEIGHT = 0.1  # version 2: a stop word's weight beside a content word's 1
@@ -102,6 +102,9 @@ class HashingEmbeddings(Embeddings):
         self.char_ngrams = tuple(char_ngrams)
         self.word_weight = float(word_weight)
         self.char_weight = float(char_weight)
+
+    def __repr__(self) -> str:
+        return f"HashingEmbeddings({self.size})"
 
     def _features(self, text: str) -> dict[str, float]:
         if self.version == 1:
@@ -224,3 +227,23 @@ def default_embeddings() -> Embeddings:
             kwargs["check_embedding_ctx_length"] = False
         return OpenAIEmbeddings(model=model, **kwargs)
     return HashingEmbeddings()
+
+
+def describe_embeddings(embeddings: object) -> str:
+    """A short name of an embedding model, for messages.
+
+    ``HashingEmbeddings(384)``, ``OpenAIEmbeddings('text-embedding-3-small')``, else the class
+    name.
+
+    Example:
+        >>> describe_embeddings(HashingEmbeddings(256))
+        'HashingEmbeddings(256)'
+    """
+    if isinstance(embeddings, HashingEmbeddings):
+        return repr(embeddings)
+    name = type(embeddings).__name__
+    for attr in ("model", "model_name", "deployment"):
+        value = getattr(embeddings, attr, None)
+        if isinstance(value, str) and value:
+            return f"{name}({value!r})"
+    return name

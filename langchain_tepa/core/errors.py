@@ -17,11 +17,14 @@ from __future__ import annotations
 
 __all__ = [
     "BrokenIndexError",
+    "EmbeddingMismatchError",
     "ExtractionError",
     "InvalidArgumentError",
     "InvalidKeyError",
     "InvalidNamespaceError",
     "InvalidValueError",
+    "NamespaceTemplateError",
+    "OutcomeUnknownError",
     "PolicyError",
     "ReadOnlyError",
     "StorageError",
@@ -51,6 +54,29 @@ class InvalidValueError(InvalidArgumentError):
 
 class InvalidNamespaceError(InvalidArgumentError):
     """A namespace is empty, has empty segments, or holds forbidden characters."""
+
+
+class EmbeddingMismatchError(InvalidArgumentError):
+    """Vectors of another size than the ones stored (another embedding model).
+
+    Attributes:
+        stored: Dimensions of the stored vectors.
+        new: Dimensions of the new ones.
+    """
+
+    def __init__(self, message: str, *, stored: int, new: int) -> None:
+        super().__init__(message)
+        self.stored = stored
+        self.new = new
+
+
+class NamespaceTemplateError(InvalidNamespaceError):
+    """A namespace template (``("memories", "{langgraph_user_id}")``) the run's config cannot fill.
+
+    Pass the value in the run's config (``config={"configurable": {"langgraph_user_id": ...}}``)
+    or use a fixed namespace: an unfilled template is never stored literally, which would let
+    every user share one namespace.
+    """
 
 
 class PolicyError(InvalidArgumentError):
@@ -84,6 +110,16 @@ class BrokenIndexError(StorageError):
 
 class StorageUnavailableError(StorageError):
     """The storage cannot be reached (a Chroma server that is down or at another address)."""
+
+
+class OutcomeUnknownError(StorageUnavailableError):
+    """A write failed in transit: its records may be stored in whole, in part or not at all.
+
+    The connection to the storage broke (or refused) during a write, so this process cannot
+    tell what the server applied. Every record has a fixed id, so what was stored is stored
+    once; but calling ``observe``/``put`` again makes new evidence. Read the key's
+    ``history``/``audit`` once the storage is back, and write again only what is missing.
+    """
 
 
 class StorageLockedError(StorageError):

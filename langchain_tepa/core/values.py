@@ -47,6 +47,7 @@ __all__ = [
     "MAX_NAMESPACE_LENGTH",
     "MAX_VALUE_BYTES",
     "canonical_json",
+    "check_int",
     "forbidden_character",
     "normalize_text",
     "short_hash",
@@ -272,6 +273,19 @@ def _check_int(value: int) -> int:
                 "default), so JSON cannot hold it; store it as a string"
             )
     return int.__int__(value)  # a plain int, also for int subclasses (IntEnum, ...)
+
+
+def check_int(value: int) -> int:
+    """``value`` as a plain int, if JSON can write and read it back (at most 4,300 digits).
+
+    Raises:
+        InvalidValueError: If it has more decimal digits than Python's int-to-str limit.
+
+    Example:
+        >>> check_int(10**20)
+        100000000000000000000
+    """
+    return _check_int(value)
 
 
 def _plain(value: Any, depth: int = 0) -> Any:
