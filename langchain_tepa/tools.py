@@ -377,9 +377,9 @@ class _MemoryTools:
             facts.append(fact)
         return json.dumps(facts, ensure_ascii=False), docs
 
-    def _resolved(self, key: str) -> str:
+    def _resolved(self, key: str, ns: str | None) -> str:
         """The key a model's key is stored under: a known key of the same subject it names."""
-        return self.memory.resolve_keys([key], namespace=self.namespace)[0]
+        return self.memory.resolve_keys([key], namespace=ns)[0]
 
     def _k(self, k: int | None) -> int:
         return self.k if k is None else k
@@ -432,7 +432,7 @@ class _MemoryTools:
     ) -> str:
         ns = self._ns(config)
         with _errors_to_model("remember"):
-            key = self._resolved(key)
+            key = self._resolved(key, ns)
             result = self.memory.observe(
                 key,
                 value,
@@ -481,7 +481,7 @@ class _MemoryTools:
     ) -> str:
         ns = self._ns(config)
         with _errors_to_model("remember"):
-            key = await asyncio.to_thread(self._resolved, key)
+            key = await asyncio.to_thread(self._resolved, key, ns)
             result = await self.memory.aobserve(
                 key,
                 value,
