@@ -57,17 +57,40 @@ class InvalidNamespaceError(InvalidArgumentError):
 
 
 class EmbeddingMismatchError(InvalidArgumentError):
-    """Vectors of another size than the ones stored (another embedding model).
+    """Another embedding model than the one that wrote the store (or vectors of another size).
+
+    Raised before anything is stored. Open the store with the embeddings it was written with,
+    or write to a new folder or prefix.
 
     Attributes:
-        stored: Dimensions of the stored vectors.
-        new: Dimensions of the new ones.
+        stored: Dimensions of the stored vectors (``None`` when not compared).
+        new: Dimensions of the new ones (``None`` when not compared).
+        stored_model: The model the store records as its writer's (``None`` when unknown).
+        new_model: This memory's model (``None`` when not named).
+
+    Example:
+        >>> err = EmbeddingMismatchError(
+        ...     "other model", stored_model="HashingEmbeddings(384, version=2)",
+        ...     new_model="OpenAIEmbeddings('text-embedding-3-small')",
+        ... )
+        >>> err.stored_model, err.stored
+        ('HashingEmbeddings(384, version=2)', None)
     """
 
-    def __init__(self, message: str, *, stored: int, new: int) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        stored: int | None = None,
+        new: int | None = None,
+        stored_model: str | None = None,
+        new_model: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.stored = stored
         self.new = new
+        self.stored_model = stored_model
+        self.new_model = new_model
 
 
 class NamespaceTemplateError(InvalidNamespaceError):

@@ -65,7 +65,13 @@ from langchain_tepa.state import (
     active_in,
     fold_as_of,
 )
-from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest, StorageBackend
+from langchain_tepa.storage.base import (
+    EMBEDDINGS_RECORD,
+    Commit,
+    NamespaceWrite,
+    PageRequest,
+    StorageBackend,
+)
 
 __all__ = ["Deferred", "Engine", "Folded"]
 
@@ -173,6 +179,8 @@ class Engine:
         self._last_time = -math.inf
         self.embed_calls = 0  # texts embedded for precedents (tests count them)
         self._counted: dict[str, tuple[int, int]] = {}  # ns -> (epoch, active): active_counts
+        self.model = describe_embeddings(embeddings)
+        self._model_recorded = False  # the store records this memory's model (checked once)
 
     # ------------------------------------------------------------------ ids and time
     @property
@@ -229,6 +237,35 @@ class Engine:
             raise ReadOnlyError(
                 "this TEPAMemory was opened with read_only=True; open it without read_only to write"
             )
+
+    def check_model(self, *, record: bool) -> None:
+        """Refuse a store that another embedding model wrote; record this one on a first write.
+
+        Args:
+            record: Write this memory's model into a store that records none (a first write,
+                or a store written before the record existed); otherwise only compare.
+
+        Raises:
+            EmbeddingMismatchError: Naming the store's model and this memory's, before
+                anything is stored.
+        """
+        if self._model_recorded:
+            return
+        stored = self.storage.get_meta(EMBEDDINGS_RECORD)
+        if stored is None:
+            if not record:
+                return
+            self.storage.set_meta(EMBEDDINGS_RECORD, self.model)
+        elif stored != self.model:
+            raise EmbeddingMismatchError(
+                f"this store ({self.storage.describe()}) was written with {stored}; this memory "
+                f"embeds with {self.model}; open it with the embeddings it was written with "
+                "(embeddings=...), or use a new folder or prefix for the new model (nothing "
+                "was stored)",
+                stored_model=stored,
+                new_model=self.model,
+            )
+        self._model_recorded = True
 
     # ------------------------------------------------------------------ namespace states
     @contextmanager
@@ -538,6 +575,7 @@ class Engine:
         vecs = self.embed(lost)
         table.add({p.id: v for p, v in zip(lost, vecs, strict=True)})
         if not self.read_only:
+            self.check_model(record=True)
             seq = self._next_seq()
             write = NamespaceWrite(
                 namespace=st.namespace,
@@ -685,6 +723,7 @@ class Engine:
         ]
         vectors = dict(zip([p.id for p in new], self.embed(new), strict=True))
         self._check_sizes(states, new, vectors)
+        self.check_model(record=True)
         seq = self._next_seq()
         stream = self.stream
         wall = float(time.time())

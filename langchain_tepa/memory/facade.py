@@ -138,6 +138,8 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
             flush_interval_s=flush_interval_s,
             read_only=self.read_only,
         )
+        if not self.read_only:  # another model's store is refused on opening, not mid-write
+            self._engine.check_model(record=False)
         self._ingest = TextIngest(self.embeddings, policy, extractor)
         self._closed = False
         self._on_close: Callable[[], None] | None = None
