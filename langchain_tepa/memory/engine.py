@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -40,7 +41,12 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from langchain_tepa._gc import gc_paused
-from langchain_tepa.core.errors import EmbeddingMismatchError, InvalidArgumentError, ReadOnlyError
+from langchain_tepa.core.errors import (
+    EmbeddingMismatchError,
+    InvalidArgumentError,
+    OutcomeUnknownError,
+    ReadOnlyError,
+)
 from langchain_tepa.core.fold import apply_evidence, refresh_posterior
 from langchain_tepa.core.log import Head, NamespaceSummary, Page, clock_digest
 from langchain_tepa.core.policy import LifecyclePolicy
@@ -266,6 +272,45 @@ class Engine:
                 new_model=self.model,
             )
         self._model_recorded = True
+
+    # ------------------------------------------------------------------ retries
+    def _retryable(self, err: OutcomeUnknownError, commit: Commit) -> None:
+        """Give ``err`` what a retry of ``commit`` needs (its idempotency id and a resend)."""
+        err.write_id = f"{commit.stream}:{commit.seq}"
+        err.evidence_ids = tuple(ev.id for w in commit.writes for ev in w.records)
+        err._resend = functools.partial(self.resend, commit)
+
+    def resend(self, commit: Commit) -> None:
+        """Store ``commit`` again after an unknown outcome (idempotent: same pages, same ids).
+
+        Its namespaces' states were dropped when it failed; they are dropped again after, so
+        the next read or write folds what is stored (each page once).
+
+        Raises:
+            InvalidArgumentError: If ``commit`` is not this memory's last append (another
+                memory's, a forked process's, or this memory wrote since): sending it now could
+                move a head back, so read the keys' history instead.
+        """
+        self.check_writable()
+        namespaces = [w.namespace for w in commit.writes]
+        with self.cache.locked(namespaces):
+            with self._ids:
+                last = self._seq
+            if commit.stream != self.stream or commit.seq != last:
+                raise InvalidArgumentError(
+                    f"the write {commit.stream}:{commit.seq} is not this memory's last append "
+                    f"(last {self.stream}:{last}); retry a write before writing anything else, "
+                    "with the memory that raised the error; read the keys' history or audit to "
+                    "see what was stored"
+                )
+            try:
+                self.storage.commit(commit)
+            except OutcomeUnknownError as err:
+                self._retryable(err, commit)
+                raise
+            finally:
+                for ns in namespaces:
+                    self.cache.discard(ns)
 
     # ------------------------------------------------------------------ namespace states
     @contextmanager
@@ -782,11 +827,14 @@ class Engine:
                 )
             )
         decided = {ns: states[ns].epoch for ns in namespaces}
+        commit = Commit(stream, seq, writes)
         try:
-            self.storage.commit(Commit(stream, seq, writes))
-        except BaseException:
+            self.storage.commit(commit)
+        except BaseException as exc:
             if taken is not None:
                 self.views.restore(taken)  # still to write
+            if isinstance(exc, OutcomeUnknownError):
+                self._retryable(exc, commit)
             raise
         self._advance_epochs(states, decided, set(namespaces))  # before any other write
         # Stored: publish.
