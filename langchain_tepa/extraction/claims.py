@@ -339,7 +339,7 @@ def _labelled(
         if not loose or len(label.split()) > 5 or not label.strip():
             return None
         relation = normalize_key_part(re.sub(r"^(?:current|new|preferred)\s+", "", label, flags=_I))
-        relation = nearest_family(relation.split("_")) or relation
+        relation = nearest_family(label.split()) or relation
         if re.match(r"^(?:favourite|favorite|fave)\b", label, _I):
             relation = "favourite_" + relation.split("_", 1)[-1]
         v = clean_value(value)

@@ -91,7 +91,7 @@ _VERB_LABEL_TO = re.compile(
     r"^(?i:changed|switched|moved|updated|set|migrated|ported|transferred)\s+"
     r"(?i:(?:my|our|the|their)\s+)?(?P<label>[A-Za-z][A-Za-z '’-]{1,40}?)\s+(?:over\s+)?"
     r"(?:to|into)\s+"
-    r"(?P<value>[A-Z0-9\"'].*)$",
+    r"(?P<value>[A-Z0-9\"'].*|[a-z][\w-]*(?:\s+[\w-]+)?)$",
 )
 _SUBJECTLESS = re.compile(
     r"^(?:now\s+|also\s+|just\s+)?(?P<verb>[a-z]+ed|got|took|went|bought|became|began|"
