@@ -112,6 +112,12 @@ _INVERTED = re.compile(
     r"^(?P<value>[A-Z][\w.'’ -]{0,40}?)\s+(?P<verb>[a-z]{3,}?)(?:e?s)\s+(?:the\s+)?"
     r"(?P<who>user|client|customer|me)$",
 )
+_SUPERLATIVE = re.compile(
+    r"^(?P<who>I|we|(?:the\s+)?user)\s+(?:really\s+)?(?:like|likes|love|loves|enjoy|enjoys|"
+    r"prefer|prefers)\s+(?:(?P<value>[A-Z][\w'’-]*|[a-z]+)\s+(?P<noun>[a-z]+)|"
+    r"the\s+(?P<noun2>[a-z]+)\s+(?P<value2>[\w'’-]+))\s+(?:the\s+)?(?:best|most)(?:\s+of\s+all)?$",
+    _I,
+)
 _LIST_SEP = re.compile(r"\s*;\s+(?!(?:it|that|this|they|he|she)\b)", _I)
 
 
@@ -162,6 +168,10 @@ def unframe(sentence: str) -> tuple[str, bool]:
             text = text[: tail.start()].rstrip(" ,")
         if text == before:
             break
+    if (m := _SUPERLATIVE.match(text)) is not None:  # "likes Thai food best": favourite food
+        owner = "my" if m.group("who").lower() in ("i", "we") else "user's"
+        noun, value = m.group("noun") or m.group("noun2"), m.group("value") or m.group("value2")
+        return f"{owner} favourite {noun}: {value}", change
     if (m := _INVERTED.match(text)) is not None and m.group("value").split()[0].lower() not in (
         "he",
         "she",

@@ -16,7 +16,10 @@ from langchain_tepa.extraction.offline import OfflineFactExtractor
         ("It was noted that I work for Initrode.", ("I work for Initrode", False)),
         ("Since March the user drives a Saab.", ("the user drives a Saab", True)),
         ("I bank with Rabobank, for context.", ("I bank with Rabobank", False)),
-        ("The user said that her landlord is Mr. Pike.", ("the user's landlord is Mr. Pike", False)),
+        (
+            "The user said that her landlord is Mr. Pike.",
+            ("the user's landlord is Mr. Pike", False),
+        ),
         ("Switched shells to fish.", ("user's shell: fish", True)),
     ],
 )
@@ -65,3 +68,11 @@ def test_framed_statements_land_on_one_key(old: str, new: str) -> None:
 def test_frames_make_no_user_claim_of_plain_or_hypothetical_notes(text: str) -> None:
     ex = OfflineFactExtractor()
     assert not [f for f in ex.extract(text) if f.key == "user.bank" or "meeting" in f.key]
+
+
+def test_liking_something_best_names_a_favourite() -> None:
+    ex = OfflineFactExtractor()
+    assert [
+        (f.key, f.value) for f in ex.extract("Nowadays the user likes Georgian food best.")
+    ] == [("user.cuisine", "Georgian")]
+    assert [f.key for f in ex.extract("I like the colour ochre most.")] == ["user.favourite_colour"]
