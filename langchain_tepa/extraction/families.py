@@ -356,9 +356,9 @@ for _fam in FAMILIES.values():
 _LABEL_HEADS: dict[str, set[str]] = {}
 for _fam in FAMILIES.values():
     for _label in (_fam.name.replace("_", " "), *_fam.labels):
-        _toks = _token_list(_WORD.findall(_label))
-        if _toks:
-            _LABEL_HEADS.setdefault(_fam.name, set()).add(_toks[-1])
+        _label_toks = _token_list(_WORD.findall(_label))
+        if _label_toks:
+            _LABEL_HEADS.setdefault(_fam.name, set()).add(_label_toks[-1])
 _TOKEN_FAMILIES: dict[str, int] = {}
 for _toks in _LABEL_TOKENS.values():
     for _tok in _toks:
