@@ -377,8 +377,8 @@ def nearest_family(words: Iterable[str]) -> str | None:
     Example:
         >>> nearest_family(["line", "manager"]), nearest_family(["note-taking", "app"])
         ('manager', 'notes_app')
-        >>> nearest_family(["signed", "up", "at"]) is None
-        True
+        >>> nearest_family(["signed", "up", "at"]) is None, nearest_family(["liked", "foods"])
+        (True, None)
     """
     words = list(words)
     ordered = _token_list(words)
@@ -402,4 +402,7 @@ def nearest_family(words: Iterable[str]) -> str | None:
     best = scores[0]
     if len(scores) > 1 and scores[1][0] == best[0]:
         return None
+    last = words[-1].casefold()
+    if last.endswith("s") and not last.endswith("ss") and not FAMILIES[best[2]].multi_valued:
+        return None  # "liked foods" are several: no single-valued family takes them
     return best[2] if 2 * best[1] >= len(per_word) else None

@@ -76,3 +76,10 @@ def test_liking_something_best_names_a_favourite() -> None:
         (f.key, f.value) for f in ex.extract("Nowadays the user likes Georgian food best.")
     ] == [("user.cuisine", "Georgian")]
     assert [f.key for f in ex.extract("I like the colour ochre most.")] == ["user.favourite_colour"]
+
+
+def test_nearest_family_keeps_plural_attributes_off_single_valued_families() -> None:
+    from langchain_tepa.extraction.families import canonical_relation
+
+    assert nearest_family(["liked", "foods"]) is None
+    assert canonical_relation("liked_foods") != "cuisine"
