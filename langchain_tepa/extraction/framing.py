@@ -88,9 +88,9 @@ _LABEL_CHANGED = re.compile(
     _I,
 )
 _VERB_LABEL_TO = re.compile(
-    r"^(?i:changed|switched|moved|updated|set|migrated|ported|transferred)\s+"
+    r"^(?i:changed|switched|moved|updated|set|migrated|ported|transferred|upgraded)\s+"
     r"(?i:(?:my|our|the|their)\s+)?(?P<label>[A-Za-z][A-Za-z '’-]{1,40}?)\s+(?:over\s+)?"
-    r"(?:to|into)\s+"
+    r"(?:to|into)\s+(?i:(?:a|an|the)\s+)?"
     r"(?P<value>[A-Z0-9\"'].*|[a-z][\w-]*(?:\s+[\w-]+)?)$",
 )
 _SUBJECTLESS = re.compile(
@@ -116,6 +116,17 @@ _SUPERLATIVE = re.compile(
     r"^(?P<who>I|we|(?:the\s+)?user)\s+(?:really\s+)?(?:like|likes|love|loves|enjoy|enjoys|"
     r"prefer|prefers)\s+(?:(?P<value>[A-Z][\w'’-]*|[a-z]+)\s+(?P<noun>[a-z]+)|"
     r"the\s+(?P<noun2>[a-z]+)\s+(?P<value2>[\w'’-]+))\s+(?:the\s+)?(?:best|most)(?:\s+of\s+all)?$",
+    _I,
+)
+_MADE_MY = re.compile(
+    r"^(?P<who>I|we|(?:the\s+)?user)\s+(?:has\s+|have\s+)?(?:made|set|chose|picked|named|"
+    r"declared)\s+(?P<value>[A-Z0-9][\w.'’!+ -]{0,30}?)\s+(?:as\s+)?(?:my|our|their|his|her)\s+"
+    r"(?:new\s+)?(?P<label>[a-z][a-z -]{1,30})$",
+    _I,
+)
+_SUBORDINATE = re.compile(
+    r"\s+(?:after|because|when|once|since|as\s+soon\s+as)\s+(?:the|my|our|their|his|her|I|we|"
+    r"he|she|they|it)\b[^,;]*$",
     _I,
 )
 _LIST_SEP = re.compile(r"\s*;\s+(?!(?:it|that|this|they|he|she)\b)", _I)
@@ -168,6 +179,11 @@ def unframe(sentence: str) -> tuple[str, bool]:
             text = text[: tail.start()].rstrip(" ,")
         if text == before:
             break
+    if (sub := _SUBORDINATE.search(text)) is not None and sub.start() > 0:
+        text = text[: sub.start()]  # "Joined X after the old gym closed": the clause is no value
+    if (m := _MADE_MY.match(text)) is not None:  # "I made Arc my default browser"
+        owner = "my" if m.group("who").lower() in ("i", "we") else "user's"
+        return f"{owner} {m.group('label')}: {m.group('value')}", True
     if (m := _SUPERLATIVE.match(text)) is not None:  # "likes Thai food best": favourite food
         owner = "my" if m.group("who").lower() in ("i", "we") else "user's"
         noun, value = m.group("noun") or m.group("noun2"), m.group("value") or m.group("value2")

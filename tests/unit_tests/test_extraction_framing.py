@@ -83,3 +83,15 @@ def test_nearest_family_keeps_plural_attributes_off_single_valued_families() -> 
 
     assert nearest_family(["liked", "foods"]) is None
     assert canonical_relation("liked_foods") != "cuisine"
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("I made Brave my default browser last week.", "user.browser", "Brave"),
+        ("Upgraded phone to a Fairphone.", "user.phone", "Fairphone"),
+        ("I moved to Tromso because my partner got a job there.", "user.home_city", "Tromso"),
+    ],
+)
+def test_made_my_upgraded_to_and_subordinate_clauses(text: str, key: str, value: str) -> None:
+    assert [(f.key, f.value) for f in OfflineFactExtractor().extract(text)] == [(key, value)]
