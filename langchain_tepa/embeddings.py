@@ -255,7 +255,8 @@ def describe_embeddings(embeddings: object) -> str:
     Two embeddings with the same description give the same vectors (as far as can be told
     from outside): ``HashingEmbeddings(384, version=2)`` (plus any non-default weight or
     n-gram setting), ``OpenAIEmbeddings('text-embedding-3-small')`` (plus ``dimensions=N``
-    when set), else the class name with its ``model``/``model_name``/``deployment``. A
+    when set), a ``tepa_model`` string attribute where a class declares one (two classes that
+    give the same vectors declare the same), else the class name with its ``model``/``model_name``/``deployment``. A
     wrapper with ``underlying_embeddings`` (LangChain's ``CacheBackedEmbeddings``) is described
     by what it wraps.
 
@@ -263,6 +264,9 @@ def describe_embeddings(embeddings: object) -> str:
         >>> describe_embeddings(HashingEmbeddings(256))
         'HashingEmbeddings(256, version=2)'
     """
+    declared = getattr(embeddings, "tepa_model", None)
+    if isinstance(declared, str) and declared:  # a class that names its model itself
+        return declared
     underlying = getattr(embeddings, "underlying_embeddings", None)
     if underlying is not None and underlying is not embeddings:  # CacheBackedEmbeddings
         return describe_embeddings(underlying)
