@@ -259,8 +259,8 @@ def describe_embeddings(embeddings: object) -> str:
     from outside): ``HashingEmbeddings(384, version=2)`` (plus any non-default weight or
     n-gram setting), ``OpenAIEmbeddings('text-embedding-3-small')`` (plus ``dimensions=N``
     when set), a ``tepa_model`` string attribute where a class declares one (two classes that
-    give the same vectors declare the same), else the class name with its ``model``/``model_name``/``deployment``. A
-    wrapper with ``underlying_embeddings`` (LangChain's ``CacheBackedEmbeddings``) is described
+    give the same vectors declare the same), else the class name with its
+    ``model``/``model_name``/``deployment``. A wrapper with ``underlying_embeddings`` (LangChain's ``CacheBackedEmbeddings``) is described
     by what it wraps.
 
     Example:
