@@ -260,8 +260,8 @@ def describe_embeddings(embeddings: object) -> str:
     n-gram setting), ``OpenAIEmbeddings('text-embedding-3-small')`` (plus ``dimensions=N``
     when set), a ``tepa_model`` string attribute where a class declares one (two classes that
     give the same vectors declare the same), else the class name with its
-    ``model``/``model_name``/``deployment``. A wrapper with ``underlying_embeddings`` (LangChain's ``CacheBackedEmbeddings``) is described
-    by what it wraps.
+    ``model``/``model_name``/``deployment``. A wrapper with ``underlying_embeddings``
+    (LangChain's ``CacheBackedEmbeddings``) is described by what it wraps.
 
     Example:
         >>> describe_embeddings(HashingEmbeddings(256))
