@@ -210,7 +210,7 @@ def _index(emb: HashingEmbeddings) -> Any:
 
 
 def _tepa_memory(extractor: Any, storage: str, tmp: str, emb: HashingEmbeddings) -> TEPAMemory:
-    from langchain_tepa.store.store import store_policy
+    from langchain_tepa.store import store_policy
 
     if storage == "chroma":
         return TEPAMemory.from_path(

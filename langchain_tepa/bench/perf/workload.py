@@ -83,7 +83,7 @@ def _split(total: int, parts: int) -> list[int]:
 
 def _survivors(policy: LifecyclePolicy) -> int:
     """How many values of a single-valued key observed once each, in turn, stay Active."""
-    from langchain_tepa.core.fold import fold
+    from langchain_tepa.core import fold
     from langchain_tepa.core.types import Evidence
 
     evs = [
