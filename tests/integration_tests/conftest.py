@@ -42,7 +42,7 @@ from typing import Any
 import pytest
 
 from langchain_tepa import HashingEmbeddings, TEPAMemory
-from langchain_tepa.bench.perf.server import free_port, spawn_chroma, stop_process
+from tests.support.chroma_process import free_port, spawn_chroma, stop_process
 
 __all__ = ["ChromaServer", "unique_prefix"]
 
