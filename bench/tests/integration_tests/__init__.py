@@ -1,0 +1,1 @@
+"""Integration tests of the benchmarks (the scale runs through a Chroma server)."""

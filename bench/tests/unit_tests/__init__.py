@@ -1,0 +1,1 @@
+"""Unit tests of the benchmarks (no network but loopback)."""
