@@ -242,8 +242,8 @@ import warnings
 
 warnings.filterwarnings("ignore", message="IProgress not found")  # tqdm in a kernel
 
-from langchain_tepa.bench.report import build_result, format_table
-from langchain_tepa.bench.runner import available_methods, run_many, specs_for
+from tepa_bench.report import build_result, format_table
+from tepa_bench.runner import available_methods, run_many, specs_for
 
 config = {"tasks": 4, "acquisition": 10, "reversal": 20}
 seeds = range(5)
@@ -312,8 +312,8 @@ its posterior validity, and the reason is in the audit.
 import itertools
 
 from langchain_tepa import HashingEmbeddings, TEPAMemory
-from langchain_tepa.bench.agent import OfflineAgent, render_prompt
-from langchain_tepa.bench.runner import make_world
+from tepa_bench.agent import OfflineAgent, render_prompt
+from tepa_bench.runner import make_world
 
 world = make_world("drift", config, seed=0)
 tick = itertools.count(1)
@@ -517,15 +517,15 @@ facts. Metric: substring exact match after normalisation.
 Here the official 6k records (455 facts, 100 SH + 100 MH questions) go through the offline
 pipeline a user would run: each fact text passes the offline extractor (`add_texts`), with the
 fact number as the clock; questions are answered from the **Active** set only. No LLM is used.
-The official 6k file ships inside the package (`langchain_tepa/bench/data/factcon/`, MIT
+The official 6k file ships inside the package (`bench/tepa_bench/data/factcon/`, MIT
 licence, with a README saying where it comes from), so nothing beside the repository is needed;
 `load_factcon(path)` reads a larger pool of your own.
 """),
     code("""
 from langchain_tepa import HashingEmbeddings, TEPAMemory
-from langchain_tepa.bench.answering import ActiveIndex, substring_exact_match
-from langchain_tepa.bench.factcon import ingest_instance, run_instances
-from langchain_tepa.bench.factcon_data import OFFICIAL_6K, load_factcon
+from tepa_bench.answering import ActiveIndex, substring_exact_match
+from tepa_bench.factcon import ingest_instance, run_instances
+from tepa_bench.factcon_data import OFFICIAL_6K, load_factcon
 
 instance = load_factcon(OFFICIAL_6K)[0]  # the official 6k records, bundled with the package
 print(instance.id, "|", instance.n_facts, "facts |",

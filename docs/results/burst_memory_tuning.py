@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from langchain_tepa.bench.grid import BASE, TUNING_SEEDS, _method_summary, tuning_cells
-from langchain_tepa.bench.runner import RunSpec, run_many
+from tepa_bench.grid import BASE, TUNING_SEEDS, _method_summary, tuning_cells
+from tepa_bench.runner import RunSpec, run_many
 
 
 def main(argv: list[str]) -> None:

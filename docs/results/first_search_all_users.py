@@ -20,8 +20,8 @@ from pathlib import Path
 from langgraph.store.base import PutOp
 
 from langchain_tepa import TEPAStore
-from langchain_tepa.bench.perf.common import DerivedEmbeddings
-from langchain_tepa.bench.perf.side_by_side import StoreWorkload
+from tepa_bench.perf.common import DerivedEmbeddings
+from tepa_bench.perf.side_by_side import StoreWorkload
 
 
 def main() -> None:

@@ -133,8 +133,8 @@ def run(mode: str, folder: Path, user: str) -> None:
     """Open the store, search ``user``'s namespace 21 times, print the figures (see above)."""
     import chromadb  # noqa: F401  (timed as part of the imports)
     from langchain_tepa import TEPAStore
-    from langchain_tepa.bench.perf.common import DerivedEmbeddings
-    from langchain_tepa.bench.perf.side_by_side import StoreWorkload
+    from tepa_bench.perf.common import DerivedEmbeddings
+    from tepa_bench.perf.side_by_side import StoreWorkload
 
     imported = time.perf_counter() - _BEGAN
     rss_imports = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -24,7 +24,7 @@ import tempfile
 import time
 from typing import Any
 
-from langchain_tepa.bench.perf.common import persistent_client
+from tepa_bench.perf.common import persistent_client
 from langchain_tepa.storage.chroma.layout import EVIDENCE_HNSW
 
 BIG = {"tepa_items": "x" * 400_000, "k": 1}

@@ -27,8 +27,8 @@ from typing import Any
 
 import langchain_tepa
 import langchain_tepa.storage.chroma.backend as backend
-from langchain_tepa.bench.perf import embedded
-from langchain_tepa.bench.perf.common import load_average
+from tepa_bench.perf import embedded
+from tepa_bench.perf.common import load_average
 
 SHARDS = int(sys.argv[1]) if len(sys.argv) > 1 else 16
 BATCHES = 4

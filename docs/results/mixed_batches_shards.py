@@ -25,8 +25,8 @@ import time
 import numpy as np
 
 from langchain_tepa import Fact, TEPAMemory
-from langchain_tepa.bench.perf import perf_policy
-from langchain_tepa.bench.perf.common import DerivedEmbeddings, load_average, persistent_client
+from tepa_bench.perf import perf_policy
+from tepa_bench.perf.common import DerivedEmbeddings, load_average, persistent_client
 from langchain_tepa.storage.chroma.layout import EVIDENCE_HNSW
 
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 12

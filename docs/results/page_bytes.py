@@ -20,7 +20,7 @@ import tempfile
 import time
 from typing import Any
 
-from langchain_tepa.bench.perf.common import persistent_client
+from tepa_bench.perf.common import persistent_client
 from langchain_tepa.storage.chroma.layout import EVIDENCE_HNSW
 
 SMALL = {"tepa_json": "y" * 300, "a": 1, "b": "zz"}

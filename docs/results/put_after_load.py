@@ -24,8 +24,8 @@ from langgraph.store.base import PutOp
 
 import langchain_tepa.storage.chroma.backend as backend
 from langchain_tepa import TEPAStore
-from langchain_tepa.bench.perf.common import DerivedEmbeddings, load_average
-from langchain_tepa.bench.perf.side_by_side import StoreWorkload
+from tepa_bench.perf.common import DerivedEmbeddings, load_average
+from tepa_bench.perf.side_by_side import StoreWorkload
 
 USERS = int(sys.argv[1]) if len(sys.argv) > 1 else 20
 ITEMS = int(sys.argv[2]) if len(sys.argv) > 2 else 1000

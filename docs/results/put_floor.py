@@ -21,8 +21,8 @@ from pathlib import Path
 
 from langgraph.store.base import PutOp
 
-from langchain_tepa.bench.perf.common import DerivedEmbeddings, load_average, persistent_client
-from langchain_tepa.bench.perf.side_by_side import StoreWorkload, _open
+from tepa_bench.perf.common import DerivedEmbeddings, load_average, persistent_client
+from tepa_bench.perf.side_by_side import StoreWorkload, _open
 from langchain_tepa.storage.chroma.layout import EVIDENCE_HNSW
 
 CALLS = int(sys.argv[1]) if len(sys.argv) > 1 else 200

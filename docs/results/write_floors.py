@@ -42,14 +42,14 @@ from langgraph.store.base import PutOp
 
 import langchain_tepa.storage.chroma.backend as backend
 from langchain_tepa import Fact, TEPAMemory, TEPAStore
-from langchain_tepa.bench.perf import perf_policy
-from langchain_tepa.bench.perf.common import (
+from tepa_bench.perf import perf_policy
+from tepa_bench.perf.common import (
     DerivedEmbeddings,
     derived_vector,
     load_average,
     persistent_client,
 )
-from langchain_tepa.bench.perf.side_by_side import StoreWorkload, sqlite_module
+from tepa_bench.perf.side_by_side import StoreWorkload, sqlite_module
 from langchain_tepa.storage.chroma.layout import EVIDENCE_HNSW
 
 USERS, ITEMS, CALLS, ROUNDS = (

@@ -14,8 +14,8 @@ from tests.support.xdist_groups import GroupScheduling, module_group
 
 GROUPED = {
     "tests/unit_tests/test_fuzz.py": "fuzz",
-    "tests/unit_tests/test_perf_scale.py": "perf_scale_store",
-    "tests/integration_tests/test_perf_scale.py": "perf_scale_run",
+    "bench/tests/unit_tests/test_perf_scale.py": "perf_scale_store",
+    "bench/tests/integration_tests/test_perf_scale.py": "perf_scale_run",
     "tests/integration_tests/test_langgraph_server.py": "langgraph_server",
     "tests/integration_tests/test_langgraph_conformance.py": "langgraph_conformance",
     "tests/integration_tests/test_workers.py": "processes",
@@ -48,8 +48,8 @@ def test_every_module_level_group_mark_is_known_here() -> None:
 
 def test_split_scope_groups_marked_modules_and_keeps_other_tests_apart() -> None:
     sched = _scheduler()
-    a = "tests/integration_tests/test_perf_scale.py::test_freshness_and_the_langgraph_batch"
-    b = "tests/integration_tests/test_perf_scale.py::test_a_second_run_reuses_the_cached_stores"
+    a = "bench/tests/integration_tests/test_perf_scale.py::test_freshness_and_the_langgraph_batch"
+    b = "bench/tests/integration_tests/test_perf_scale.py::test_a_second_run_reuses_the_cached_stores"
     assert sched._split_scope(a) == sched._split_scope(b) == "perf_scale_run"
     w = "tests/integration_tests/test_workers.py::test_x[2]"
     c = "tests/integration_tests/test_crash_recovery.py::test_y[timer-0-7]"
