@@ -2,18 +2,18 @@
 module of the package imports itself back through others.
 
 core <- state <- storage <- memory <- adapters (retriever, store, tools, classic, vector store,
-graph) <- bench, cli. Imports inside functions count too. Adapters use the memory's public API
-only: no ``memory._anything`` and no ``memory.storage``.
+graph) <- cli. Imports inside functions count too. Adapters use the memory's public API
+only: no ``memory._anything`` and no ``memory.storage``. The benchmarks are not part of the
+package: they are the ``tepa-bench`` project beside it (``bench/``, issue 31), which imports the
+library like a user; the library never imports them.
 
-**No import circles.** Between modules of ``langchain_tepa`` (outside ``bench``) every import
+**No import circles.** Between modules of ``langchain_tepa`` every import
 counts, wherever it is written: at the top of a module, under ``if TYPE_CHECKING:`` (naming
 another module's types is depending on it: the two could not be read or split apart) and inside
 functions (a deferred import is the usual way a circle is hidden, not a way out of one).
 ``from package import name`` is an edge to ``package.name`` when that is a module, to
 ``package`` otherwise; the package ``__init__`` a submodule import runs on the way is not an edge
-(every submodule would otherwise be in a circle with a package that re-exports it). ``bench``
-(leaving the runtime package, issue 31) is held to top-level imports only: its report and
-scenario registry still import each other inside functions.
+(every submodule would otherwise be in a circle with a package that re-exports it).
 """
 
 from __future__ import annotations
@@ -257,8 +257,17 @@ def _cycle_path(graph: dict[str, set[str]], group: list[str]) -> list[str]:
     return group  # pragma: no cover - a strongly connected group always has a cycle
 
 
+def test_the_library_holds_and_imports_no_benchmark() -> None:
+    """The benchmarks live in ``bench/`` (the ``tepa-bench`` project), not in the package."""
+    assert not (ROOT / "bench").exists(), "langchain_tepa/bench is back inside the package"
+    for path in sorted(ROOT.rglob("*.py")):
+        for name in _imports(path):
+            top = name.split(".")[0]
+            assert top != "tepa_bench", f"{path.relative_to(ROOT)} imports {name}"
+
+
 def test_no_module_imports_itself_back() -> None:
-    graph = _import_graph(ROOT, shallow=(f"{OURS}.bench",))
+    graph = _import_graph(ROOT)
     assert len(graph) > 100  # the whole package was read
     circles = [" -> ".join(_cycle_path(graph, group)) for group in _circles(graph)]
     assert not circles, "import circles (break them: see this module's docstring): " + "; ".join(

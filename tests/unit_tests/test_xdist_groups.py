@@ -40,7 +40,8 @@ def test_module_groups_are_read_from_the_module_level_mark() -> None:
 def test_every_module_level_group_mark_is_known_here() -> None:
     marked = {
         str(p.relative_to(ROOT))
-        for p in (ROOT / "tests").rglob("test_*.py")
+        for folder in ("tests", "bench/tests")  # the library's tests and the benchmarks'
+        for p in (ROOT / folder).rglob("test_*.py")
         if re.search(r"^pytestmark = pytest\.mark\.xdist_group", p.read_text("utf-8"), re.M)
     }
     assert marked == set(GROUPED)
