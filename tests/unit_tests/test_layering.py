@@ -259,7 +259,7 @@ def _cycle_path(graph: dict[str, set[str]], group: list[str]) -> list[str]:
 
 def test_the_library_holds_and_imports_no_benchmark() -> None:
     """The benchmarks live in ``bench/`` (the ``tepa-bench`` project), not in the package."""
-    assert not (ROOT / "bench").exists(), "langchain_tepa/bench is back inside the package"
+    assert not (ROOT / "bench").exists(), "the benchmarks are back inside the package"
     for path in sorted(ROOT.rglob("*.py")):
         for name in _imports(path):
             top = name.split(".")[0]
