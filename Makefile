@@ -3,9 +3,13 @@
 #               LangGraph agent whose memory takes a changed preference back, its audit, and one
 #               keyed reversal step by step (embedded Chroma, no network, no API key)
 #   make test   set up .venv and run ruff, mypy, the docs build and the whole pytest suite
-# and one more:
+# and two more:
 #   make bench  the benchmark tables (tepa-bench demo --out bench-results: drift and filedrift,
-#               6 seeds, tables, JSON and plots in bench-results/)
+#               6 seeds, tables, JSON and plots in bench-results/). The benchmarks are a project
+#               of their own beside the library (bench/, the tepa-bench command): `make venv`
+#               installs it editable after the library, and `make test` runs its tests too.
+#   make dist   the library's sdist and wheel in dist/ (python -m build); the wheel holds the
+#               library only: no tests, no benchmarks
 #
 # Each step prints what it does and how long it usually takes first. The durations were
 # measured on the 2-core development machine from a fresh clone (other jobs running); expect
@@ -14,24 +18,26 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-EXTRAS := test,lint,typing,plot,notebooks,classic,docs,bench
+EXTRAS := test,lint,typing,plot,notebooks,classic,docs
 SITE   := site
 # pytest-xdist: one test worker per core; --dist loadgroup keeps each xdist_group (a module whose
 # fixture builds something expensive, or the tests that start many processes) on one worker.
 # `make unit XDIST=` runs the tests in one process.
 XDIST  ?= -n auto --dist loadgroup
 
-.PHONY: demo bench test lint typecheck docs unit integration venv clean
+.PHONY: demo bench dist test lint typecheck docs unit integration venv clean
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
-	@echo "==> [1/3] creating the virtual environment $(VENV) (usually about 5-10 s)"
+$(STAMP): pyproject.toml bench/pyproject.toml
+	@echo "==> [1/4] creating the virtual environment $(VENV) (usually about 5-10 s)"
 	$(PYTHON) -m venv $(VENV)
-	@echo "==> [2/3] upgrading pip in $(VENV) (usually about 5 s)"
+	@echo "==> [2/4] upgrading pip in $(VENV) (usually about 5 s)"
 	$(BIN)/python -m pip install --upgrade pip
-	@echo "==> [3/3] installing langchain-tepa (editable) with the extras $(EXTRAS): about 190 packages (usually 1-2 min, with or without pip's cache; longer when they are downloaded from PyPI)"
+	@echo "==> [3/4] installing langchain-tepa (editable) with the extras $(EXTRAS): about 220 packages (usually 1-2 min, with or without pip's cache; longer when they are downloaded from PyPI or the machine is busy)"
 	$(BIN)/python -m pip install -e ".[$(EXTRAS)]"
+	@echo "==> [4/4] installing the benchmarks, bench/ (tepa-bench, editable, after the library): about 12 packages more: Mem0, langchain-chroma, sqlite's extension loader (usually about 10 s)"
+	$(BIN)/python -m pip install -e ./bench
 	touch $(STAMP)
 	@echo "==> $(VENV) is ready: 'make test' usually takes 7-8 min more, 'make demo' under 20 s"
 
@@ -44,12 +50,12 @@ bench: $(STAMP)
 	$(BIN)/tepa-bench demo --out bench-results
 
 lint: $(STAMP)
-	@echo "==> lint: ruff check and ruff format --check (usually a few seconds)"
-	$(BIN)/ruff check langchain_tepa tests examples
-	$(BIN)/ruff format --check langchain_tepa tests examples
+	@echo "==> lint: ruff check and ruff format --check of the library, its tests, examples and bench/ (usually a few seconds)"
+	$(BIN)/ruff check langchain_tepa tests examples bench
+	$(BIN)/ruff format --check langchain_tepa tests examples bench
 
 typecheck: $(STAMP)
-	@echo "==> typecheck: mypy on langchain_tepa (usually about 25 s, a few seconds when its cache is warm)"
+	@echo "==> typecheck: mypy on langchain_tepa and bench/tepa_bench (usually about 25 s, a few seconds when its cache is warm)"
 	$(BIN)/mypy
 
 docs: $(STAMP)
@@ -57,16 +63,21 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir $(SITE)
 
 unit: $(STAMP)
-	@echo "==> unit tests: pytest tests/unit_tests (usually 3-3.5 min on 2 cores, in parallel with pytest-xdist)"
-	$(BIN)/pytest tests/unit_tests -q -p no:cacheprovider $(XDIST)
-	@echo "==> doctests: the examples in the docstrings of langchain_tepa (usually about 5 s)"
-	$(BIN)/pytest --doctest-modules langchain_tepa -q -p no:cacheprovider
+	@echo "==> unit tests: pytest tests/unit_tests and bench/tests/unit_tests (usually 3-3.5 min on 2 cores, in parallel with pytest-xdist)"
+	$(BIN)/pytest tests/unit_tests bench/tests/unit_tests -q -p no:cacheprovider $(XDIST)
+	@echo "==> doctests: the examples in the docstrings of langchain_tepa and bench/tepa_bench (usually about 5 s)"
+	$(BIN)/pytest --doctest-modules langchain_tepa bench/tepa_bench -q -p no:cacheprovider
 
 integration: $(STAMP)
-	@echo "==> integration tests: Chroma server, notebooks, examples, README and docs snippets, LangGraph's own store test suites (their sdists downloaded from PyPI on the first run into ~/.cache/langchain-tepa; about 2.5 min of one worker) (usually 4-4.5 min on 2 cores, in parallel with pytest-xdist)"
-	$(BIN)/pytest tests/integration_tests -q -p no:cacheprovider $(XDIST)
+	@echo "==> integration tests: Chroma server, notebooks, examples, README and docs snippets, the wheel installed in a fresh venv, the benchmarks' scale run, LangGraph's own store test suites (their sdists downloaded from PyPI on the first run into ~/.cache/langchain-tepa; about 2.5 min of one worker) (usually 4-4.5 min on 2 cores, in parallel with pytest-xdist)"
+	$(BIN)/pytest tests/integration_tests bench/tests/integration_tests -q -p no:cacheprovider $(XDIST)
+
+dist: $(STAMP)
+	@echo "==> dist: the sdist and wheel of langchain-tepa into dist/ (python -m build; the library only, no tests or benchmarks in the wheel) (usually about 5-10 s)"
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
 
 test: lint typecheck docs unit integration
 
 clean:
-	rm -rf $(VENV) bench-results $(SITE) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) bench-results dist $(SITE) .mypy_cache .ruff_cache .pytest_cache

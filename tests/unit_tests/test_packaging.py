@@ -99,3 +99,36 @@ def test_make_demo_runs_the_agent_demo_and_make_bench_the_tables() -> None:
         assert recipe[0].startswith("@echo") and "usually" in recipe[0], recipe
         assert recipe[1:] == [command]
     assert re.search(r"^\.PHONY:.*\bbench\b", _makefile(), re.M)
+
+
+def test_make_venv_installs_the_bench_project_after_the_library() -> None:
+    """The benchmarks are a project beside the library (issue 31), installed editable by make."""
+    assert re.search(
+        r"^\$\(STAMP\):.*\bpyproject\.toml\b.*\bbench/pyproject\.toml\b", _makefile(), re.M
+    )
+    installs = [line for line in _recipe("$(STAMP)") if "pip install -e" in line]
+    assert installs == [
+        '$(BIN)/python -m pip install -e ".[$(EXTRAS)]"',
+        "$(BIN)/python -m pip install -e ./bench",
+    ]
+    extras = _pyproject()["project"]["optional-dependencies"]  # type: ignore[index]
+    installed = re.search(r"^EXTRAS\s*:=\s*(\S+)", _makefile(), re.M)
+    assert installed is not None
+    assert "bench" not in extras and "bench" not in installed.group(1).split(",")
+    bench = tomllib.loads((ROOT / "bench" / "pyproject.toml").read_text("utf-8"))
+    assert bench["project"]["scripts"] == {"tepa-bench": "tepa_bench.cli:main"}
+    assert "tepa-bench" not in _pyproject()["project"]["scripts"]  # type: ignore[index]
+
+
+def test_make_test_runs_the_bench_tests_and_make_dist_builds_the_library() -> None:
+    unit = " ".join(_recipe("unit"))
+    assert "pytest tests/unit_tests bench/tests/unit_tests" in unit
+    assert "--doctest-modules langchain_tepa bench/tepa_bench" in unit
+    assert "pytest tests/integration_tests bench/tests/integration_tests" in " ".join(
+        _recipe("integration")
+    )
+    assert any("ruff check langchain_tepa tests examples bench" in line for line in _recipe("lint"))
+    dist = _recipe("dist")
+    assert dist[0].startswith("@echo") and "usually" in dist[0], dist
+    assert "$(BIN)/python -m build --outdir dist ." in dist
+    assert re.search(r"^\.PHONY:.*\bdist\b", _makefile(), re.M)
