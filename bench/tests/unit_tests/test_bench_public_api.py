@@ -94,3 +94,26 @@ def test_the_check_catches_a_private_import(tmp_path: Path) -> None:
     assert verdicts[0] is not None and "documented" in verdicts[0]
     assert verdicts[1] == "a private name"
     assert verdicts[2] is None
+
+
+def test_the_benchmarks_reach_into_no_memory_internals() -> None:
+    """No ``memory._anything`` or ``memory.storage`` (or a store's): the adapters' rule too."""
+    found = []
+    for path in sorted(BENCH.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Attribute):
+                continue
+            owner = node.value
+            name = (
+                owner.id
+                if isinstance(owner, ast.Name)
+                else owner.attr
+                if isinstance(owner, ast.Attribute)
+                else ""
+            )
+            if name.lstrip("_").endswith(("memory", "store")) and (
+                (node.attr.startswith("_") and not node.attr.startswith("__"))
+                or node.attr == "storage"
+            ):
+                found.append(f"{path.relative_to(BENCH)}:{node.lineno} {name}.{node.attr}")
+    assert not found, f"the benchmarks reach into the library: {found}"
