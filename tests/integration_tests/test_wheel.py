@@ -101,20 +101,17 @@ def test_the_readme_quickstart_runs_from_the_wheel_in_a_fresh_venv(
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PYTHON"))}
     env.update({"ANONYMIZED_TELEMETRY": "False", "TEPA_EMBEDDINGS": "hashing"})
+    # after each block: where langchain_tepa came from, and whether tepa_bench is importable
     probe = (
-        "import importlib.util, json, langchain_tepa; print(json.dumps({"
-        "'file': langchain_tepa.__file__, "
-        "'bench': importlib.util.find_spec('tepa_bench') is not None}))"
+        "\nimport importlib.util, json, langchain_tepa\n"
+        "print('PROBE', json.dumps({'file': langchain_tepa.__file__,"
+        " 'bench': importlib.util.find_spec('tepa_bench') is not None}))\n"
     )
-    where = json.loads(_run([str(python), "-c", probe], cwd=work, env=env).strip())
-    assert Path(where["file"]).is_relative_to(venv), where["file"]
-    assert not where["bench"], "tepa_bench is importable beside the wheel"
-
     for i, code in enumerate(_quickstart()):
         script = work / f"quickstart_{i}.py"
-        script.write_text(
-            code + "\nimport langchain_tepa\nprint('FROM', langchain_tepa.__file__)\n", "utf-8"
-        )
+        script.write_text(code + probe, "utf-8")
         out = _run([str(python), script.name], cwd=work, env=env)
-        line = next(x for x in out.splitlines() if x.startswith("FROM "))
-        assert Path(line[len("FROM ") :]).is_relative_to(venv), line
+        line = next(x for x in out.splitlines() if x.startswith("PROBE "))
+        where = json.loads(line[len("PROBE ") :])
+        assert Path(where["file"]).is_relative_to(venv), where["file"]
+        assert not where["bench"], "tepa_bench is importable beside the wheel"
