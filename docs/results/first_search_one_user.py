@@ -70,6 +70,7 @@ _PARTS: list[tuple[str, str | None, str, str]] = [
     ("langchain_tepa.memory.reading", "ReadingMixin", "_table", "    AnswerTable.build"),
     ("langchain_tepa.state.vectors", "ItemTable", "column", "      ItemTable.column"),
     ("langchain_tepa.store.store", "TEPAStore", "_rank", "rank"),
+    ("langchain_tepa.store.execution", "ExecutionMixin", "_rank", "rank"),
 ]
 
 
