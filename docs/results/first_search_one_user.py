@@ -59,7 +59,12 @@ _PARTS: list[tuple[str, str | None, str, str]] = [
     ("langchain_tepa.storage.chroma.directory", "NamesDirectory", "names", "    names directory"),
     ("langchain_tepa.memory.reading", "ReadingMixin", "_tables", "  _tables"),
     ("langchain_tepa.memory.engine", "Engine", "_load", "    Engine._load (first touch)"),
-    ("langchain_tepa.memory.freshness", "FreshnessMixin", "_load", "    Engine._load (first touch)"),
+    (
+        "langchain_tepa.memory.freshness",
+        "FreshnessMixin",
+        "_load",
+        "    Engine._load (first touch)",
+    ),
     ("langchain_tepa.storage.chroma.backend", "ChromaStorage", "load_pages", "      load_pages"),
     ("langchain_tepa.storage.chroma.codec", None, "decode_pages", "        codec.decode_pages"),
     ("langchain_tepa.storage.chroma.codec", None, "decode_page", "        codec.decode_page"),
