@@ -39,7 +39,7 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
-    TTLConfig,  # what BaseStore.put checks first
+    TTLConfig,
 )
 
 from langchain_tepa.core.errors import InvalidArgumentError
