@@ -1,6 +1,7 @@
 """`TEPAStore`: LangGraph's ``BaseStore`` over a :class:`~langchain_tepa.memory.TEPAMemory`.
 
 The package: :mod:`~langchain_tepa.store.store` (the store: its public methods),
+:mod:`~langchain_tepa.store.async_api` (its async twins),
 :mod:`~langchain_tepa.store.execution` (running a batch: read, embed, rank, write),
 :mod:`~langchain_tepa.store.planning` (validation of a whole batch and its plan),
 :mod:`~langchain_tepa.store.index` (the ``IndexConfig``),

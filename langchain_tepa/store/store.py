@@ -29,7 +29,6 @@ from typing import Any, Literal
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
     NOT_PROVIDED,
-    BaseStore,
     IndexConfig,
     Item,
     NamespacePath,
@@ -47,13 +46,14 @@ from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.memory import AsOfPoint, TEPAMemory, VectorSpace
 from langchain_tepa.memory.claims import ItemClaims
 from langchain_tepa.results import KeyAudit
+from langchain_tepa.store.async_api import AsyncStoreMixin
 from langchain_tepa.store.batching import AsyncCoalescer
-from langchain_tepa.store.execution import ExecutionMixin
 from langchain_tepa.store.index import Distance, configure_index
 from langchain_tepa.store.planning import (
     StoreNamespaceError,
     as_ops,
     check_namespace_arg,
+    check_paths,
     namespace_errors,
     plan_put,
     validate_op,
@@ -109,14 +109,7 @@ def store_policy(preset: str | None = None, **overrides: Any) -> LifecyclePolicy
     return policy.with_overrides(**{**base, **overrides})
 
 
-def _check_paths(prefix: object, suffix: object) -> None:
-    if prefix is not None:
-        check_namespace_arg(prefix, "prefix")
-    if suffix is not None:
-        check_namespace_arg(suffix, "suffix")
-
-
-class TEPAStore(ExecutionMixin, SweeperMixin, AsyncCoalescer, BaseStore):
+class TEPAStore(SweeperMixin, AsyncStoreMixin):
     """LangGraph ``BaseStore`` over a :class:`~langchain_tepa.memory.TEPAMemory`.
 
     Use it wherever LangGraph takes a store (``StateGraph.compile(store=...)``,
@@ -365,14 +358,6 @@ class TEPAStore(ExecutionMixin, SweeperMixin, AsyncCoalescer, BaseStore):
         query_vecs = [emb.embed_query(q) for q in queries]
         return self._finish(plan, self._vectors(texts, text_vecs, queries, query_vecs))
 
-    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """Async twin of :meth:`batch` (embeddings awaited, storage work in a worker thread).
-
-        Calls of one event loop that arrive while a batch runs are run together as the next
-        batch (each caller's ops validated on their own, results split back).
-        """
-        return await self._coalesced(as_ops(ops), self._abatch_now)
-
     # ------------------------------------------------------------------ corrections
     def put(
         self,
@@ -407,19 +392,6 @@ class TEPAStore(ExecutionMixin, SweeperMixin, AsyncCoalescer, BaseStore):
         """
         self.batch([self._put_op(namespace, key, value, index, ttl, correction)])
 
-    async def aput(
-        self,
-        namespace: tuple[str, ...],
-        key: str,
-        value: Mapping[str, Any],
-        index: Literal[False] | list[str] | None = None,
-        *,
-        ttl: float | NotProvided | None = NOT_PROVIDED,
-        correction: bool | None = None,
-    ) -> None:
-        """Async twin of :meth:`put`."""
-        await self.abatch([self._put_op(namespace, key, value, index, ttl, correction)])
-
     # ------------------------------------------------------------------ points in time
     def get(
         self,
@@ -448,21 +420,6 @@ class TEPAStore(ExecutionMixin, SweeperMixin, AsyncCoalescer, BaseStore):
                 return super().get(namespace, key, refresh_ttl=refresh_ttl)
         return self._get_as_of(namespace, key, as_of)
 
-    async def aget(
-        self,
-        namespace: tuple[str, ...],
-        key: str,
-        *,
-        refresh_ttl: bool | None = None,
-        as_of: AsOfPoint | None = None,
-    ) -> Item | None:
-        """Async twin of :meth:`get`."""
-        check_namespace_arg(namespace)
-        if as_of is None:
-            with namespace_errors():
-                return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
-        return await asyncio.to_thread(self._get_as_of, namespace, key, as_of)
-
     def search(
         self,
         namespace_prefix: tuple[str, ...],
@@ -490,33 +447,6 @@ class TEPAStore(ExecutionMixin, SweeperMixin, AsyncCoalescer, BaseStore):
         op = SearchOp(tuple(namespace_prefix), filter, limit, offset, query, refresh_ttl=False)
         return self._search_as_of(op, as_of)
 
-    async def asearch(
-        self,
-        namespace_prefix: tuple[str, ...],
-        /,
-        *,
-        query: str | None = None,
-        filter: dict[str, Any] | None = None,
-        limit: int = 10,
-        offset: int = 0,
-        refresh_ttl: bool | None = None,
-        as_of: AsOfPoint | None = None,
-    ) -> list[SearchItem]:
-        """Async twin of :meth:`search`."""
-        check_namespace_arg(namespace_prefix, "namespace_prefix")
-        if as_of is None:
-            with namespace_errors():
-                return await super().asearch(
-                    namespace_prefix,
-                    query=query,
-                    filter=filter,
-                    limit=limit,
-                    offset=offset,
-                    refresh_ttl=refresh_ttl,
-                )
-        op = SearchOp(tuple(namespace_prefix), filter, limit, offset, query, refresh_ttl=False)
-        return await asyncio.to_thread(self._search_as_of, op, as_of)
-
     # ------------------------------------------------------------------ typed errors
     # BaseStore's convenience methods check namespaces themselves and raise LangGraph's
     # InvalidNamespaceError (or a bare TypeError for a non-tuple); these overrides check first
@@ -528,12 +458,6 @@ class TEPAStore(ExecutionMixin, SweeperMixin, AsyncCoalescer, BaseStore):
         with namespace_errors():
             super().delete(namespace, key)
 
-    async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
-        """Async twin of :meth:`delete`."""
-        check_namespace_arg(namespace)
-        with namespace_errors():
-            await super().adelete(namespace, key)
-
     def list_namespaces(
         self,
         *,
@@ -544,25 +468,9 @@ class TEPAStore(ExecutionMixin, SweeperMixin, AsyncCoalescer, BaseStore):
         offset: int = 0,
     ) -> list[tuple[str, ...]]:
         """Namespaces holding at least one Active item (``"*"`` matches any label)."""
-        _check_paths(prefix, suffix)
+        check_paths(prefix, suffix)
         with namespace_errors():
             return super().list_namespaces(
-                prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
-            )
-
-    async def alist_namespaces(
-        self,
-        *,
-        prefix: NamespacePath | None = None,
-        suffix: NamespacePath | None = None,
-        max_depth: int | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> list[tuple[str, ...]]:
-        """Async twin of :meth:`list_namespaces`."""
-        _check_paths(prefix, suffix)
-        with namespace_errors():
-            return await super().alist_namespaces(
                 prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
             )
 
