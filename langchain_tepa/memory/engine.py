@@ -54,17 +54,8 @@ def _precedent_id(p: Precedent) -> str:
 class Engine(CommitMixin):
     """Namespace states, freshness and commits of one memory (see the module docstring).
 
-    Args:
-        storage: The backend.
-        policy: The lifecycle policy.
-        embeddings: Embeds precedent texts and queries.
-        writer: Writer name, the first part of every evidence id.
-        clock: Seconds since the epoch (benchmarks pass their own).
-        cache_size: Namespaces kept in process.
-        max_staleness_s: Seconds a read may reuse a namespace's last freshness check.
-        flush_every: Buffered view updates before they are written.
-        flush_interval_s: Seconds a buffered view update may wait.
-        read_only: Write nothing, ever.
+    Its constructor is :class:`~langchain_tepa.memory.engine_base.EngineBase`'s (the arguments
+    are documented there).
     """
 
     # ------------------------------------------------------------------ vectors
