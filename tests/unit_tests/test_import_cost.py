@@ -11,10 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import langchain_tepa
 
 ROOT = Path(langchain_tepa.__file__).resolve().parent.parent
 HEAVY = ("chromadb", "openai", "langchain_openai", "langgraph.store.sqlite")
+# The extractors: building the offline one's pattern tables costs about 0.5 s of CPU.
+EXTRACTORS = ("langchain_tepa.extraction.offline", "langchain_tepa.extraction.verb_patterns")
 
 
 def _modules_after(code: str) -> set[str]:
@@ -45,8 +49,39 @@ def test_the_in_memory_quickstart_needs_neither() -> None:
         "m.observe('user.diet', 'vegan')\n"
         "m.retrieve('diet')"
     )
-    for name in HEAVY:
+    for name in (*HEAVY, *EXTRACTORS):
         assert name not in loaded, f"an in-memory memory imported {name}"
+
+
+def test_a_first_write_without_text_builds_no_extractor() -> None:
+    # The default embeddings read the extraction package's word lists (extraction/lexical.py),
+    # not its extractors. When reading them imported the whole package, a store's first put
+    # paid the extractors' 0.5 s of CPU between its TTL stamp and its write: 11 s of wall on a
+    # loaded machine, and LangGraph's test_search_namespace_like_metacharacters (6 s TTL) found
+    # its first item expired.
+    loaded = _modules_after(
+        "from langchain_tepa import TEPAStore\n"
+        "store = TEPAStore.in_memory(ttl={'default_ttl': 0.1})\n"
+        "store.put(('user_1',), 'k', {'v': 1})\n"
+        "store.search(('user_1',))\n"
+        "import langchain_tepa.extraction"
+    )
+    assert "langchain_tepa.extraction.lexical" in loaded
+    for name in EXTRACTORS:
+        assert name not in loaded, f"a store's first put imported {name}"
+
+
+def test_the_extraction_packages_names_resolve_to_their_modules() -> None:
+    import langchain_tepa.extraction as extraction
+    from langchain_tepa.extraction import offline, resolution
+
+    assert extraction.OfflineFactExtractor is offline.OfflineFactExtractor
+    assert extraction.normalize_key_part is offline.normalize_key_part
+    assert extraction.KeyResolver is resolution.KeyResolver
+    assert extraction.resolution_text is resolution.resolution_text
+    assert set(extraction.__all__) <= set(dir(extraction))
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        extraction.Nope  # noqa: B018
 
 
 def test_lazy_names_resolve_to_their_modules() -> None:
@@ -84,8 +119,6 @@ def test_building_a_chroma_memory_imports_chromadb(tmp_path: Path) -> None:
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:
-    import pytest
-
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         langchain_tepa.Nope  # noqa: B018
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
