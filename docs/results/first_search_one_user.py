@@ -59,17 +59,30 @@ _PARTS: list[tuple[str, str | None, str, str]] = [
     ("langchain_tepa.storage.chroma.directory", "NamesDirectory", "names", "    names directory"),
     ("langchain_tepa.memory.reading", "ReadingMixin", "_tables", "  _tables"),
     ("langchain_tepa.memory.engine", "Engine", "_load", "    Engine._load (first touch)"),
+    (
+        "langchain_tepa.memory.freshness",
+        "FreshnessMixin",
+        "_load",
+        "    Engine._load (first touch)",
+    ),
     ("langchain_tepa.storage.chroma.backend", "ChromaStorage", "load_pages", "      load_pages"),
     ("langchain_tepa.storage.chroma.codec", None, "decode_pages", "        codec.decode_pages"),
     ("langchain_tepa.storage.chroma.codec", None, "decode_page", "        codec.decode_page"),
     ("langchain_tepa.state.namespace", "NamespaceState", "absorb", "      NamespaceState.absorb"),
     ("langchain_tepa.memory.engine", "Engine", "_take_vectors", "      Engine._take_vectors"),
+    (
+        "langchain_tepa.memory.freshness",
+        "FreshnessMixin",
+        "_take_vectors",
+        "      Engine._take_vectors",
+    ),
     ("langchain_tepa.state.vectors", "ItemTable", "put_many", "        ItemTable.put_many"),
     ("langchain_tepa.state.vectors", "VectorTable", "add", "        VectorTable.add"),
     ("langchain_tepa.memory.reading", None, "_rows", "    answer rows"),
     ("langchain_tepa.memory.reading", "ReadingMixin", "_table", "    AnswerTable.build"),
     ("langchain_tepa.state.vectors", "ItemTable", "column", "      ItemTable.column"),
     ("langchain_tepa.store.store", "TEPAStore", "_rank", "rank"),
+    ("langchain_tepa.store.execution", "ExecutionMixin", "_rank", "rank"),
 ]
 
 

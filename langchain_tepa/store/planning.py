@@ -51,6 +51,7 @@ __all__ = [
     "as_ops",
     "check_count",
     "check_namespace_arg",
+    "check_paths",
     "copy_json",
     "namespace_errors",
     "plan_put",
@@ -106,6 +107,18 @@ def check_namespace_arg(namespace: object, what: str = "namespace") -> tuple[str
                 f"{what} labels must be strings, got {type(label).__name__} in {labels!r}"
             )
     return labels
+
+
+def check_paths(prefix: object, suffix: object) -> None:
+    """The ``prefix`` and ``suffix`` of ``list_namespaces`` (each ``None`` or a namespace).
+
+    Raises:
+        StoreNamespaceError: When either is given and is not a tuple of string labels.
+    """
+    if prefix is not None:
+        check_namespace_arg(prefix, "prefix")
+    if suffix is not None:
+        check_namespace_arg(suffix, "suffix")
 
 
 def as_ops(ops: object) -> list[Any]:

@@ -54,7 +54,7 @@ FORBIDDEN_THIRD_PARTY: dict[str, tuple[str, ...]] = {
     "storage": ("langchain_core", "langgraph"),
     "memory": ("langgraph", "chromadb"),
 }
-ADAPTERS = ("retriever", "store", "tools", "classic", "vectorstore", "graph")
+ADAPTERS = ("retriever", "store", "tools", "_tool_namespaces", "classic", "vectorstore", "graph")
 
 
 def _modules(layer: str) -> list[Path]:

@@ -467,27 +467,11 @@ class ChromaStorage(CollectionHandles):
             )
             ids.append(p.id)
             metas.append(codec.precedent_meta(p))
-        self._write_groups(views, "write views")
+        self.upsert_groups(views, "write views")
         for ns, per in (marks or {}).items():
             if per:
                 self._marks.defer(self.layout.shard(ns), {ns: dict(per)})
         self._write_marks(due_only=not settle)
-
-    def _write_groups(
-        self, groups: Mapping[str, tuple[list[str], list[dict[str, Any]]]], op: str
-    ) -> None:
-        """Upsert each collection's records (placeholder vectors), a call per batch."""
-        for name, (ids, metas) in groups.items():
-            col = self.collection(name, create=True, hnsw=EVIDENCE_HNSW)
-            for start in range(0, len(ids), self._max_batch):
-                end = start + self._max_batch
-                self.call(
-                    op,
-                    col.upsert,
-                    ids=ids[start:end],
-                    embeddings=[PLACEHOLDER for _ in ids[start:end]],
-                    metadatas=metas[start:end],
-                )
 
     def _write_marks(self, *, due_only: bool) -> None:
         """Write waiting marks: those older than ``MARKS_WAIT_S`` (or all), a call per shard."""
@@ -504,7 +488,7 @@ class ChromaStorage(CollectionHandles):
                 )
             }
             try:  # marks move no write epoch (see write_views)
-                self._write_groups(group, "write view marks")
+                self.upsert_groups(group, "write view marks")
             except BaseException:
                 self._marks.defer(shard, marks)
                 raise

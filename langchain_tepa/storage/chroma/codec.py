@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from langchain_tepa.core.log import Head, NamespaceSummary, Page
-from langchain_tepa.core.types import Evidence, Lifecycle, Precedent
+from langchain_tepa.core.types import Evidence, Precedent
 from langchain_tepa.core.values import short_hash
 from langchain_tepa.storage.base import key_path
 
@@ -484,12 +484,3 @@ def view_of(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
         return None
     data = json.loads(raw)
     return dict(data) if "evidence" in data else Precedent.from_dict(data).view()
-
-
-def state_of(meta: Mapping[str, Any] | None) -> Lifecycle | None:
-    """The lifecycle state a record's metadata says."""
-    raw = (meta or {}).get("tepa_state")
-    try:
-        return Lifecycle(raw) if raw is not None else None
-    except ValueError:
-        return None

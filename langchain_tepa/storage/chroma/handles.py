@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from langchain_tepa.core.errors import ReadOnlyError
 from langchain_tepa.storage.chroma.errors import describe_client, is_not_found, translate
-from langchain_tepa.storage.chroma.layout import validate_prefix
+from langchain_tepa.storage.chroma.layout import EVIDENCE_HNSW, validate_prefix
 
 __all__ = ["PLACEHOLDER", "CollectionHandles"]
 
@@ -137,6 +137,27 @@ class CollectionHandles:
         """``items`` in parts of at most one Chroma call's batch."""
         size = self._max_batch
         return [items[i : i + size] for i in range(0, len(items), size)]
+
+    def upsert_groups(
+        self, groups: Mapping[str, tuple[list[str], list[dict[str, Any]]]], op: str
+    ) -> None:
+        """Upsert each collection's records (placeholder vectors), a call per batch.
+
+        Args:
+            groups: Collection name -> (record ids, their metadata).
+            op: What the calls do, for error messages (``"write views"``).
+        """
+        for name, (ids, metas) in groups.items():
+            col = self.collection(name, create=True, hnsw=EVIDENCE_HNSW)
+            for start in range(0, len(ids), self._max_batch):
+                end = start + self._max_batch
+                self.call(
+                    op,
+                    col.upsert,
+                    ids=ids[start:end],
+                    embeddings=[PLACEHOLDER for _ in ids[start:end]],
+                    metadatas=metas[start:end],
+                )
 
     def _writable(self) -> None:
         if self.read_only:
