@@ -279,7 +279,8 @@ def resolve_families(
       family's canonical key (``user.home_city``); when a known key of the same subject
       already names that family (``user.live_in`` stored by an older extractor), that key.
     * A claim with a ``previous`` value (it says which value it replaces) moves onto the known
-      key of the same subject whose current value (``values``) is that value.
+      key of the same subject whose current value (``values``) is that value, or else the one
+      key whose value holds it as whole words ("on the Lebara network" holds "Lebara").
 
     Args:
         keys: The claims' keys.
@@ -326,11 +327,11 @@ def resolve_families(
         old = previous[i] if previous is not None else None
         if old and values:
             wanted = str(old).casefold()
-            hits = [
-                k
-                for k in known_list
-                if _parent(k) == parent and k in values and wanted in _casefolded(values[k])
-            ]
+            same = [k for k in known_list if _parent(k) == parent and k in values]
+            hits = [k for k in same if wanted in _casefolded(values[k])]
+            if not hits:  # "no longer A": a stored value that holds A ("on the A network")
+                inside = re.compile(rf"(?<!\w){re.escape(wanted)}(?!\w)")
+                hits = [k for k in same if any(inside.search(v) for v in _casefolded(values[k]))]
             if len(hits) == 1:
                 target = hits[0]
         last = target.rsplit(".", 1)[-1]
