@@ -31,7 +31,15 @@ from collections.abc import Sequence
 from langchain_tepa.extraction.families import FAMILIES, Family, family_of_label
 from langchain_tepa.extraction.values import vocab_value
 
-__all__ = ["CUES", "EVENT_VERBS", "infer_family", "stem", "user_predicate"]
+__all__ = [
+    "CUES",
+    "EVENT_VERBS",
+    "content_stems",
+    "family_stems",
+    "infer_family",
+    "stem",
+    "user_predicate",
+]
 
 #: Words of each attribute's meaning beyond its labels (stems are compared).
 CUES: dict[str, tuple[str, ...]] = {
@@ -185,6 +193,36 @@ def _build() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
 _STRONG, _WEAK = _build()
 
 
+def family_stems() -> dict[str, set[str]]:
+    """Family name -> the stems of its labels and cue words.
+
+    Example:
+        >>> "money" in family_stems()["bank"]
+        True
+    """
+    out: dict[str, set[str]] = {}
+    for table in (_STRONG, _WEAK):
+        for s, names in table.items():
+            for name in names:
+                out.setdefault(name, set()).add(s)
+    return out
+
+
+def content_stems(texts: Sequence[str]) -> set[str]:
+    """The stems of the content words of ``texts`` (stop words and short words left out).
+
+    Example:
+        >>> sorted(content_stems(["user keeps the money at"]))
+        ['keep', 'money']
+    """
+    return {
+        stem(w)
+        for text in texts
+        for w in _WORD.findall(text.casefold())
+        if w not in _STOP and len(w) > 2
+    }
+
+
 _WHEN = re.compile(
     r"^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|"
     r"may|june|july|august|september|october|november|december|today|tomorrow|yesterday|"
@@ -240,7 +278,6 @@ def infer_family(predicate: Sequence[str], value: str) -> tuple[str, str] | None
         if read is not None:
             return tail[0].name, read
     votes: dict[str, float] = {}
-    named: set[str] = set()
     for word in predicate:
         for w in _WORD.findall(word.casefold()):
             if w in _STOP:
@@ -249,7 +286,6 @@ def infer_family(predicate: Sequence[str], value: str) -> tuple[str, str] | None
             strong = _STRONG.get(s, set())
             for fam in strong:
                 votes[fam] = votes.get(fam, 0.0) + 2.0 / len(strong)
-                named.add(fam)
             weak = _WEAK.get(s, set()) - strong
             for fam in weak:
                 votes[fam] = votes.get(fam, 0.0) + 1.0 / len(weak)
@@ -259,7 +295,9 @@ def infer_family(predicate: Sequence[str], value: str) -> tuple[str, str] | None
     best, score = ranked[0]
     if (len(ranked) > 1 and ranked[1][1] >= score) or score < 1.0:
         return None
-    read = _fits(FAMILIES[best], value, named=best in named)
+    # a closed vocabulary takes an unknown word only where the value names the family itself
+    # ("the murex shell", above): "I drink tea" names a drink, not a coffee order
+    read = _fits(FAMILIES[best], value, named=False)
     return (best, read) if read is not None else None
 
 
@@ -301,37 +339,70 @@ EVENT_VERBS = frozenset(
         "had",
     }
 )
+_ADDITIVE = re.compile(
+    r"\b(?:also|too|as\s+well|another|additionally|additional|second|other|besides)\b",
+    re.IGNORECASE,
+)
+_AUXILIARIES = frozenset(
+    {"is", "are", "am", "was", "were", "has", "have", "had", "been", "be", "the", "a", "an", "just"}
+)
 _BREAKS = frozenset(
     {"to", "at", "in", "on", "with", "by", "for", "from", "into", "a", "an", "the", "as", "of"}
 )
 
 
-def user_predicate(text: str) -> tuple[str, str] | None:
-    """The family and value of "<the user> <any verb phrase> <value>", or None.
+def user_predicate(text: str) -> tuple[str, str, bool, bool] | None:
+    """The relation and value of "<the user> <any verb phrase> <value>", or None.
 
     The value is the object phrase: from the first capitalised word or number after the verb,
-    else what follows the last preposition or article. The rest of the predicate is read by
-    :func:`infer_family`.
+    else what follows the last preposition or article, else the last word of a short
+    predicate ("has gone low-carb"). The rest of the predicate is read by
+    :func:`infer_family`; when no family wins, the relation is the predicate's own words
+    (``signed_up_at``), for key resolution to place.
+
+    Returns:
+        ``(relation, value, whether the relation is a family, whether the sentence adds a
+        value)`` or None (no object, a plan or a wish, a moment of the conversation). A
+        sentence that adds ("also", "too", "as well", "another") names one value of several.
 
     Example:
         >>> user_predicate("user wears a Polar watch")
-        ('watch', 'Polar')
+        ('watch', 'Polar', True, False)
+        >>> user_predicate("the user signed up at BeFit")
+        ('signed_up_at', 'BeFit', False, False)
+        >>> user_predicate("User is also learning Arabic")
+        ('learning', 'Arabic', False, True)
         >>> user_predicate("The user asked about the weather") is None
         True
     """
     m = _USER_SUBJECT.match(text.strip().rstrip(".!"))
     if m is None:
         return None
-    words = m.group("pred").split()
-    if len(words) < 2 or len(words) > 14 or _NOT_NOW.match(m.group("pred")):
+    pred = m.group("pred")
+    additive = _ADDITIVE.search(pred) is not None
+    if additive:
+        pred = " ".join(_ADDITIVE.sub(" ", pred).split())
+    words = pred.split()
+    if len(words) < 2 or len(words) > 14 or _NOT_NOW.match(pred):
         return None  # a plan, a wish, a past state: nothing that holds now
     if words[0].casefold() in EVENT_VERBS:
         return None
     cut = next((i for i, w in enumerate(words[1:], 1) if w[:1].isupper() or w[:1].isdigit()), None)
     if cut is None:
         marks = [i for i, w in enumerate(words) if w.casefold() in _BREAKS]
-        if not marks or marks[-1] + 1 >= len(words):
+        if marks and marks[-1] + 1 < len(words):
+            cut = marks[-1] + 1
+        elif not marks and len(words) <= 3:
+            cut = len(words) - 1
+        else:
             return None
-        cut = marks[-1] + 1
-    value = " ".join(words[cut:])
-    return infer_family(words[:cut], value)
+    value = " ".join(words[cut:]).strip(" ,;")
+    inferred = infer_family(words[:cut], value)
+    if inferred is not None:
+        return inferred[0], inferred[1], True, additive
+    kept = [w.casefold() for w in words[:cut] if w.casefold() not in _AUXILIARIES and w.isalpha()]
+    relation = "_".join(kept)[:60]
+    value = re.sub(r"^(?:the|a|an)\s+", "", value, flags=re.IGNORECASE)
+    if not relation or not value or len(value.split()) > 5:
+        return None
+    return relation, value, False, additive

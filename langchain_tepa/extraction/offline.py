@@ -260,12 +260,21 @@ class OfflineFactExtractor:
         if is_hypothetical(body):
             return "hypothetical"
         inferred = user_predicate(body)
-        if inferred is not None:  # a verb no family lists, words that name one ("money")
-            family, value = inferred
-            claim = Claim("user", family, value, False, correction or bool(previous), previous)
+        if inferred is not None and inferred[2]:  # a verb no family lists, words that name one
+            relation, value, _, _ = inferred  # ("keeps the money at Nordea": the bank)
+            claim = Claim("user", relation, value, False, correction or bool(previous), previous)
             return [self._claim_fact(sentence, claim)]
-        fact = self._generic(sentence, body, correction, previous)
-        return [fact] if isinstance(fact, Fact) else fact
+        generic = self._generic(sentence, body, correction, previous)
+        if isinstance(generic, Fact) or inferred is None:
+            return [generic] if isinstance(generic, Fact) else generic
+        # no shape read it: the predicate's own words name the attribute, for key resolution
+        # to place ("the user signed up at BeFit"); "also", "too" add a value of several
+        relation, value, _, adds = inferred
+        changed = (correction or bool(previous)) and not adds
+        fact = self._claim_fact(sentence, Claim("user", relation, value, adds, changed, previous))
+        meta = dict(fact.metadata or {})
+        meta.pop("family", None)
+        return [dataclasses.replace(fact, metadata=meta)]
 
     def _claim_fact(self, sentence: str, claim: Claim) -> Fact:
         subject = self.user_subject + claim.subject[len("user") :]
