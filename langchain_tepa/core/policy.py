@@ -23,9 +23,10 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
+from langchain_tepa.core.changes import CHANGE_SOURCES
 from langchain_tepa.core.errors import PolicyError
 from langchain_tepa.core.rules import RuleSet, rules_for
-from langchain_tepa.core.trust import TrustPolicy
+from langchain_tepa.core.trust import SourceTrust, TrustPolicy
 
 __all__ = ["DEFAULT_POLICY", "POLICY_NAMES", "AnswerBy", "LifecyclePolicy", "PromotionMode"]
 
@@ -51,6 +52,8 @@ _SWITCHES = (
     "revoke_change",
     "revoke_keyed",
     "promote_on_outcomes",
+    "revise_own",
+    "key_budgets",
 )
 
 POLICY_NAMES: tuple[str, ...] = (
@@ -81,9 +84,13 @@ _PAPER_RULE: dict[str, Any] = {
     "revoke_keyed": False,
     "revive_fresh": True,
     "window": 3,
+    "revise_own": False,
+    "change_sources": (),
+    "key_budgets": False,
 }
-"""The paper's recent-window rule and its counting, which every preset but ``tepa-key`` keeps:
-the fields in which ``tepa-rev`` differs from the default ``LifecyclePolicy()``."""
+"""The paper's recent-window rule and its counting, which every preset but ``tepa-key`` keeps,
+and the change rules (issue 28), which only the default has: the fields in which ``tepa-rev``
+differs from the default ``LifecyclePolicy()``."""
 
 
 @dataclass(frozen=True)
@@ -223,6 +230,24 @@ class LifecyclePolicy:
             includes a successful outcome (a real execution) is promoted by the same rule as
             TEPA-Rev's, and only values supported by assertions alone wait for a trial. On: an
             outcome is the evidence a trial would gather. ``False`` is the paper's TEPA-Full.
+        revise_own: A source's newest statement about a single-valued key is its current
+            belief (:class:`~langchain_tepa.core.changes.SourceRevision`): the support it gave
+            the key's other values is withdrawn instead of its statement counting as conflict
+            against its own earlier word. On by default (with trust); off in every other preset.
+        change_sources: Sources whose plain restatement of a new value is change evidence
+            (:class:`~langchain_tepa.core.changes.ChangePoint`): once they have stated it
+            ``change_statements`` times with no trusted support or success of the believed
+            value since, the believed value is revoked and the new one Active, whatever
+            successes the old one earned before. Default: the user, the application and the
+            user's own text (:data:`~langchain_tepa.core.changes.CHANGE_SOURCES`); ``()`` (every
+            other preset) turns the rule off.
+        change_statements: Statements that make a change. 2: one can be a slip.
+        key_budgets: Searches (``retrieve``, the retriever) apply the budgets on what a
+            source can create (:mod:`langchain_tepa.core.budgets`): keys a source below the
+            user created beyond its tier's budget per namespace and day are not searched
+            until a more trusted source or an execution supports them, and a look-alike of a
+            more trusted result ranks below it. On by default (with trust); off in every other
+            preset.
     """
 
     name: str = DEFAULT_POLICY
@@ -266,6 +291,10 @@ class LifecyclePolicy:
     answer_by: AnswerBy = "validity"
     promote_on_outcomes: bool = True
     displace_ratio: float = 0.5
+    revise_own: bool = True
+    change_sources: tuple[str, ...] = CHANGE_SOURCES
+    change_statements: int = 2
+    key_budgets: bool = True
 
     def __post_init__(self) -> None:
         for name in (
@@ -362,6 +391,18 @@ class LifecyclePolicy:
             raise PolicyError(
                 f"answer_by must be 'net_support' or 'validity', got {self.answer_by!r}"
             )
+        if not isinstance(self.change_sources, tuple):
+            raise PolicyError("change_sources must be a tuple of source patterns")
+        for pattern in self.change_sources:
+            SourceTrust(pattern)  # validates the pattern
+        if (
+            isinstance(self.change_statements, bool)
+            or not isinstance(self.change_statements, int)
+            or self.change_statements < 1
+        ):
+            raise PolicyError(
+                f"change_statements must be an integer >= 1, got {self.change_statements!r}"
+            )
         if not isinstance(self.multi_valued_prefixes, tuple) or not all(
             isinstance(p, str) and p for p in self.multi_valued_prefixes
         ):
@@ -415,6 +456,7 @@ class LifecyclePolicy:
         """The policy as a JSON-serialisable dict."""
         data = asdict(self)
         data["multi_valued_prefixes"] = list(self.multi_valued_prefixes)
+        data["change_sources"] = list(self.change_sources)
         data["trust"] = None if self.trust is None else self.trust.to_dict()
         return data
 
@@ -428,6 +470,8 @@ class LifecyclePolicy:
         clean = dict(data)
         if "multi_valued_prefixes" in clean:
             clean["multi_valued_prefixes"] = tuple(clean["multi_valued_prefixes"])
+        if "change_sources" in clean:
+            clean["change_sources"] = tuple(clean["change_sources"])
         return cls(**clean)
 
     def with_overrides(self, **overrides: Any) -> LifecyclePolicy:

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from langchain_tepa.core.changes import change_rules
 from langchain_tepa.core.trust import Correction, SupportPromotion, TrustPolicy
 from langchain_tepa.core.types import (
     Evidence,
@@ -1078,6 +1079,16 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
             vetoes.append(LastOutcomeVeto())
         else:
             vetoes.append(OutcomeVeto(policy.w_min, policy.theta_rec))
+    if policy.trust is not None:  # change without freezing (core/changes.py)
+        record.extend(
+            change_rules(
+                track_conflict=policy.track_conflict,
+                revise_own=policy.revise_own,
+                sources=policy.change_sources,
+                statements=policy.change_statements,
+                vetoes=vetoes,
+            )
+        )
     promotion: PromotionRule | None = None
     paper = policy.trust is None and policy.answer_by == "validity"
     by_net = policy.answer_by == "net_support"

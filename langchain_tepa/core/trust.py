@@ -407,6 +407,10 @@ class TrustLedger:
         used: ``entry pattern -> [(time, weight counted)]`` within the window (capped entries).
         last: ``source -> value identity`` of its last assertion on the key: a source that
             asserts another value starts a new run (its latest say counts in full).
+        beliefs: ``source -> (value identity, time of the run's first statement, statements)``:
+            each source's current belief about the key and how often it has stated it since
+            it last said something else (no window; kept by
+            :class:`~langchain_tepa.core.changes.ChangePoint`).
 
     Example:
         >>> ledger = TrustLedger()
@@ -423,6 +427,7 @@ class TrustLedger:
     repeats: dict[tuple[str, str], list[float]] = field(default_factory=dict)
     used: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     last: dict[str, str] = field(default_factory=dict)
+    beliefs: dict[str, tuple[str, float, int]] = field(default_factory=dict)
 
     def copy(self) -> TrustLedger:
         """An independent copy."""
@@ -430,6 +435,7 @@ class TrustLedger:
             {k: list(v) for k, v in self.repeats.items()},
             {k: list(v) for k, v in self.used.items()},
             dict(self.last),
+            dict(self.beliefs),
         )
 
 
