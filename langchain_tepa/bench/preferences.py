@@ -378,15 +378,17 @@ class UserChannel:
         (True, [('vegan', True)])
     """
 
-    __slots__ = ("_user", "served")
+    __slots__ = ("_serve", "served")
 
     def __init__(self, user: SimulatedUser) -> None:
-        self._user = user
+        # the user is captured by a function, never stored on the channel (issue 28): walking
+        # the channel's attributes reaches no session
+        self._serve: Callable[[str], bool] = lambda value: user.serve(value)
         self.served: list[tuple[str, bool]] = []
 
     def serve(self, value: str) -> bool:
         """Serve ``value`` now (one charged interaction)."""
-        ok = self._user.serve(value)
+        ok = self._serve(value)
         self.served.append((value, ok))
         return ok
 
