@@ -314,3 +314,24 @@ def test_new_key_budgets_by_tier() -> None:
 def test_an_over_budget_key_is_still_readable_by_key() -> None:
     mem = flooded("bot", n=10)
     assert mem.get("user.home_city_9") == "City9"  # budgets bound searches, not get()
+
+
+def test_trusted_top_finds_the_fact_below_any_number_of_look_alikes() -> None:
+    import numpy as np
+
+    from langchain_tepa.core.types import Precedent
+    from langchain_tepa.state.lookalikes import trusted_top
+
+    fact = Precedent("ns", "user.city", "Lisbon", "lisbon", "fact")
+    copies = [Precedent("ns", f"c{i}", "x", "x", f"copy{i}") for i in range(100)]
+    others = [Precedent("ns", f"o{i}", "y", "y", f"other{i}") for i in range(3)]
+    vecs = {"fact": np.array([1.0, 0.0, 0.0])}
+    vecs.update({f"copy{i}": np.array([0.95, 0.31, 0.0]) for i in range(100)})
+    vecs.update({f"other{i}": np.array([0.0, 0.0, 1.0]) for i in range(3)})
+    ranked = (
+        [(c, 0.9) for c in copies] + [(o, 0.6) for o in others] + [(fact, 0.5)]
+    )  # every copy is closer to the query than the fact
+    tiers = {"fact": 3, **{f"copy{i}": 1 for i in range(100)}, **{f"other{i}": 1 for i in range(3)}}
+    top = trusted_top(ranked, tiers, vecs.get, 0.8, 4)
+    assert [p.id for p, _ in top] == ["other0", "other1", "other2", "fact"]
+    assert {p.id: s for p, s in top}["fact"] == 0.5  # scores are the similarities
