@@ -1,6 +1,11 @@
 # langchain-tepa: the two commands.
-#   make demo   set up .venv and run the drift-reversal benchmark (embedded Chroma, offline)
+#   make demo   set up .venv and run the agent demo (python -m langchain_tepa.demo): an offline
+#               LangGraph agent whose memory takes a changed preference back, its audit, and one
+#               keyed reversal step by step (embedded Chroma, no network, no API key)
 #   make test   set up .venv and run ruff, mypy, the docs build and the whole pytest suite
+# and one more:
+#   make bench  the benchmark tables (tepa-bench demo --out bench-results: drift and filedrift,
+#               6 seeds, tables, JSON and plots in bench-results/)
 #
 # Each step prints what it does and how long it usually takes first. The durations were
 # measured on the 2-core development machine from a fresh clone (other jobs running); expect
@@ -16,7 +21,7 @@ SITE   := site
 # `make unit XDIST=` runs the tests in one process.
 XDIST  ?= -n auto --dist loadgroup
 
-.PHONY: demo test lint typecheck docs unit integration venv clean
+.PHONY: demo bench test lint typecheck docs unit integration venv clean
 
 venv: $(STAMP)
 
@@ -28,9 +33,14 @@ $(STAMP): pyproject.toml
 	@echo "==> [3/3] installing langchain-tepa (editable) with the extras $(EXTRAS): about 190 packages (usually 1-2 min, with or without pip's cache; longer when they are downloaded from PyPI)"
 	$(BIN)/python -m pip install -e ".[$(EXTRAS)]"
 	touch $(STAMP)
-	@echo "==> $(VENV) is ready: 'make test' usually takes 7-8 min more, 'make demo' about 1 min"
+	@echo "==> $(VENV) is ready: 'make test' usually takes 7-8 min more, 'make demo' under 20 s"
 
 demo: $(STAMP)
+	@echo "==> demo: an offline agent whose memory takes a changed preference back, then one reversal step by step (usually under 20 s: about 3 s of CPU)"
+	$(BIN)/python -m langchain_tepa.demo
+
+bench: $(STAMP)
+	@echo "==> bench: tepa-bench demo: one reversal, then the drift and filedrift tables with 6 seeds into bench-results/ (usually about 1 min on a quiet 2-core machine, 3-8 min on a busy one)"
 	$(BIN)/tepa-bench demo --out bench-results
 
 lint: $(STAMP)
@@ -53,7 +63,7 @@ unit: $(STAMP)
 	$(BIN)/pytest --doctest-modules langchain_tepa -q -p no:cacheprovider
 
 integration: $(STAMP)
-	@echo "==> integration tests: Chroma server, notebooks, examples, README and docs snippets (usually 4-4.5 min on 2 cores, in parallel with pytest-xdist)"
+	@echo "==> integration tests: Chroma server, notebooks, examples, README and docs snippets, LangGraph's own store test suites (their sdists downloaded from PyPI on the first run into ~/.cache/langchain-tepa; about 2.5 min of one worker) (usually 4-4.5 min on 2 cores, in parallel with pytest-xdist)"
 	$(BIN)/pytest tests/integration_tests -q -p no:cacheprovider $(XDIST)
 
 test: lint typecheck docs unit integration

@@ -33,6 +33,7 @@ from langchain_tepa.core import (
     UnknownPrecedentError,
 )
 from langchain_tepa.embeddings import HashingEmbeddings, default_embeddings
+from langchain_tepa.extraction import LLMFactExtractor
 from langchain_tepa.memory import TEPAMemory
 from langchain_tepa.memory.adapters import register_adapter
 from langchain_tepa.results import KeyAudit, ObservationResult, ReconcileReport
@@ -69,6 +70,7 @@ __all__ = [
     "InvalidNamespaceError",
     "InvalidValueError",
     "KeyAudit",
+    "LLMFactExtractor",
     "Lifecycle",
     "LifecyclePolicy",
     "ObservationResult",

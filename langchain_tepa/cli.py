@@ -6,8 +6,7 @@ with the reason of each change, as rich tables or as JSON. ``tepa namespaces PAT
 namespaces and how many keys each holds. ``tepa reconcile PATH`` refolds every key from the
 evidence and repairs the stored views. ``tepa repair-index PATH`` moves Chroma index files that a
 killed process left unreadable out of a stopped store's folder (then ``tepa reconcile PATH
---reindex``). ``tepa upgrade PATH`` moves a layout 3 or 4 store's precedent views into view
-shards of their own (layout 5: readers then load only heads and pages).
+--reindex``).
 
 Every failure is one line on stderr and a non-zero exit code: 2 for a library error (a
 ``TEPAError``: no memory at the path, a wrong prefix, an unknown namespace, a folder that cannot
@@ -370,33 +369,6 @@ def _cmd_reconcile(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_upgrade(args: argparse.Namespace) -> int:
-    from langchain_tepa import TEPAMemory
-
-    if not (Path(args.path) / "chroma.sqlite3").is_file():
-        raise StorageError(f"no memory at {args.path}: it holds no chroma.sqlite3; check the path")
-    from langchain_tepa.storage.chroma import ChromaStorage
-
-    with TEPAMemory.from_path(args.path, prefix=args.prefix) as memory:
-        storage = memory.storage
-        assert isinstance(storage, ChromaStorage)  # from_path always opens Chroma
-        report = storage.upgrade_views(progress=not args.json)
-    data = {"path": str(args.path), "prefix": args.prefix, **dataclasses.asdict(report)}
-    data["seconds"] = round(report.seconds, 4)
-    if args.json:
-        print(json.dumps(data, indent=2))
-    elif report.version_before == report.version and not report.removed:
-        print(f"{args.path} (prefix {args.prefix!r}) is already in layout {report.version}")
-    else:
-        print(
-            f"upgraded {args.path} (prefix {args.prefix!r}) from layout "
-            f"{report.version_before} to {report.version}: {report.moved} view(s) moved into "
-            f"view shards, {report.removed} removed from evidence shards in "
-            f"{data['seconds']:.3f} s"
-        )
-    return 0
-
-
 def _cmd_repair_index(args: argparse.Namespace) -> int:
     from langchain_tepa.storage.chroma.repair import repair_index_files
 
@@ -487,18 +459,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="write every vector of each large namespace's index again (after repair-index)",
     )
     rec.set_defaults(func=_cmd_reconcile)
-
-    upg = sub.add_parser(
-        "upgrade",
-        help="move a layout 3/4 store's precedent views into view shards (layout 5)",
-        description="With the store's other writers stopped, move every precedent view out "
-        "of the evidence shards into view shards of its own (layout 5), so that readers "
-        "load only heads and pages. Idempotent; a crash midway is repaired by running it again.",
-    )
-    upg.add_argument("path", help="folder of the memory (TEPAMemory.from_path)")
-    upg.add_argument("--prefix", default="tepa", help="collection prefix (default: tepa)")
-    upg.add_argument("--json", action="store_true", help="print JSON")
-    upg.set_defaults(func=_cmd_upgrade)
 
     rep = sub.add_parser(
         "repair-index",

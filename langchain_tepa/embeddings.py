@@ -5,6 +5,12 @@ word bigrams and character n-grams of each word, hashed with CRC-32 (stable acro
 machines, unlike Python's ``hash()``), weighted with sublinear term frequency, L2-normalised. It
 needs no model download, so it works offline; its similarity is lexical, not semantic.
 
+Version 2 (the default) reads content words (:mod:`langchain_tepa.extraction.lexical`): stop
+words weigh a tenth, words are stemmed (``lives``/``lived``/``living`` meet), and a word that
+names a person's attribute adds that attribute's concept ("live", "moved", "city" meet), so
+"where does the user live" ranks "User lives in Oslo" above "User prefers dark mode in the
+editor". Its vectors are float32-exact. ``version=1`` gives the vectors of earlier releases.
+
 Example:
     >>> emb = HashingEmbeddings(size=64)
     >>> v = emb.embed_query("favourite pizza topping")
@@ -26,10 +32,12 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.extraction.lexical import STOP_WORDS, concepts, content_words, stem
 
-__all__ = ["HashingEmbeddings", "default_embeddings"]
+__all__ = ["HashingEmbeddings", "default_embeddings", "describe_embeddings"]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_STOP_WEIGHT = 0.1  # version 2: a stop word's weight beside a content word's 1
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -49,11 +57,19 @@ class HashingEmbeddings(Embeddings):
         word_weight: Weight of word unigrams; bigrams get half, character n-grams are shared
             so that a word's n-grams together weigh ``char_weight``.
         char_weight: Total weight of one word's character n-grams.
+        concept_weight: Version 2: total weight of the attribute concepts of one word.
+        version: 2 (default): stop words, stems and attribute concepts; 1: the lexical model
+            of earlier releases (for vectors stored with it).
 
     Example:
         >>> emb = HashingEmbeddings()
         >>> a, b, c = emb.embed_documents(["pizza topping", "pizza toppings", "tax return"])
         >>> sum(x * y for x, y in zip(a, b)) > sum(x * y for x, y in zip(a, c)) + 0.3
+        True
+        >>> q, home, editor = emb.embed_documents(
+        ...     ["where does the user live", "User lives in Oslo", "User prefers dark mode"]
+        ... )
+        >>> sum(x * y for x, y in zip(q, home)) > sum(x * y for x, y in zip(q, editor))
         True
     """
 
@@ -64,6 +80,8 @@ class HashingEmbeddings(Embeddings):
         char_ngrams: tuple[int, ...] = (3, 4),
         word_weight: float = 1.0,
         char_weight: float = 1.0,
+        concept_weight: float = 1.0,
+        version: int = 2,
     ) -> None:
         if isinstance(size, bool) or not isinstance(size, int) or size < 8:
             raise InvalidArgumentError(f"size must be an integer >= 8, got {size!r}")
@@ -72,12 +90,53 @@ class HashingEmbeddings(Embeddings):
         for name, w in (("word_weight", word_weight), ("char_weight", char_weight)):
             if not math.isfinite(w) or w < 0:
                 raise InvalidArgumentError(f"{name} must be a finite number >= 0, got {w!r}")
+        if version not in (1, 2):
+            raise InvalidArgumentError(f"version must be 1 or 2, got {version!r}")
+        if not math.isfinite(concept_weight) or concept_weight < 0:
+            raise InvalidArgumentError(
+                f"concept_weight must be a finite number >= 0, got {concept_weight!r}"
+            )
+        self.version = version
+        self.concept_weight = float(concept_weight)
         self.size = size
         self.char_ngrams = tuple(char_ngrams)
         self.word_weight = float(word_weight)
         self.char_weight = float(char_weight)
 
+    def __repr__(self) -> str:
+        return f"HashingEmbeddings({self.size})"
+
     def _features(self, text: str) -> dict[str, float]:
+        if self.version == 1:
+            return self._features_v1(text)
+        feats: dict[str, float] = {}
+        for w in _WORD.findall(text.casefold()):  # stop words weigh little, but something
+            if w in STOP_WORDS:
+                feats["w:" + w] = feats.get("w:" + w, 0.0) + self.word_weight * _STOP_WEIGHT
+        words = content_words(text)
+        stems = [stem(w) for w in words]
+        for i, (w, st) in enumerate(zip(words, stems, strict=True)):
+            feats["w:" + st] = feats.get("w:" + st, 0.0) + self.word_weight
+            if i + 1 < len(words):
+                bg = "b:" + st + " " + stems[i + 1]
+                feats[bg] = feats.get(bg, 0.0) + self.word_weight / 2
+            found = concepts(st)
+            for c in found:
+                feats["k:" + c] = feats.get("k:" + c, 0.0) + self.concept_weight / len(found)
+            self._char_grams(w, feats)
+        return feats
+
+    def _char_grams(self, w: str, feats: dict[str, float]) -> None:
+        marked = f"<{w}>"
+        grams = [
+            marked[j : j + n] for n in self.char_ngrams for j in range(max(1, len(marked) - n + 1))
+        ]
+        if grams:
+            share = self.char_weight / len(grams)
+            for g in grams:
+                feats["c:" + g] = feats.get("c:" + g, 0.0) + share
+
+    def _features_v1(self, text: str) -> dict[str, float]:
         words = _WORD.findall(text.casefold())
         feats: dict[str, float] = {}
         for i, w in enumerate(words):
@@ -108,7 +167,11 @@ class HashingEmbeddings(Embeddings):
         if norm == 0.0:
             vec[0] = 1.0  # a fixed unit vector for text without words
             return vec.tolist()
-        return (vec / norm).tolist()
+        unit = vec / norm
+        if self.version == 2:
+            # float32-exact: a vector read back from a float32 store is the same vector
+            unit = unit.astype(np.float32).astype(np.float64)
+        return unit.tolist()
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed several texts."""
@@ -164,3 +227,23 @@ def default_embeddings() -> Embeddings:
             kwargs["check_embedding_ctx_length"] = False
         return OpenAIEmbeddings(model=model, **kwargs)
     return HashingEmbeddings()
+
+
+def describe_embeddings(embeddings: object) -> str:
+    """A short name of an embedding model, for messages.
+
+    ``HashingEmbeddings(384)``, ``OpenAIEmbeddings('text-embedding-3-small')``, else the class
+    name.
+
+    Example:
+        >>> describe_embeddings(HashingEmbeddings(256))
+        'HashingEmbeddings(256)'
+    """
+    if isinstance(embeddings, HashingEmbeddings):
+        return repr(embeddings)
+    name = type(embeddings).__name__
+    for attr in ("model", "model_name", "deployment"):
+        value = getattr(embeddings, attr, None)
+        if isinstance(value, str) and value:
+            return f"{name}({value!r})"
+    return name

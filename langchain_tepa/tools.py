@@ -3,8 +3,10 @@
 ``create_memory_tools(memory)`` returns three LangChain tools (sync and async) that any
 tool-calling agent can use, for example ``langchain.agents.create_agent(model, tools)``:
 
-- ``remember(key, value, text=None, correction=False)``: an observation. Saying a new value for
-  a key is evidence against the old one: it becomes the answer once it is better supported, and
+- ``remember(key, value, text=None, correction=False)``: an observation, under the key the
+  model gave or, when that key is new and close to a known key of the same subject, under the
+  known key (key resolution: ``user.favourite_colours`` meets ``user.favourite_colour``). Saying
+  a new value for a key is evidence against the old one: it becomes the answer once it is better supported, and
   the old value is revoked after enough such evidence. ``correction=True`` ("it is mushroom
   now") supersedes in one step when the tools' ``source`` may correct (``source="user"``, or a
   policy that trusts the agent); from the default source ``"agent"`` it counts as evidence.
@@ -42,16 +44,21 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Iterator, Sequence
+import string
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from langchain_core.documents import Document  # runtime: agents inspect tool signatures
+from langchain_core.runnables import RunnableConfig  # runtime: StructuredTool injects it by type
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field, ValidationError
 
 from langchain_tepa.core.errors import (
     InvalidArgumentError,
+    InvalidNamespaceError,
+    NamespaceTemplateError,
+    OutcomeUnknownError,
     ReadOnlyError,
     TEPAError,
     UnknownPrecedentError,
@@ -65,7 +72,13 @@ if TYPE_CHECKING:
     from langchain_tepa.memory import TEPAMemory
     from langchain_tepa.results import ObservationResult
 
-__all__ = ["ForgetInput", "RecallInput", "RememberInput", "create_memory_tools"]
+__all__ = [
+    "ForgetInput",
+    "NamespaceTemplate",
+    "RecallInput",
+    "RememberInput",
+    "create_memory_tools",
+]
 
 logger = logging.getLogger(__name__)
 _MAX_SHOWN = 120  # characters of a refused argument quoted back to the model
@@ -105,9 +118,121 @@ class ForgetInput(BaseModel):
     reason: str = Field(default="the user asked to forget it", description="Why it is forgotten.")
 
 
-def _namespace(namespace: str | Sequence[str] | None) -> str | None:
+class NamespaceTemplate:
+    """A namespace whose labels are filled from the run's config, as LangMem's tools do.
+
+    ``("memories", "{langgraph_user_id}")`` becomes ``"memories.u1"`` in a run invoked with
+    ``config={"configurable": {"langgraph_user_id": "u1"}}``; a placeholder may be part of a
+    label (``"user-{user_id}"``). A placeholder the config does not give raises
+    :class:`~langchain_tepa.core.errors.NamespaceTemplateError`: the template is never stored
+    literally, where every user would share one namespace. A filled value must be a non-empty
+    string or an int, without ``"."``.
+
+    Args:
+        namespace: A dotted string or a tuple of labels, with ``{name}`` placeholders.
+
+    Raises:
+        InvalidNamespaceError: If the template is malformed (``"{"`` alone, ``"{0}"``,
+            ``"{a.b}"``, a format spec) or is not a namespace once filled.
+
+    Example:
+        >>> template = NamespaceTemplate(("memories", "{langgraph_user_id}"))
+        >>> template.fill({"configurable": {"langgraph_user_id": "u1"}})
+        'memories.u1'
+        >>> template.fields
+        ('langgraph_user_id',)
+    """
+
+    def __init__(self, namespace: str | Sequence[str]) -> None:
+        labels = tuple(namespace.split(".")) if isinstance(namespace, str) else tuple(namespace)
+        if not labels or not all(isinstance(label, str) for label in labels):
+            raise InvalidNamespaceError(
+                f"a namespace template is a tuple of string labels, got {namespace!r}"
+            )
+        self.labels = labels
+        fields: list[str] = []
+        for label in labels:
+            for name in _placeholders(label):
+                if name not in fields:
+                    fields.append(name)
+        self.fields = tuple(fields)
+        validate_namespace(self._format(dict.fromkeys(fields, "x")))  # its fixed parts
+
+    def _format(self, values: Mapping[str, str]) -> str:
+        return ".".join(label.format_map(values) for label in self.labels)
+
+    def fill(self, config: RunnableConfig | Mapping[str, object] | None) -> str:
+        """The namespace for a run's config (its ``configurable`` values).
+
+        Raises:
+            NamespaceTemplateError: If a placeholder is missing from the config, empty, not a
+                string or int, holds ``"."``, or makes an invalid namespace.
+        """
+        configurable = (config or {}).get("configurable") or {}
+        if not isinstance(configurable, Mapping):
+            configurable = {}
+        missing = [name for name in self.fields if configurable.get(name) in (None, "")]
+        if missing:
+            raise NamespaceTemplateError(
+                f"the memory tools' namespace {self.labels!r} needs "
+                f"{', '.join(repr(m) for m in missing)} in the run's config; invoke with "
+                f"config={{'configurable': {{{missing[0]!r}: ...}}}} (LangGraph Platform sets "
+                "'langgraph_user_id' for authenticated users), or give the tools a fixed namespace"
+            )
+        values: dict[str, str] = {}
+        for name in self.fields:
+            value = configurable[name]
+            if isinstance(value, bool) or not isinstance(value, str | int):
+                raise NamespaceTemplateError(
+                    f"config value {name!r} fills the namespace {self.labels!r} and must be a "
+                    f"string or an int, got {type(value).__name__}"
+                )
+            values[name] = str(value)
+            if "." in values[name]:
+                raise NamespaceTemplateError(
+                    f"config value {name!r} = {values[name]!r:.{_MAX_SHOWN}} holds '.', which "
+                    "would add namespace levels; use an id without dots"
+                )
+        try:
+            return validate_namespace(self._format(values))
+        except InvalidNamespaceError as exc:
+            raise NamespaceTemplateError(
+                f"the namespace {self.labels!r} filled from the run's config is invalid: {exc}"
+            ) from exc
+
+    def __repr__(self) -> str:
+        return f"NamespaceTemplate({self.labels!r})"
+
+
+def _placeholders(label: str) -> list[str]:
+    """The placeholder names of one label (``"user-{user_id}"`` -> ``["user_id"]``)."""
+    try:
+        parsed = list(string.Formatter().parse(label))
+    except ValueError as exc:
+        raise InvalidNamespaceError(f"namespace label {label!r} is not a template: {exc}") from exc
+    names = []
+    for _, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if not name.isidentifier() or spec or conversion:
+            raise InvalidNamespaceError(
+                f"namespace label {label!r}: write placeholders as {{name}} with a plain name, "
+                f"such as {{langgraph_user_id}}"
+            )
+        names.append(name)
+    return names
+
+
+def _namespace(namespace: str | Sequence[str] | None) -> str | NamespaceTemplate | None:
+    """A fixed namespace (validated), a template, or ``None`` (the memory's default)."""
     if namespace is None:
         return None
+    if isinstance(namespace, NamespaceTemplate):
+        return namespace
+    labels = [namespace] if isinstance(namespace, str) else list(namespace)
+    if any(isinstance(label, str) and ("{" in label or "}" in label) for label in labels):
+        template = NamespaceTemplate(namespace)
+        return template if template.fields else validate_namespace(template._format({}))
     if not isinstance(namespace, str):
         namespace = ".".join(namespace)
     return validate_namespace(namespace)
@@ -132,6 +257,9 @@ def _validation_message(tool: str) -> Callable[[ValidationError], str]:
     return message
 
 
+_NO_CONFIG: RunnableConfig = {}
+
+
 class _RefusedError(Exception):
     """A memory call the tool refuses to make (its message goes to the model as it is)."""
 
@@ -152,6 +280,11 @@ def _errors_to_model(tool: str) -> Iterator[None]:
         raise ToolException(f"{exc}. Call recall to see the stored values.") from exc
     except InvalidArgumentError as exc:
         raise ToolException(f"{exc}. Fix the arguments and call {tool} again.") from exc
+    except OutcomeUnknownError as exc:
+        raise ToolException(
+            f"The memory's storage failed during the write: it may or may not be stored ({exc}). "
+            f"Do not call {tool} again blindly: call recall later to see what is stored."
+        ) from exc
     except ReadOnlyError as exc:
         raise ToolException(
             f"{exc}. This memory is read-only: nothing can be remembered or forgotten now; "
@@ -172,15 +305,32 @@ def _errors_to_model(tool: str) -> Iterator[None]:
 class _MemoryTools:
     """The tool functions, bound to one memory and namespace."""
 
-    def __init__(self, memory: TEPAMemory, namespace: str | None, k: int, source: str) -> None:
+    def __init__(
+        self, memory: TEPAMemory, namespace: str | NamespaceTemplate | None, k: int, source: str
+    ) -> None:
         self.memory = memory
         self.namespace = namespace
         self.k = k
         self.source = source
 
+    def _ns(self, config: RunnableConfig | None) -> str | None:
+        """The namespace of this call: a template is filled from the run's config.
+
+        An unfilled template raises :class:`NamespaceTemplateError` to the application, not as
+        a tool message: it is the application's configuration, which the model cannot fix.
+        """
+        if isinstance(self.namespace, NamespaceTemplate):
+            return self.namespace.fill(config)
+        return self.namespace
+
     # ---------------------------------------------------------------- formatting
     def _remembered(
-        self, key: str, value: str, result: ObservationResult, correction: bool = False
+        self,
+        key: str,
+        value: str,
+        result: ObservationResult,
+        correction: bool = False,
+        ns: str | None = None,
     ) -> str:
         prec = result.precedent
         head = f"Remembered {key} = {value!r}"
@@ -193,7 +343,7 @@ class _MemoryTools:
                 "values others support"
             )
         try:
-            audit = self.memory.audit(key, namespace=self.namespace)
+            audit = self.memory.audit(key, namespace=ns)
         except Exception:  # stored already: say so, without the summary of the key
             logger.warning("remember: stored %s but could not summarise it", key, exc_info=True)
             return f"{head}."
@@ -227,10 +377,14 @@ class _MemoryTools:
             facts.append(fact)
         return json.dumps(facts, ensure_ascii=False), docs
 
+    def _resolved(self, key: str, ns: str | None) -> str:
+        """The key a model's key is stored under: a known key of the same subject it names."""
+        return self.memory.resolve_keys([key], namespace=ns)[0]
+
     def _k(self, k: int | None) -> int:
         return self.k if k is None else k
 
-    def _refusal(self, key: str, value: str) -> str | None:
+    def _refusal(self, key: str, value: str, ns: str | None = None) -> str | None:
         """Why this source may not forget ``key = value``, or ``None`` when it may.
 
         A source trusted to correct may forget anything. Any other source may forget only a
@@ -241,7 +395,7 @@ class _MemoryTools:
         if trust is None or trust.may_correct(self.source):
             return None
         vid = value_identity(value, normalize=policy.normalize_values)
-        audit = self.memory.audit(key, namespace=self.namespace)
+        audit = self.memory.audit(key, namespace=ns)
         found = [p for p in audit.precedents if p.value_id == vid]
         if not found or found[0].state is Lifecycle.REVOKED:
             return None  # unknown: the memory's own error; already revoked: nothing to refuse
@@ -267,73 +421,104 @@ class _MemoryTools:
         )
 
     # ---------------------------------------------------------------- sync
+    # ``config`` is injected by StructuredTool (by its type), never given by the model.
     def remember(
-        self, key: str, value: str, text: str | None = None, correction: bool = False
+        self,
+        key: str,
+        value: str,
+        text: str | None = None,
+        correction: bool = False,
+        config: RunnableConfig = _NO_CONFIG,
     ) -> str:
+        ns = self._ns(config)
         with _errors_to_model("remember"):
+            key = self._resolved(key, ns)
             result = self.memory.observe(
                 key,
                 value,
                 text=text,
-                namespace=self.namespace,
+                namespace=ns,
                 source=self.source,
                 correction=bool(correction),
             )
-        return self._remembered(result.evidence.key, value, result, bool(correction))
+        return self._remembered(result.evidence.key, value, result, bool(correction), ns)
 
     def recall(
-        self, query: str, k: int | None = None, key_prefix: str | None = None
+        self,
+        query: str,
+        k: int | None = None,
+        key_prefix: str | None = None,
+        config: RunnableConfig = _NO_CONFIG,
     ) -> tuple[str, list[Document]]:
+        ns = self._ns(config)
         with _errors_to_model("recall"):
-            docs = self.memory.retrieve(
-                query, self._k(k), namespace=self.namespace, key_prefix=key_prefix
-            )
+            docs = self.memory.retrieve(query, self._k(k), namespace=ns, key_prefix=key_prefix)
         return self._recalled(docs)
 
-    def forget(self, key: str, value: str, reason: str = "the user asked to forget it") -> str:
+    def forget(
+        self,
+        key: str,
+        value: str,
+        reason: str = "the user asked to forget it",
+        config: RunnableConfig = _NO_CONFIG,
+    ) -> str:
+        ns = self._ns(config)
         with _errors_to_model("forget"):
-            refusal = self._refusal(key, value)
+            refusal = self._refusal(key, value, ns)
             if refusal is not None:
                 raise _RefusedError(refusal)
-            self.memory.revoke(
-                key, value, reason=reason, namespace=self.namespace, source=self.source
-            )
+            self.memory.revoke(key, value, reason=reason, namespace=ns, source=self.source)
         return f"Forgot {key} = {value!r} (revoked; kept in the audit archive)."
 
     # ---------------------------------------------------------------- async
     async def aremember(
-        self, key: str, value: str, text: str | None = None, correction: bool = False
+        self,
+        key: str,
+        value: str,
+        text: str | None = None,
+        correction: bool = False,
+        config: RunnableConfig = _NO_CONFIG,
     ) -> str:
+        ns = self._ns(config)
         with _errors_to_model("remember"):
+            key = await asyncio.to_thread(self._resolved, key, ns)
             result = await self.memory.aobserve(
                 key,
                 value,
                 text=text,
-                namespace=self.namespace,
+                namespace=ns,
                 source=self.source,
                 correction=bool(correction),
             )
-        return self._remembered(result.evidence.key, value, result, bool(correction))
+        return self._remembered(result.evidence.key, value, result, bool(correction), ns)
 
     async def arecall(
-        self, query: str, k: int | None = None, key_prefix: str | None = None
+        self,
+        query: str,
+        k: int | None = None,
+        key_prefix: str | None = None,
+        config: RunnableConfig = _NO_CONFIG,
     ) -> tuple[str, list[Document]]:
+        ns = self._ns(config)
         with _errors_to_model("recall"):
             docs = await self.memory.aretrieve(
-                query, self._k(k), namespace=self.namespace, key_prefix=key_prefix
+                query, self._k(k), namespace=ns, key_prefix=key_prefix
             )
         return self._recalled(docs)
 
     async def aforget(
-        self, key: str, value: str, reason: str = "the user asked to forget it"
+        self,
+        key: str,
+        value: str,
+        reason: str = "the user asked to forget it",
+        config: RunnableConfig = _NO_CONFIG,
     ) -> str:
+        ns = self._ns(config)
         with _errors_to_model("forget"):
-            refusal = await asyncio.to_thread(self._refusal, key, value)
+            refusal = await asyncio.to_thread(self._refusal, key, value, ns)
             if refusal is not None:
                 raise _RefusedError(refusal)
-            await self.memory.arevoke(
-                key, value, reason=reason, namespace=self.namespace, source=self.source
-            )
+            await self.memory.arevoke(key, value, reason=reason, namespace=ns, source=self.source)
         return f"Forgot {key} = {value!r} (revoked; kept in the audit archive)."
 
 
@@ -349,7 +534,12 @@ def create_memory_tools(
     Args:
         memory: The memory the tools read and write.
         namespace: Scope of every call (a dotted string or a LangGraph-style tuple such as
-            ``("users", "u1")``); None uses the memory's default namespace.
+            ``("users", "u1")``); None uses the memory's default namespace. Labels may name
+            values of the run's config, as LangMem's tools do: ``("memories",
+            "{langgraph_user_id}")`` stores each user's facts in their own namespace
+            (:class:`NamespaceTemplate`); a call whose config lacks the value raises
+            :class:`~langchain_tepa.core.errors.NamespaceTemplateError` (to the application,
+            not as a tool message) and stores nothing.
         k: Default number of facts ``recall`` returns.
         source: Recorded as the ``source`` of the evidence the tools write.
 
@@ -357,7 +547,7 @@ def create_memory_tools(
         ``[remember, recall, forget]``, each with sync and async implementations.
 
     Raises:
-        InvalidArgumentError: If ``namespace`` or ``k`` is invalid.
+        InvalidArgumentError: If ``namespace`` (or its template) or ``k`` is invalid.
 
     Example:
         >>> from langchain_tepa import TEPAMemory

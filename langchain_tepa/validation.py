@@ -13,8 +13,9 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.errors import InvalidArgumentError, InvalidValueError
 from langchain_tepa.core.types import Fact
+from langchain_tepa.core.values import check_int
 
 __all__ = [
     "MAX_K",
@@ -82,6 +83,11 @@ def validate_metadata(metadata: object) -> dict[str, Any]:
             raise InvalidArgumentError(
                 f"metadata[{k!r}] must be str, int, float or bool, got {type(v).__name__}"
             )
+        elif not isinstance(v, bool):
+            try:
+                v = check_int(v)
+            except InvalidValueError as exc:
+                raise InvalidValueError(f"metadata[{k!r}]: {exc}") from exc
         out[k] = v
     return out
 

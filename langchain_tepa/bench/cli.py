@@ -4,8 +4,9 @@ Subcommands:
 
 - ``tepa-bench run SCENARIO [--methods a,b] [--seeds N] [--quick] [--out DIR]
   [--agent offline|openai] [--storage memory|chroma] [--workers N] [--set name=value]``
-- ``tepa-bench demo [--out DIR] [--seeds N]``: one reversal step by step on embedded Chroma,
-  then every demo scenario with full-length phases and fewer seeds (what ``make demo`` runs).
+- ``tepa-bench demo [--out DIR] [--seeds N]``: one reversal step by step on embedded Chroma
+  (:func:`langchain_tepa.demo.show_reversal`), then every demo scenario with full-length phases
+  and fewer seeds (what ``make bench`` runs).
 - ``tepa-bench list``: scenarios and methods.
 - Subcommands registered by plugins (:data:`~langchain_tepa.bench.registry.PLUGIN_MODULES`),
   for example ``tepa-bench perf``.
@@ -226,8 +227,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     options = _options(args, quick=True)
     names = [n for n in scenario_names() if get_scenario(n).demo]
-    from langchain_tepa.bench.reversal import show_reversal
     from langchain_tepa.bench.scenarios import QUICK_SEEDS
+    from langchain_tepa.demo import show_reversal
 
     print("== one reversal, step by step (embedded Chroma) ==")
     print(show_reversal())

@@ -20,10 +20,11 @@ from langchain_tepa.core.errors import (
     StorageError,
     TEPAError,
     UnknownPrecedentError,
+    UnsupportedLayoutError,
 )
 from langchain_tepa.core.fold import apply_evidence, fold, fold_all, refresh_posterior
-from langchain_tepa.core.policy import POLICY_NAMES, LifecyclePolicy, PromotionMode
-from langchain_tepa.core.rules import RuleSet, Step, change_odds, rules_for
+from langchain_tepa.core.policy import POLICY_NAMES, LifecyclePolicy, PromotionMode, rules_for
+from langchain_tepa.core.rules import RuleSet, Step, change_odds
 from langchain_tepa.core.stats import beta_lower_bound, posterior_mean
 from langchain_tepa.core.trust import DEFAULT_SOURCES, SourceTrust, TrustPolicy
 from langchain_tepa.core.types import (
@@ -72,6 +73,7 @@ __all__ = [
     "Transition",
     "TrustPolicy",
     "UnknownPrecedentError",
+    "UnsupportedLayoutError",
     "apply_evidence",
     "beta_lower_bound",
     "canonical_json",

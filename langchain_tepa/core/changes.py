@@ -45,7 +45,7 @@ from langchain_tepa.core.trust import SourceTrust
 from langchain_tepa.core.types import KeyState, Lifecycle, Precedent
 
 if TYPE_CHECKING:
-    from langchain_tepa.core.rules import Step, Veto
+    from langchain_tepa.core.step import Step, Veto
 
 __all__ = [
     "CHANGE_SOURCES",

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 __all__ = [
     "BrokenIndexError",
+    "EmbeddingMismatchError",
     "ExtractionError",
     "InvalidArgumentError",
     "InvalidKeyError",
     "InvalidNamespaceError",
     "InvalidValueError",
+    "NamespaceTemplateError",
+    "OutcomeUnknownError",
     "PolicyError",
     "ReadOnlyError",
     "StorageError",
@@ -29,6 +32,7 @@ __all__ = [
     "StorageUnavailableError",
     "TEPAError",
     "UnknownPrecedentError",
+    "UnsupportedLayoutError",
 ]
 
 
@@ -52,6 +56,29 @@ class InvalidNamespaceError(InvalidArgumentError):
     """A namespace is empty, has empty segments, or holds forbidden characters."""
 
 
+class EmbeddingMismatchError(InvalidArgumentError):
+    """Vectors of another size than the ones stored (another embedding model).
+
+    Attributes:
+        stored: Dimensions of the stored vectors.
+        new: Dimensions of the new ones.
+    """
+
+    def __init__(self, message: str, *, stored: int, new: int) -> None:
+        super().__init__(message)
+        self.stored = stored
+        self.new = new
+
+
+class NamespaceTemplateError(InvalidNamespaceError):
+    """A namespace template (``("memories", "{langgraph_user_id}")``) the run's config cannot fill.
+
+    Pass the value in the run's config (``config={"configurable": {"langgraph_user_id": ...}}``)
+    or use a fixed namespace: an unfilled template is never stored literally, which would let
+    every user share one namespace.
+    """
+
+
 class PolicyError(InvalidArgumentError):
     """A :class:`~langchain_tepa.core.policy.LifecyclePolicy` threshold is invalid."""
 
@@ -64,6 +91,15 @@ class StorageError(TEPAError, RuntimeError):
     """The storage backend failed or holds data this version cannot read."""
 
 
+class UnsupportedLayoutError(StorageError):
+    """A Chroma store was written in a storage layout this version does not read.
+
+    Either an older layout than the first this version knows (stores made by unreleased
+    development versions: recreate the store from its data) or a newer one (upgrade
+    langchain-tepa). The message names the store, its layout and the layouts this version reads.
+    """
+
+
 class BrokenIndexError(StorageError):
     """Chroma cannot read a collection's vector index files (a process killed while writing them).
 
@@ -74,6 +110,16 @@ class BrokenIndexError(StorageError):
 
 class StorageUnavailableError(StorageError):
     """The storage cannot be reached (a Chroma server that is down or at another address)."""
+
+
+class OutcomeUnknownError(StorageUnavailableError):
+    """A write failed in transit: its records may be stored in whole, in part or not at all.
+
+    The connection to the storage broke (or refused) during a write, so this process cannot
+    tell what the server applied. Every record has a fixed id, so what was stored is stored
+    once; but calling ``observe``/``put`` again makes new evidence. Read the key's
+    ``history``/``audit`` once the storage is back, and write again only what is missing.
+    """
 
 
 class StorageLockedError(StorageError):

@@ -180,7 +180,7 @@ def apply_evidence(
     """Fold one evidence record into ``state`` in place: the counts, then the policy's rules.
 
     The stages and the rules are in :mod:`langchain_tepa.core.rules`
-    (:func:`~langchain_tepa.core.rules.rules_for` gives a policy's rules).
+    (:func:`~langchain_tepa.core.policy.rules_for` gives a policy's rules).
 
     Args:
         state: The key's current state (mutated).

@@ -23,12 +23,27 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
-from langchain_tepa.core.changes import CHANGE_SOURCES
+from langchain_tepa.core import beta, change
+from langchain_tepa.core.changes import CHANGE_SOURCES, change_rules
 from langchain_tepa.core.errors import PolicyError
-from langchain_tepa.core.rules import RuleSet, rules_for
-from langchain_tepa.core.trust import SourceTrust, TrustPolicy
+from langchain_tepa.core.rules import (
+    BoundaryRule,
+    PromotionRule,
+    RecordRule,
+    RevocationRule,
+    RuleSet,
+    Veto,
+)
+from langchain_tepa.core.trust import Correction, SourceTrust, SupportPromotion, TrustPolicy
 
-__all__ = ["DEFAULT_POLICY", "POLICY_NAMES", "AnswerBy", "LifecyclePolicy", "PromotionMode"]
+__all__ = [
+    "DEFAULT_POLICY",
+    "POLICY_NAMES",
+    "AnswerBy",
+    "LifecyclePolicy",
+    "PromotionMode",
+    "rules_for",
+]
 
 PromotionMode = Literal["posterior", "immediate", "trials"]
 AnswerBy = Literal["net_support", "validity"]
@@ -175,7 +190,7 @@ class LifecyclePolicy:
             with ``revoke_keyed`` (the default) they cannot while its last outcome failed.
         revoke_change: The change rule (preset ``tepa-cd``): revoke a value when its own outcome
             history shows a drop of its success rate, by Bayesian change-point detection
-            (:func:`langchain_tepa.core.rules.change_odds`). The history is the recent window, so
+            (:func:`langchain_tepa.core.change.change_odds`). The history is the recent window, so
             this preset keeps a longer one (``window`` 24).
         change_hazard: Prior probability of a change at each outcome of a value. 0.05: about one
             change in twenty actions, the most frequent drift the benchmarks run.
@@ -184,7 +199,7 @@ class LifecyclePolicy:
         change_threshold: Revoke when the posterior odds of a drop reach this. 1: a change is
             more likely than not.
         revoke_keyed: The key test (the default, preset ``tepa-key``,
-            :class:`~langchain_tepa.core.rules.KeyChangeRevocation`): revoke an Active value when
+            :class:`~langchain_tepa.core.change.KeyChangeRevocation`): revoke an Active value when
             a Bayesian change test on its outcomes, run with the rates of its *key* (how often a
             working value of the key succeeds, pooled over all its values; how often the key's
             working value has changed; how long its failure runs last when a value comes back),
@@ -444,7 +459,7 @@ class LifecyclePolicy:
 
     @functools.cached_property
     def rules(self) -> RuleSet:
-        """The policy's rules, by stage (:func:`~langchain_tepa.core.rules.rules_for`)."""
+        """The policy's rules, by stage (:func:`rules_for`)."""
         return rules_for(self)
 
     @property
@@ -549,3 +564,102 @@ class LifecyclePolicy:
         if unknown:
             raise PolicyError(f"unknown policy fields: {sorted(unknown)}")
         return cls(**{"name": name, **presets[name], **overrides})
+
+
+def rules_for(policy: LifecyclePolicy) -> RuleSet:
+    """The :class:`RuleSet` of a policy (``policy.rules`` caches it: policies are immutable).
+
+    Each switch of :class:`LifecyclePolicy` adds one rule; the order of the rules within a stage
+    is the order below (the stages: :mod:`langchain_tepa.core.rules`).
+
+    Example:
+        >>> [type(r).__name__ for r in rules_for(LifecyclePolicy.preset("lww")).record]
+        ['Supersede']
+    """
+    boundary: list[BoundaryRule] = []
+    record: list[RecordRule] = []
+    revocation: list[RevocationRule] = []
+    vetoes: list[Veto] = []
+    if policy.trust is not None:
+        record.append(Correction())
+    if policy.honour_boundary:
+        boundary.append(beta.BoundaryReset())
+    if policy.revoke_on_first_failure:
+        record.append(beta.Reactive(policy.reactive_failures))
+    if policy.supersede:
+        record.append(beta.Supersede(on_failure=policy.supersede_on_failure))
+    if policy.temporal_window is not None:
+        record.append(beta.TemporalExpiry(policy.temporal_window))
+    if policy.revoke_posterior:
+        revocation.append(beta.PosteriorRevocation(policy.n_min, policy.theta_rev))
+    if policy.revoke_recent:
+        revocation.append(beta.RecentWindowRevocation(policy.w_min, policy.theta_rec))
+    if policy.revoke_keyed:
+        revocation.append(
+            change.KeyChangeRevocation(
+                policy.keyed_working,
+                policy.keyed_failing,
+                policy.keyed_hazard,
+                policy.keyed_weight,
+                policy.keyed_odds,
+            )
+        )
+    drop = None
+    if policy.revoke_change:
+        drop = change.ChangeRevocation(
+            policy.change_hazard, policy.change_max_run, policy.change_threshold
+        )
+        revocation.append(drop)
+    if policy.outcome_veto:
+        if drop is not None:
+            vetoes.append(change.ChangeVeto(drop))
+            if policy.trust is not None:
+                # a value that never worked shows no drop: with corrections, veto it as well
+                vetoes.append(beta.OutcomeVeto(policy.w_min, policy.theta_rec))
+        elif policy.revoke_keyed:
+            # covers a value that never worked too: its last outcome failed
+            vetoes.append(change.LastOutcomeVeto())
+        else:
+            vetoes.append(beta.OutcomeVeto(policy.w_min, policy.theta_rec))
+    if policy.trust is not None:  # change without freezing (core/changes.py)
+        record.extend(
+            change_rules(
+                track_conflict=policy.track_conflict,
+                revise_own=policy.revise_own,
+                sources=policy.change_sources,
+                statements=policy.change_statements,
+                vetoes=vetoes,
+            )
+        )
+    promotion: PromotionRule | None = None
+    paper = policy.trust is None and policy.answer_by == "validity"
+    by_net = policy.answer_by == "net_support"
+    if policy.promotion == "immediate":
+        promotion = beta.ImmediatePromotion(policy.name)
+    elif policy.promotion == "posterior":
+        promotion = (
+            beta.PosteriorPromotion(policy.theta_pro, policy.n_pro)
+            if paper
+            else SupportPromotion(
+                policy.theta_pro, policy.n_pro, by_net=by_net, displace_ratio=policy.displace_ratio
+            )
+        )
+    elif policy.promote_on_outcomes:  # TEPA-Full: real executions promote, assertions wait
+        promotion = SupportPromotion(
+            policy.theta_pro,
+            policy.n_pro,
+            require_outcome=True,
+            by_net=by_net,
+            displace_ratio=policy.displace_ratio,
+        )
+    counts_rule = change.HistoryCounts if policy.revoke_keyed else beta.BetaCounts
+    return RuleSet(
+        counts=counts_rule(policy.track_conflict, policy.window),
+        boundary=tuple(boundary),
+        record=tuple(record),
+        revocation=tuple(revocation),
+        promotion=promotion,
+        vetoes=tuple(vetoes),
+        trust=policy.trust,
+        settle_decisions=isinstance(promotion, SupportPromotion),
+    )

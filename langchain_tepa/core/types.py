@@ -13,12 +13,10 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from langchain_tepa.core.ledger import TrustLedger
 from langchain_tepa.core.values import DEFAULT_NAMESPACE, canonical_json, short_hash
-
-if TYPE_CHECKING:
-    from langchain_tepa.core.trust import TrustLedger
 
 __all__ = [
     "Evidence",

@@ -47,6 +47,7 @@ __all__ = [
     "MAX_NAMESPACE_LENGTH",
     "MAX_VALUE_BYTES",
     "canonical_json",
+    "check_int",
     "forbidden_character",
     "normalize_text",
     "short_hash",
@@ -54,6 +55,7 @@ __all__ = [
     "validate_namespace",
     "validate_value",
     "value_identity",
+    "value_key",
 ]
 
 DEFAULT_NAMESPACE = "default"
@@ -273,6 +275,19 @@ def _check_int(value: int) -> int:
     return int.__int__(value)  # a plain int, also for int subclasses (IntEnum, ...)
 
 
+def check_int(value: int) -> int:
+    """``value`` as a plain int, if JSON can write and read it back (at most 4,300 digits).
+
+    Raises:
+        InvalidValueError: If it has more decimal digits than Python's int-to-str limit.
+
+    Example:
+        >>> check_int(10**20)
+        100000000000000000000
+    """
+    return _check_int(value)
+
+
 def _plain(value: Any, depth: int = 0) -> Any:
     """Check ``value`` and return its plain JSON form (a new object, never the caller's)."""
     if depth > 32:
@@ -408,3 +423,21 @@ def value_identity(value: Any, *, normalize: bool = True) -> str:
 @functools.lru_cache(maxsize=65536, typed=True)
 def _scalar_identity(value: str | float, normalize: bool) -> str:
     return short_hash(canonical_json(_normalize(value) if normalize else value), 16)
+
+
+_SLUG = re.compile(r"[^\w]+", re.UNICODE)
+
+
+def value_key(key: str, value: Any) -> str:
+    """The key of one value of a multi-valued attribute, where each value is a key of its own.
+
+    Extractors mark an attribute multi-valued (pets, languages: ``Fact.metadata["multi_valued"]``)
+    when the policy does not declare it so; such a fact is stored under this key, so its values
+    never conflict.
+
+    Example:
+        >>> value_key("user.pets", "Golden Retriever")
+        'user.pets.golden_retriever'
+    """
+    slug = _SLUG.sub("_", str(value).casefold()).strip("_")[:64] or "value"
+    return f"{key}.{slug}"

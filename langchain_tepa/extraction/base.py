@@ -37,12 +37,17 @@ __all__ = [
     "extract_report",
 ]
 
-UnextractedReason = Literal["question", "negated", "no_known_shape", "too_long", "no_fact"]
+UnextractedReason = Literal[
+    "question", "negated", "hypothetical", "no_known_shape", "too_long", "no_fact"
+]
 """Why a sentence gave no fact.
 
 * ``question``: it asks rather than states (ends with ``?``);
 * ``negated``: it says what is *not* so ("I don't eat meat anymore."), which a keyed value
   cannot hold;
+* ``hypothetical``: it says what might, will, would or used to be ("I might move to Rome.",
+  "If I lived in Rome...", "I'm thinking about moving.", "I used to live in Paris."), not
+  what is so now;
 * ``no_known_shape``: it fits none of the sentence shapes the extractor knows;
 * ``too_long``: longer than the extractor reads in one sentence;
 * ``no_fact``: the extractor gave no fact for the text and says nothing more (extractors without
@@ -52,6 +57,7 @@ UnextractedReason = Literal["question", "negated", "no_known_shape", "too_long",
 _REASON_TEXT = {
     "question": "a question, not a statement",
     "negated": "a negation: a value cannot hold what is not so",
+    "hypothetical": "hypothetical, planned or past: not a value that holds now",
     "no_known_shape": "no known sentence shape",
     "too_long": "too long to read as one sentence",
     "no_fact": "the extractor found no fact",

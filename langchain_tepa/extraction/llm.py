@@ -73,6 +73,26 @@ KNOWN_KEYS_PROMPT = """\
 Keys already in memory (reuse one when the fact is about the same attribute):
 {keys}"""
 
+FAMILIES_PROMPT = """\
+
+For the user's own attributes, use these relation names when one fits: {families}.
+Another person's attribute has that person in the key ("user.sister.home_city"), never the
+user's key. A hypothetical, planned, past or negated statement ("I might move to Rome",
+"I used to live in Paris", "I don't eat meat") states no fact."""
+
+
+def _family_names() -> list[str]:
+    from langchain_tepa.extraction.families import FAMILIES
+
+    return sorted(FAMILIES)
+
+
+def _multi_valued(key: str) -> bool:
+    from langchain_tepa.extraction.families import FAMILIES, canonical_relation
+
+    relation = canonical_relation(key.rsplit(".", 1)[-1])
+    return relation is not None and relation in FAMILIES and FAMILIES[relation].multi_valued
+
 
 class ExtractedFact(BaseModel):
     """One fact as the model returns it."""
@@ -269,10 +289,23 @@ class LLMFactExtractor:
                 break
         return out
 
-    def messages(self, text: str) -> list[tuple[str, str]]:
-        """The chat messages sent for ``text`` (system instructions, then the text)."""
+    def messages(self, text: str, known_keys: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        """The chat messages sent for ``text`` (system instructions, then the text).
+
+        Args:
+            text: The text to extract from.
+            known_keys: Keys of the namespace to offer for reuse, beside ``known_keys`` given
+                to the constructor (at most :data:`MAX_KNOWN_KEYS` in all).
+        """
         system = self.system_prompt
+        if self.system_prompt is SYSTEM_PROMPT:
+            system += FAMILIES_PROMPT.format(families=", ".join(_family_names()))
         keys = self._keys()
+        for k in known_keys or ():
+            if len(keys) >= MAX_KNOWN_KEYS:
+                break
+            if isinstance(k, str) and k.strip() and k.strip() not in keys:
+                keys.append(k.strip())
         if keys:
             system += KNOWN_KEYS_PROMPT.format(keys="\n".join(f"- {k}" for k in keys))
         return [("system", system), ("human", text)]
@@ -307,13 +340,10 @@ class LLMFactExtractor:
             conf = min(1.0, max(0.0, conf))
             if conf < self.min_confidence:
                 continue
-            fact = Fact(
-                key=key,
-                value=value,
-                text=text,
-                metadata={"extractor": "llm", "model": self.model_name},
-                confidence=conf,
-            )
+            meta: dict[str, Any] = {"extractor": "llm", "model": self.model_name}
+            if _multi_valued(key):
+                meta["multi_valued"] = True
+            fact = Fact(key=key, value=value, text=text, metadata=meta, confidence=conf)
             ident = (key, value.casefold())
             if ident not in best or best[ident].confidence < conf:
                 best[ident] = fact
@@ -352,6 +382,44 @@ class LLMFactExtractor:
         chain = self._structured()
         try:
             answer = chain.invoke(self.messages(text))
+        except ExtractionError:
+            raise
+        except Exception as exc:
+            raise self._wrap(exc) from exc
+        return self._facts(answer, text)
+
+    def extract_with_keys(self, text: str, known_keys: Sequence[str]) -> list[Fact]:
+        """:meth:`extract`, with the namespace's known keys in the prompt for reuse.
+
+        ``TextIngest`` calls this with the keys stored in the namespace, so the model names an
+        attribute it has seen before with the same key ("user.home_city", not
+        "user.location").
+
+        Example:
+            >>> extractor = LLMFactExtractor(llm=model)  # doctest: +SKIP
+            >>> extractor.extract_with_keys(  # doctest: +SKIP
+            ...     "I moved to Oslo.", ["user.home_city"]
+            ... )
+            [Fact(key='user.home_city', value='Oslo', ...)]
+        """
+        if not self._check(text).strip():
+            return []
+        chain = self._structured()
+        try:
+            answer = chain.invoke(self.messages(text, known_keys))
+        except ExtractionError:
+            raise
+        except Exception as exc:
+            raise self._wrap(exc) from exc
+        return self._facts(answer, text)
+
+    async def aextract_with_keys(self, text: str, known_keys: Sequence[str]) -> list[Fact]:
+        """Async twin of :meth:`extract_with_keys`."""
+        if not self._check(text).strip():
+            return []
+        chain = self._structured()
+        try:
+            answer = await chain.ainvoke(self.messages(text, known_keys))
         except ExtractionError:
             raise
         except Exception as exc:

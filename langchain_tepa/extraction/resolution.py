@@ -21,6 +21,15 @@ Rules:
   ``died_in_city_of`` score 0.66 with the offline embeddings and stay apart). Set it to 1.0 to
   merge only keys with equal resolution texts.
 * An existing key always resolves to itself.
+* Where the key text does not decide, a claim's *attribute text* (its sentence with the value
+  removed, ``Fact.metadata["attribute_text"]``) is compared, with the same threshold, with the
+  attribute texts of known keys (:meth:`KeyResolver.register_attributes`).
+
+Before the resolver, :class:`~langchain_tepa.memory.ingest.TextIngest` applies the attribute
+families' rules (:func:`resolve_families`): a user's key whose relation a family knows
+(``lives_in``, ``moved_to``, ``current_city``) becomes the family's key (``user.home_city``),
+or the namespace's existing key of that family; a claim that names the value it replaces
+(``previous_value``) lands on the known key that holds that value.
 
 Vectors of known keys are cached per namespace and parent; the cache is filled from the memory's
 key index the first time a namespace is used and kept up to date as keys are added.
@@ -36,7 +45,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,7 +53,7 @@ from langchain_core.embeddings import Embeddings
 
 from langchain_tepa.core.errors import InvalidArgumentError
 
-__all__ = ["KeyResolver", "resolution_text"]
+__all__ = ["KeyResolver", "is_family_key", "resolution_text", "resolve_families"]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 #: Words that mark a preference or the present state without naming another slot.
@@ -67,6 +76,9 @@ PREFERENCE_MARKERS: frozenset[str] = frozenset(
         "an",
     }
 )
+
+
+_MAX_ATTRIBUTE_TEXTS = 256  # remembered per namespace and parent
 
 
 def _singular(word: str) -> str:
@@ -134,6 +146,7 @@ class KeyResolver:
         self._groups: dict[str, dict[str, _Group]] = {}
         self._known: dict[str, set[str]] = {}
         self._vector_cache: dict[str, np.ndarray] = {}
+        self._attributes: dict[str, dict[str, _Group]] = {}
 
     def has_namespace(self, namespace: str) -> bool:
         """Whether the keys of ``namespace`` are cached."""
@@ -169,6 +182,27 @@ class KeyResolver:
             known.add(key)
             groups.setdefault(_parent(key), _Group()).add(key, text, vec)
 
+    def register_attributes(self, namespace: str, pairs: Iterable[tuple[str, str]]) -> None:
+        """Remember the attribute text of stored keys (``(key, attribute text)`` pairs).
+
+        An attribute text is a claim's sentence with its value removed ("user moved to last
+        month"); a new key that no rule and no key text resolves is compared with them.
+        """
+        groups = self._attributes.setdefault(namespace, {})
+        for key, text in pairs:
+            if not text:
+                continue
+            norm = " ".join(text.casefold().split())
+            group = groups.setdefault(_parent(key), _Group())
+            if norm in group.by_text:
+                continue
+            group.add(key, norm, self._vectors([norm])[0])
+            while len(group.keys) > _MAX_ATTRIBUTE_TEXTS:  # bounded: the oldest texts go
+                group.keys.pop(0)
+                assert group.vectors is not None
+                group.vectors = group.vectors[1:]
+                group.by_text = {t: k for t, k in group.by_text.items() if k in group.keys}
+
     def _match(self, group: _Group | None, text: str, vector: np.ndarray) -> str | None:
         if group is None or not group.keys:
             return None
@@ -181,18 +215,27 @@ class KeyResolver:
             return group.keys[best]
         return None
 
-    def resolve_many(self, namespace: str, keys: list[str]) -> list[str]:
+    def resolve_many(
+        self,
+        namespace: str,
+        keys: list[str],
+        attribute_texts: Sequence[str | None] | None = None,
+    ) -> list[str]:
         """The key each of ``keys`` is stored under, in order.
 
         A key resolves to itself when it is known or nothing is close enough; keys new in this
-        call can be resolved onto each other (the first one seen names the slot). The cache is
-        not changed: call :meth:`register` once the facts are stored.
+        call can be resolved onto each other (the first one seen names the slot). When
+        ``attribute_texts`` are given (one per key, None where unknown), a key that its text
+        does not resolve is compared by its claim's attribute text with those remembered by
+        :meth:`register_attributes`. The cache is not changed: call :meth:`register` once the
+        facts are stored.
         """
         known = self._known.get(namespace, set())
         groups = self._groups.get(namespace, {})
+        attributes = self._attributes.get(namespace, {})
         staged: dict[str, _Group] = {}
         out: list[str] = []
-        for key in keys:
+        for i, key in enumerate(keys):
             if key in known:
                 out.append(key)
                 continue
@@ -202,6 +245,10 @@ class KeyResolver:
             target = self._match(groups.get(parent), text, vector)
             if target is None:
                 target = self._match(staged.get(parent), text, vector)
+            attribute = attribute_texts[i] if attribute_texts is not None else None
+            if target is None and attribute:
+                norm = " ".join(attribute.casefold().split())
+                target = self._match(attributes.get(parent), norm, self._vectors([norm])[0])
             if target is None:
                 target = key
                 stage = staged.setdefault(parent, _Group())
@@ -209,3 +256,101 @@ class KeyResolver:
                     stage.add(key, text, vector)
             out.append(target)
         return out
+
+
+def _is_user_key(key: str, user_subject: str) -> bool:
+    return key == user_subject or key.startswith(user_subject + ".")
+
+
+def resolve_families(
+    keys: Sequence[str],
+    known: Iterable[str],
+    *,
+    previous: Sequence[str | None] | None = None,
+    values: Mapping[str, object] | None = None,
+    user_subject: str = "user",
+    rename: Sequence[bool] | None = None,
+) -> list[tuple[str, bool]]:
+    """The key of each claim by the attribute families' rules, and whether it is multi-valued.
+
+    Only keys of the user (``user.*``, ``user.sister.*``) are moved; other keys are kept.
+
+    * A relation that a family knows (``user.lives_in``, ``user.current_city``) becomes the
+      family's canonical key (``user.home_city``); when a known key of the same subject
+      already names that family (``user.live_in`` stored by an older extractor), that key.
+    * A claim with a ``previous`` value (it says which value it replaces) moves onto the known
+      key of the same subject whose current value (``values``) is that value.
+
+    Args:
+        keys: The claims' keys.
+        known: The namespace's stored keys.
+        previous: Per key, the value its claim replaces (None when it names none).
+        values: Current value of known keys (single value or list), for ``previous``.
+        user_subject: The subject of the user's keys.
+        rename: Per key, whether it may take the family's canonical name when the namespace
+            has no key of that family yet (default: yes). ``TextIngest`` allows it for the
+            keys of extractors that name families (offline, LLM) and keeps the keys of other
+            extractors as written unless a stored key of the family exists.
+
+    Returns:
+        ``(key, multi_valued)`` per input key.
+
+    Example:
+        >>> resolve_families(["user.moved_to", "user.pets"], ["user.live_in"])
+        [('user.live_in', False), ('user.pets', True)]
+        >>> resolve_families(["user.replacement"], ["user.gym"], previous=["PureGym"],
+        ...                  values={"user.gym": "PureGym"})
+        [('user.gym', False)]
+    """
+    from langchain_tepa.extraction.families import FAMILIES, canonical_relation
+
+    by_family: dict[tuple[str, str], str] = {}
+    known_list = [k for k in known if _is_user_key(k, user_subject)]
+    known_set = set(known_list)
+    for k in known_list:
+        fam = canonical_relation(k.rsplit(".", 1)[-1]) if "." in k else None
+        if fam is not None:
+            by_family.setdefault((_parent(k), fam), k)
+    out: list[tuple[str, bool]] = []
+    for i, key in enumerate(keys):
+        if not _is_user_key(key, user_subject) or "." not in key:
+            out.append((key, False))
+            continue
+        parent, relation = key.rsplit(".", 1)
+        fam = canonical_relation(relation)
+        target = key
+        if fam is not None:
+            canonical = f"{parent}.{fam}"
+            fallback = canonical if rename is None or rename[i] else key
+            target = canonical if canonical in known_set else by_family.get((parent, fam), fallback)
+        old = previous[i] if previous is not None else None
+        if old and values:
+            wanted = str(old).casefold()
+            hits = [
+                k
+                for k in known_list
+                if _parent(k) == parent and k in values and wanted in _casefolded(values[k])
+            ]
+            if len(hits) == 1:
+                target = hits[0]
+        last = target.rsplit(".", 1)[-1]
+        fam = canonical_relation(last) or last
+        out.append((target, fam in FAMILIES and FAMILIES[fam].multi_valued))
+    return out
+
+
+def _casefolded(value: object) -> set[str]:
+    items = value if isinstance(value, list | tuple | set | frozenset) else [value]
+    return {str(v).casefold() for v in items}
+
+
+def is_family_key(key: str, user_subject: str = "user") -> bool:
+    """Whether ``key`` is a user's key named by an attribute family (``user.home_city``).
+
+    Example:
+        >>> is_family_key("user.home_city"), is_family_key("france.capital")
+        (True, False)
+    """
+    from langchain_tepa.extraction.families import FAMILIES
+
+    return _is_user_key(key, user_subject) and key.rsplit(".", 1)[-1] in FAMILIES

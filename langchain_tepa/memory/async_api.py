@@ -17,7 +17,7 @@ import asyncio
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 from langchain_core.documents import Document
 
@@ -26,10 +26,9 @@ from langchain_tepa.memory.batch import Decision, RevokeKey
 from langchain_tepa.memory.rows import AnswerRow, AnswerTable
 from langchain_tepa.results import KeyAudit, ObservationResult, ReconcileReport, TextsResult
 
-if TYPE_CHECKING:
-    from langchain_tepa.memory.facade import TEPAMemory
-
 __all__ = ["AsyncMemoryMixin"]
+
+_Self = TypeVar("_Self", bound="AsyncMemoryMixin")
 
 _Namespace = str | Sequence[str]
 _AsOf = datetime | float | int | str
@@ -353,8 +352,8 @@ class AsyncMemoryMixin:
         """Async twin of :meth:`TEPAMemory.close`."""
         await self._run("close")
 
-    async def __aenter__(self) -> TEPAMemory:
-        return self  # type: ignore[return-value]
+    async def __aenter__(self: _Self) -> _Self:
+        return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()

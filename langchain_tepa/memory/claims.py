@@ -57,13 +57,14 @@ Example:
 from __future__ import annotations
 
 import json
-import re
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from langchain_tepa.core.errors import TEPAError
 from langchain_tepa.core.types import Evidence, EvidenceKind, Fact, Lifecycle, Precedent
-from langchain_tepa.core.values import value_identity
+from langchain_tepa.core.values import value_identity, value_key
 from langchain_tepa.memory.batch import Decision
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ __all__ = [
     "ItemText",
     "claims_namespace",
     "is_claims_namespace",
+    "joined_text",
     "text_of_value",
 ]
 
@@ -85,8 +87,14 @@ CLAIMS_LABEL = "~claims"
 SUPERSEDED = "superseded"
 """How the reason of a revocation by claims starts (only those are promoted back)."""
 
-_SLUG = re.compile(r"[^\w]+", re.UNICODE)
+_log = logging.getLogger("langchain_tepa")
 _MAX_TEXT = 4000
+
+
+def _clean(text: str) -> str:
+    """``text`` as the extractor may read it: no NUL, valid UTF-8, at most 4,000 characters."""
+    text = text[:_MAX_TEXT].replace("\x00", " ")
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def claims_namespace(namespace: str) -> str:
@@ -109,6 +117,25 @@ def is_claims_namespace(namespace: str) -> bool:
     return CLAIMS_LABEL in namespace.split(".")
 
 
+def joined_text(parts: Iterable[str]) -> str:
+    """Texts read as one: each kept as written, a full stop added between sentences.
+
+    A single text is returned unchanged (an extractor that knows its texts sees them as
+    written).
+
+    Example:
+        >>> joined_text(["I live in Oslo", "I work at Acme."])
+        'I live in Oslo. I work at Acme.'
+    """
+    kept = [p.strip() for p in parts if p.strip()]
+    out = ""
+    for part in kept:
+        if out:
+            out += " " if out.endswith((".", "!", "?", ":", ";")) else ". "
+        out += part
+    return out[:_MAX_TEXT]
+
+
 def text_of_value(value: Any) -> str:
     """The text of an item value that claims are read from: its string leaves, in order.
 
@@ -120,8 +147,7 @@ def text_of_value(value: Any) -> str:
 
     def walk(v: Any) -> None:
         if isinstance(v, str):
-            if v.strip():
-                parts.append(v.strip().rstrip("."))
+            parts.append(v)
         elif isinstance(v, dict):
             for x in v.values():
                 walk(x)
@@ -130,7 +156,7 @@ def text_of_value(value: Any) -> str:
                 walk(x)
 
     walk(value)
-    return ". ".join(parts)[:_MAX_TEXT]
+    return joined_text(parts)
 
 
 @dataclass(frozen=True)
@@ -221,8 +247,7 @@ class ItemClaims:
     def _claim_key(self, fact: Fact) -> str:
         multi = bool((fact.metadata or {}).get("multi_valued"))
         if multi and not self.memory.policy.is_multi_valued(fact.key):
-            slug = _SLUG.sub("_", str(fact.value).casefold()).strip("_")[:64] or "value"
-            return f"{fact.key}.{slug}"
+            return value_key(fact.key, fact.value)
         return fact.key
 
     def plan(self, items: Sequence[ItemText]) -> ClaimPlan:
@@ -239,29 +264,41 @@ class ItemClaims:
         for ns, group in by_ns.items():
             cns = claims_namespace(ns)
             texts = [g for g in group if g.value is not None and g.text and g.text.strip()]
-            found = (
-                self.memory.extract_claims([g.text or "" for g in texts], namespace=cns)
-                if texts
-                else []
-            )
+            found = self._extract([_clean(g.text or "") for g in texts], cns)
             claims_of = {id(g): facts for g, facts in zip(texts, found, strict=True)}
             for item in group:
                 self._plan_item(out, cns, item, claims_of.get(id(item), []))
         return out
 
+    def _extract(self, texts: list[str], cns: str) -> list[list[Fact]]:
+        """The claims of each text; an extractor that fails leaves its items without claims.
+
+        The item is stored either way: a failing extractor (a model that timed out) costs the
+        items their claims, logged as a warning, not the write.
+        """
+        if not texts:
+            return []
+        try:
+            return self.memory.extract_claims(texts, namespace=cns)
+        except TEPAError as exc:
+            _log.warning("claims not extracted for %d item(s): %s", len(texts), exc)
+            return [[] for _ in texts]
+
     def _plan_item(self, out: ClaimPlan, cns: str, item: ItemText, facts: list[Fact]) -> None:
         old = self._current_claims(item)
-        claims = [(self._claim_key(f), f.value) for f in facts]
-        claims = list(dict.fromkeys((k, json.dumps(v)) for k, v in claims))
-        pairs = [(k, json.loads(v)) for k, v in claims]
+        unique: dict[tuple[str, str], Fact] = {}  # one fact per claim, the first said
+        for f in facts:
+            unique.setdefault((self._claim_key(f), json.dumps(f.value)), f)
+        facts = list(unique.values())
+        pairs = [(k, json.loads(v)) for k, v in unique]
         if item.value is not None:
             vid = self._vid(item.value)
             out.items[(item.namespace, item.key, vid)] = pairs
             listed = json.dumps(pairs, ensure_ascii=False)
             if pairs:
                 out.metadata[(item.namespace, item.key)] = {"item_claims": listed}
-            for fact, (key, value) in zip(facts, pairs, strict=False):
-                meta = {
+            for fact, (key, value) in zip(facts, pairs, strict=True):
+                meta: dict[str, Any] = {
                     "item": item.key,
                     "item_namespace": item.namespace,
                     "item_value": vid,
@@ -353,7 +390,10 @@ class ItemClaims:
                     reason = f"restored: its claim {k} = {v!r} is served again"
                     out.append(Decision(item_key, target.value, True, reason, ns, source))
             elif not served and target.state is Lifecycle.ACTIVE:
-                k, v = claims[0]
+                displaced = [(k, v) for k, v in claims if self._displaced(cns, k, v, cache)]
+                if not displaced:  # no value of its keys is believed yet (all Hypotheses)
+                    continue
+                k, v = displaced[0]
                 now = self._served(cns, k, cache)
                 if now:
                     by = owners.get((cns, k, now[0].value_id))
@@ -363,6 +403,20 @@ class ItemClaims:
                     reason = f"{SUPERSEDED}: {k} = {v!r} is no longer believed"
                 out.append(Decision(item_key, target.value, False, reason, ns, source))
         return out
+
+    def _displaced(
+        self, cns: str, key: str, value: Any, cache: dict[tuple[str, str], list[Precedent]]
+    ) -> bool:
+        """Whether a claim that is not served lost to something.
+
+        It did when another value of its key is served, or its own value was revoked; not when
+        no value of the key was promoted yet (as under ``tepa-full``, before a trial).
+        """
+        if self._served(cns, key, cache):
+            return True
+        vid = self._vid(value)
+        state = self.memory.audit(key, namespace=cns)
+        return any(p.value_id == vid and p.state is Lifecycle.REVOKED for p in state.precedents)
 
     def _owners(
         self, links: dict[tuple[str, str, str], list[tuple[str, Any]]]
@@ -381,24 +435,39 @@ class ItemClaims:
         return None
 
     def _retract(self, plan: ClaimPlan) -> int:
-        """Revoke retracted claim values that no other live item makes."""
+        """Revoke retracted claim values that no other live item makes.
+
+        A value that a retracted claim had revoked (a change: "moved to Oslo" revoking Lisbon)
+        is promoted back, since the evidence against it was taken back.
+        """
         decisions: list[Decision] = []
         for ns, item_key, key, value in plan.retract:
             cns = claims_namespace(ns)
             vid = self._vid(value)
+            records = self.memory.history(key, namespace=cns)
             others = False
-            for (ons, okey, ovid), claims in _links(
-                self.memory.history(key, namespace=cns)
-            ).items():
+            for (ons, okey, ovid), claims in _links(records).items():
                 if okey == item_key or not any(self._vid(v) == vid for _, v in claims):
                     continue
                 p = self._item_precedent(ons, okey, ovid)
                 if p is not None and p.state is not Lifecycle.REVOKED:
                     others = True
                     break
-            if not others:
-                reason = f"retracted: item {item_key} no longer says {key} = {value!r}"
-                decisions.append(Decision(key, value, False, reason, cns))
+            if others:
+                continue
+            decisions.append(
+                Decision(key, value, False, f"retracted: item {item_key} no longer says it", cns)
+            )
+            mine = {
+                ev.id
+                for ev in records
+                if ev.metadata.get("item") == item_key and ev.metadata.get("item_namespace") == ns
+            }
+            for q in self.memory.audit(key, namespace=cns).precedents:
+                by = q.revocation
+                if by is not None and by.evidence_id in mine and q.value_id != vid:
+                    reason = f"restored: item {item_key}, which had superseded it, was retracted"
+                    decisions.append(Decision(key, q.value, True, reason, cns))
         if decisions:
             self.memory.write_many(decisions)
         return len(decisions)

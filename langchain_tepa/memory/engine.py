@@ -40,7 +40,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from langchain_tepa._gc import gc_paused
-from langchain_tepa.core.errors import InvalidArgumentError, ReadOnlyError
+from langchain_tepa.core.errors import EmbeddingMismatchError, InvalidArgumentError, ReadOnlyError
 from langchain_tepa.core.fold import apply_evidence, refresh_posterior
 from langchain_tepa.core.log import Head, NamespaceSummary, Page, clock_digest
 from langchain_tepa.core.policy import LifecyclePolicy
@@ -53,6 +53,7 @@ from langchain_tepa.core.types import (
     Transition,
 )
 from langchain_tepa.core.values import value_identity
+from langchain_tepa.embeddings import describe_embeddings
 from langchain_tepa.memory.documents import copy_value
 from langchain_tepa.state import (
     AsOf,
@@ -490,6 +491,35 @@ class Engine:
             return out
         return [[float(x) for x in v] for v in vectors]
 
+    def _check_sizes(
+        self,
+        states: Mapping[str, NamespaceState],
+        new: Sequence[Precedent],
+        vectors: Mapping[str, Sequence[float]],
+    ) -> None:
+        """Refuse a commit whose new vectors differ in size from its namespaces' stored ones.
+
+        Checked before anything is written: a namespace holding vectors of two sizes could no
+        longer be searched with either model.
+
+        Raises:
+            EmbeddingMismatchError: Naming this memory's model and both sizes.
+        """
+        for p in new:
+            st = states.get(p.namespace)
+            stored = st.vectors.dims if st is not None and st.vectors is not None else None
+            size = len(vectors[p.id])
+            if stored is not None and size != stored:
+                raise EmbeddingMismatchError(
+                    f"this memory embeds with {describe_embeddings(self.embeddings)}, whose "
+                    f"vectors have {size} dimensions, but namespace {p.namespace!r} holds "
+                    f"vectors of {stored} dimensions, written with another embedding model; "
+                    "open the memory with the embeddings it was written with (nothing was "
+                    "stored)",
+                    stored=stored,
+                    new=size,
+                )
+
     def _complete_vectors(self, st: NamespaceState, table: VectorTable) -> None:
         """Embed precedents that have no stored vector, once, and store them.
 
@@ -654,6 +684,7 @@ class Engine:
             if p.id not in before and states[ns].precedent(p.id) is None
         ]
         vectors = dict(zip([p.id for p in new], self.embed(new), strict=True))
+        self._check_sizes(states, new, vectors)
         seq = self._next_seq()
         stream = self.stream
         wall = float(time.time())

@@ -38,8 +38,7 @@ from langchain_tepa.memory.spaces import VectorSpace
 from langchain_tepa.memory.writing import WritingMixin
 from langchain_tepa.results import ReconcileReport
 from langchain_tepa.state import DEFAULT_CACHE_SIZE
-from langchain_tepa.storage.base import StorageBackend
-from langchain_tepa.storage.compat import as_backend
+from langchain_tepa.storage.base import StorageBackend, as_backend
 from langchain_tepa.storage.memory import InMemoryStorage
 from langchain_tepa.validation import MAX_K, MAX_TEXT_CHARS
 from langchain_tepa.validation import validate_text as _validate_text
@@ -115,7 +114,7 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
             )
         if storage is None:
             storage = InMemoryStorage(read_only=bool(read_only))
-        else:  # a backend of an earlier protocol gets the optional members it lacks
+        else:
             storage = as_backend(storage)
         if writer is not None:
             _validate_text(writer, "writer")

@@ -30,6 +30,7 @@ import numpy as np
 from langchain_tepa.core.types import Precedent
 from langchain_tepa.memory.documents import copy_value
 from langchain_tepa.state import ItemColumn, ItemTable
+from langchain_tepa.state.vectors import Metric
 
 __all__ = ["AnswerRow", "AnswerTable", "recency_key"]
 
@@ -164,8 +165,17 @@ class AnswerTable:
     def __len__(self) -> int:
         return len(self.rows)
 
-    def scores(self, space: str, query: Sequence[float] | np.ndarray) -> np.ndarray:
-        """Best cosine of each row's vectors of ``space`` with ``query`` (NaN: no vectors).
+    def scores(
+        self,
+        space: str,
+        query: Sequence[float] | np.ndarray,
+        *,
+        metric: Metric = "cosine",
+    ) -> np.ndarray:
+        """Best score of each row's vectors of ``space`` with ``query`` (NaN: no vectors).
+
+        ``metric``: ``"cosine"`` (similarity), ``"inner_product"`` (dot product) or ``"l2"``
+        (negated Euclidean distance); higher is better for each (see :class:`ItemColumn`).
 
         Raises:
             InvalidArgumentError: If the query has another size than the stored vectors.
@@ -173,7 +183,7 @@ class AnswerTable:
         column = self._columns.get(space)
         if column is None:
             return np.full(len(self.rows), np.nan)
-        return column.scores(query)
+        return column.scores(query, metric=metric)
 
     def first_vectors(self, space: str) -> np.ndarray | None:
         """Each row's first stored vector of ``space`` as given (read-only; NaN rows: none).

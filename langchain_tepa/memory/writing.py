@@ -11,10 +11,12 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentError
+from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import (
     Evidence,
     EvidenceKind,
@@ -23,7 +25,7 @@ from langchain_tepa.core.types import (
     Lifecycle,
     precedent_id,
 )
-from langchain_tepa.core.values import validate_key, validate_value, value_identity
+from langchain_tepa.core.values import validate_key, validate_value, value_identity, value_key
 from langchain_tepa.memory.batch import Decision, RevokeKey
 from langchain_tepa.memory.core import MemoryCore, Namespace
 from langchain_tepa.memory.engine import Deferred
@@ -49,6 +51,16 @@ def _with_correction(
     if metadata is not None and not isinstance(metadata, Mapping):
         return metadata  # validation refuses it with the usual message
     return {**(metadata or {}), "correction": True}
+
+
+def _own_key(fact: Fact, policy: LifecyclePolicy) -> Fact:
+    """``fact`` under :func:`value_key` when its extractor marked it multi-valued.
+
+    Unless the policy declares its key multi-valued already.
+    """
+    if (fact.metadata or {}).get("multi_valued") and not policy.is_multi_valued(fact.key):
+        return dataclasses.replace(fact, key=value_key(fact.key, fact.value))
+    return fact
 
 
 class WritingMixin(MemoryCore):
@@ -363,10 +375,9 @@ class WritingMixin(MemoryCore):
                 )
             _validate_text(text)
         src = _validate_source(source)
-        facts, skipped = self._ingest.extract(items, ns, src)
-        with self._engine.reading([ns]) as states:
-            known = list(states[ns].keys)
-        facts = self._ingest.resolve(ns, facts, known)
+        known, values = self._known(ns)
+        facts, skipped = self._ingest.extract(items, ns, src, known)
+        facts = [_own_key(f, self.policy) for f in self._ingest.resolve(ns, facts, known, values)]
         results = self.observe_many(facts) if facts else []
         self._ingest.registered(ns, [f.key for f in facts])
         return TextsResult(results, skipped)
@@ -406,14 +417,48 @@ class WritingMixin(MemoryCore):
                 raise InvalidArgumentError(f"texts must be strings, got {type(text).__name__}")
             _validate_text(text)
         src = _validate_source(source)
-        per_text = [self._ingest.extract([text], ns, src)[0] for text in listed]
+        known, values = self._known(ns)
+        per_text = [self._ingest.extract([text], ns, src, known, warn=False)[0] for text in listed]
         flat = [f for facts in per_text for f in facts]
         if not flat:
             return [[] for _ in listed]
+        resolved = iter(self._ingest.resolve(ns, flat, known, values))
+        return [[next(resolved) for _ in facts] for facts in per_text]
+
+    def _known(self, ns: str) -> tuple[list[str], dict[str, Any]]:
+        """The keys of ``ns`` and each key's answer (key resolution reads both)."""
+        with self._engine.reading([ns]) as states:
+            keys = states[ns].keys
+            values = {}
+            for key, ks in keys.items():
+                active = ks.active()
+                if active:
+                    values[key] = active[0].value
+            return list(keys), values
+
+    def resolve_keys(self, keys: Sequence[str], *, namespace: Namespace | None = None) -> list[str]:
+        """The key each of ``keys`` would be stored under by key resolution (nothing written).
+
+        A key already known in ``namespace`` stays itself; a new key close to a known key of the
+        same subject (the policy's ``key_match_threshold``) maps onto it. The agent tools use it
+        so that a model's ad-hoc key (``user.favourite_colour`` after ``user.favorite_color``)
+        meets the value it contradicts.
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> memory = TEPAMemory.in_memory()
+            >>> _ = memory.observe("user.favorite_color", "green")
+            >>> memory.resolve_keys(["user.favorite_colors", "user.diet"])
+            ['user.favorite_color', 'user.diet']
+        """
+        ns = self._ns(namespace)
+        listed = [validate_key(k) for k in _iterate(keys, "keys")]
+        if not listed:
+            return []
         with self._engine.reading([ns]) as states:
             known = list(states[ns].keys)
-        resolved = iter(self._ingest.resolve(ns, flat, known))
-        return [[next(resolved) for _ in facts] for facts in per_text]
+        facts = [Fact(k, "", ns) for k in listed]
+        return [f.key for f in self._ingest.resolve(ns, facts, known)]
 
     def _decision(
         self,

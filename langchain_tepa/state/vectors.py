@@ -15,18 +15,22 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.errors import EmbeddingMismatchError, InvalidArgumentError
 
-__all__ = ["ItemColumn", "ItemTable", "VectorTable", "matvec", "unit_rows"]
+__all__ = ["ItemColumn", "ItemTable", "Metric", "VectorTable", "matvec", "unit_rows"]
 
 T = TypeVar("T")
 
 _BLOCK_VALUES = 1 << 17
 """Matrix values per block of :func:`matvec` (well under OpenBLAS's threading threshold)."""
+
+
+Metric = Literal["cosine", "inner_product", "l2"]
+"""How :class:`ItemColumn` scores: see :meth:`ItemColumn.scores`."""
 
 
 def matvec(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
@@ -143,7 +147,7 @@ class VectorTable:
                 self._flush()
                 assert self._matrix is not None
                 if self._matrix.shape[1] != row.shape[0]:
-                    raise InvalidArgumentError(self._dims_message(row.shape[0]))
+                    raise self._mismatch(self._matrix.shape[1], row.shape[0])
                 if self._shared:
                     self._matrix, self._shared = self._matrix.copy(), False
                 self._matrix[self._rows[pid]] = row
@@ -151,11 +155,22 @@ class VectorTable:
             self._rows[pid] = len(self._rows)
             self._pending.append((row, False))
 
-    def _dims_message(self, got: int) -> str:
-        have = self._matrix.shape[1] if self._matrix is not None else got
-        return (
-            f"embedding sizes differ (stored {have}, new {got}); use one embedding model for "
-            "writing and searching"
+    @property
+    def dims(self) -> int | None:
+        """Dimensions of the stored vectors (``None`` while there are none)."""
+        if self._matrix is not None and self._matrix.size:
+            return int(self._matrix.shape[1])
+        for part, raw in self._pending:
+            return int(part.shape[1] if raw else part.shape[0])
+        return None
+
+    @staticmethod
+    def _mismatch(stored: int, new: int) -> EmbeddingMismatchError:
+        return EmbeddingMismatchError(
+            f"embedding sizes differ (stored {stored}, new {new}); use one embedding model for "
+            "writing and searching",
+            stored=stored,
+            new=new,
         )
 
     def _flush(self) -> None:
@@ -163,11 +178,11 @@ class VectorTable:
             if self._matrix is None:
                 self._matrix = np.zeros((0, 0), dtype=np.float32)
             return
-        dims = {part.shape[1] if raw else part.shape[0] for part, raw in self._pending}
+        sizes = [part.shape[1] if raw else part.shape[0] for part, raw in self._pending]
         if self._matrix is not None and self._matrix.size:
-            dims.add(self._matrix.shape[1])
-        if len(dims) > 1:
-            raise InvalidArgumentError(self._dims_message(max(dims)))
+            sizes.insert(0, self._matrix.shape[1])
+        if len(set(sizes)) > 1:  # the first size is the stored one: name the one that differs
+            raise self._mismatch(sizes[0], next(n for n in sizes if n != sizes[0]))
         parts = [self._matrix] if self._matrix is not None and self._matrix.size else []
         parts.append(np.vstack([unit_rows(part) if raw else part for part, raw in self._pending]))
         self._matrix = np.vstack(parts) if len(parts) > 1 else parts[0]
@@ -353,8 +368,10 @@ class ItemTable:
             return ItemColumn(len(owners), empty, scored, scored, scored)
         starts = np.zeros(len(scored), dtype=np.int64)
         np.cumsum(counts[scored][:-1], out=starts[1:])
+        # The vectors as stored, for the metrics that need their length (stacked on first use).
+        raw = [self._raw[owners[i]] for i in scored.tolist()]
         return ItemColumn(
-            len(owners), self._table.snapshot(), self._table.positions(ids), scored, starts
+            len(owners), self._table.snapshot(), self._table.positions(ids), scored, starts, raw
         )
 
     def first_vectors(self, owners: Sequence[str], size: int) -> np.ndarray:
@@ -417,7 +434,7 @@ class ItemColumn:
         [1.0, nan, 0.707]
     """
 
-    __slots__ = ("_matrix", "_positions", "_starts", "scored", "size")
+    __slots__ = ("_matrix", "_positions", "_raw", "_stacked", "_starts", "scored", "size")
 
     def __init__(
         self,
@@ -426,15 +443,25 @@ class ItemColumn:
         positions: np.ndarray,
         scored: np.ndarray,
         starts: np.ndarray,
+        raw: Sequence[tuple[np.ndarray, ...]] = (),
     ) -> None:
         self.size = size
         self._matrix = matrix
         self._positions = positions  # matrix row of each vector, grouped by owner row
         self.scored = scored
         self._starts = starts  # where each scored row's vectors begin in `_positions`
+        self._raw = raw  # each scored row's vectors as stored (for "inner_product" and "l2")
+        self._stacked: np.ndarray | None = None
 
-    def scores(self, query: Sequence[float] | np.ndarray) -> np.ndarray:
-        """Best cosine of each row's vectors with ``query`` (float64; NaN: a row without any).
+    def scores(
+        self, query: Sequence[float] | np.ndarray, *, metric: Metric = "cosine"
+    ) -> np.ndarray:
+        """Best score of each row's vectors with ``query`` (float64; NaN: a row without any).
+
+        The metrics score as LangGraph's ``PostgresStore`` does for its ``distance_type``, so
+        that higher is always better: ``"cosine"`` the cosine similarity, ``"inner_product"``
+        the dot product, ``"l2"`` minus the Euclidean distance (of the vectors as stored, not
+        scaled to unit length).
 
         Raises:
             InvalidArgumentError: If the query has another size than the stored vectors.
@@ -442,14 +469,38 @@ class ItemColumn:
         out = np.full(self.size, np.nan)
         if not len(self.scored):
             return out
-        q = _unit_query(query, self._matrix.shape[1])
-        if 2 * len(self._positions) >= len(self._matrix):
-            sims = matvec(self._matrix, q)[self._positions]
+        if metric == "cosine":
+            q = _unit_query(query, self._matrix.shape[1])
+            if 2 * len(self._positions) >= len(self._matrix):
+                sims = matvec(self._matrix, q)[self._positions]
+            else:
+                sims = matvec(self._matrix[self._positions], q)
         else:
-            sims = matvec(self._matrix[self._positions], q)
+            sims = self._raw_scores(query, metric)
         if len(self._positions) == len(self.scored):
             best = sims  # one vector per row (the common case)
         else:
             best = np.maximum.reduceat(sims, self._starts)
         out[self.scored] = best
         return out
+
+    def _raw_scores(self, query: Sequence[float] | np.ndarray, metric: Metric) -> np.ndarray:
+        """Each vector's dot product with ``query``, or minus its distance, in float64."""
+        if metric not in ("inner_product", "l2"):
+            raise InvalidArgumentError(
+                f"metric must be 'cosine', 'inner_product' or 'l2', got {metric!r}"
+            )
+        if self._stacked is None:
+            self._stacked = np.array(
+                [vec for vectors in self._raw for vec in vectors], dtype=np.float64
+            )
+        stacked = self._stacked
+        q = np.asarray(query, dtype=np.float64)
+        if q.ndim != 1 or q.shape[0] != stacked.shape[1]:
+            raise InvalidArgumentError(
+                f"query embedding has {q.shape[-1] if q.ndim else 0} dimensions, stored ones "
+                f"{stacked.shape[1]}: use the same embeddings for writing and reading"
+            )
+        if metric == "inner_product":
+            return np.asarray(stacked @ q, dtype=np.float64)
+        return -np.sqrt(np.sum((stacked - q) ** 2, axis=1))

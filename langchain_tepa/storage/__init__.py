@@ -13,10 +13,10 @@ from langchain_tepa.storage.base import (
     NamespaceWrite,
     PageRequest,
     StorageBackend,
+    as_backend,
     key_path,
 )
 from langchain_tepa.storage.chroma import AsyncChromaStorage, ChromaStorage
-from langchain_tepa.storage.compat import as_backend
 from langchain_tepa.storage.memory import InMemoryStorage
 
 __all__ = [

@@ -35,6 +35,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.log import Head, NamespaceSummary, Page, clock_digest
 from langchain_tepa.core.types import Evidence, Precedent
 
@@ -47,6 +48,7 @@ __all__ = [
     "Page",
     "PageRequest",
     "StorageBackend",
+    "as_backend",
     "clock_digest",
     "key_path",
 ]
@@ -251,7 +253,7 @@ class StorageBackend(Protocol):
 
         ``marks`` records per namespace up to which page of each stream views are written
         (``namespace -> stream -> seq``). A backend may store a mark later than its views
-        (never earlier): Chroma's layout 5 lets the next commit to the head's shard carry it.
+        (never earlier): ``ChromaStorage`` lets the next commit to the head's shard carry it.
         ``settle`` writes every mark held back so far as well (an explicit flush, closing).
         Moves no :meth:`local_epoch`: views and marks change no answer of a read.
         """
@@ -327,3 +329,40 @@ class StorageBackend(Protocol):
     def close(self) -> None:
         """Release resources (the data stays)."""
         ...
+
+
+def as_backend(storage: object) -> StorageBackend:
+    """``storage`` itself, checked to be a complete :class:`StorageBackend`.
+
+    Args:
+        storage: The backend a memory is given.
+
+    Returns:
+        ``storage``, unchanged.
+
+    Raises:
+        InvalidArgumentError: If ``storage`` lacks a member of the protocol (all are named).
+
+    Example:
+        >>> storage = as_backend(object())  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        langchain_tepa.core.errors.InvalidArgumentError: storage must be a StorageBackend ...
+    """
+    if isinstance(storage, StorageBackend):
+        return storage
+    members = sorted(n for n in dir(StorageBackend) if not n.startswith("_"))
+    missing = [n for n in members if not _has(storage, n)]
+    raise InvalidArgumentError(
+        f"storage must be a StorageBackend (for example InMemoryStorage()), got "
+        f"{type(storage).__name__}, which lacks {', '.join(missing)}; for Chroma use "
+        "TEPAMemory.from_client or from_path"
+    )
+
+
+def _has(obj: object, name: str) -> bool:
+    try:
+        getattr(obj, name)
+    except AttributeError:
+        return False
+    return True

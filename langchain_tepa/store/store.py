@@ -28,9 +28,9 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -58,7 +58,13 @@ from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Fact, Precedent
 from langchain_tepa.core.values import short_hash
 from langchain_tepa.memory import AnswerRow, AsOfPoint, RevokeKey, TEPAMemory, VectorSpace
-from langchain_tepa.memory.claims import ItemClaims, ItemText, is_claims_namespace, text_of_value
+from langchain_tepa.memory.claims import (
+    ItemClaims,
+    ItemText,
+    is_claims_namespace,
+    joined_text,
+    text_of_value,
+)
 from langchain_tepa.results import KeyAudit
 from langchain_tepa.store.batching import AsyncCoalescer
 from langchain_tepa.store.corrections import put_op
@@ -81,12 +87,26 @@ from langchain_tepa.store.planning import (
     write_namespace,
 )
 from langchain_tepa.store.search import Scope, best, newest
-from langchain_tepa.store.ttl import STAMP_SIZE, TTL_SPACE, TTLKeeper, validate_ttl_config
+from langchain_tepa.store.ttl import (
+    STAMP_SIZE,
+    TTL_SPACE,
+    TTLKeeper,
+    validate_sweep_interval,
+    validate_ttl_config,
+)
 
-__all__ = ["StoreNamespaceError", "TEPAStore", "store_policy"]
+__all__ = [
+    "StoreNamespaceError",
+    "SweepCount",
+    "SweeperHandle",
+    "SweeperStopped",
+    "TEPAStore",
+    "store_policy",
+]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_DISTANCES = ("cosine",)
+_DISTANCES = ("cosine", "inner_product", "l2")
+Distance = Literal["cosine", "inner_product", "l2"]
 
 
 def store_policy(preset: str | None = None, **overrides: Any) -> LifecyclePolicy:
@@ -218,8 +238,12 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         ``PostgresStore`` does). Scoreless items (never indexed, or no text at the fields) rank
         after the scored ones and are paged by ``offset`` like them (``InMemoryStore`` appends
         them ignoring ``offset``); an ``embed`` that returns vectors of another size than
-        ``dims`` raises. ``distance_type`` ``"cosine"`` is the only one supported (others
-        raise :class:`~langchain_tepa.core.errors.InvalidArgumentError`).
+        ``dims`` raises. ``distance_type`` scores as ``PostgresStore`` does, higher is better:
+        ``"cosine"`` (default) the cosine similarity, ``"inner_product"`` the dot product,
+        ``"l2"`` minus the Euclidean distance (others raise
+        :class:`~langchain_tepa.core.errors.InvalidArgumentError`); ``text_fields`` (SqliteStore's
+        name) is an alias of ``fields``. A put with ``index=False`` that changes a value keeps the
+        key's vectors, as ``PostgresStore`` keeps them until new ones are embedded.
     14. **Facts written through the memory** (``memory.observe("user.diet", "vegan")``) are
         items too; non-dict values appear as ``{"value": v}``.
     15. **The policy decides what is visible**: the memory's default policy compares string
@@ -229,18 +253,31 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         visible; for multi-valued keys the best Active value is shown.
     16. **Text with NUL characters** is stored as given; NULs become spaces in the texts handed
         to the embedding function, with or without an index.
+    17. **Free-text items are taken back** (``claims=True``, the default). A put's text (the
+        indexed fields, or the value's strings without an index; none with ``index=False``)
+        is read by the memory's extractor for the keyed claims it makes ("User moved to Oslo"
+        -> ``user.home_city = "Oslo"``), stored in the namespace's claims namespace
+        (``<namespace>.~claims``, hidden from listings and searches, refused as a label). An
+        item none of whose claims is served any more (a later item said otherwise) is
+        revoked with a reason naming that item, and leaves ``get`` and ``search``; updating or
+        deleting an item retracts its claims. ``InMemoryStore`` and every other store serve
+        the stale item beside the new one. See :mod:`langchain_tepa.memory.claims`.
 
     Args:
         memory: The memory (default: a new in-process memory with :func:`store_policy`).
         index: LangGraph ``IndexConfig`` for semantic search on item fields (``embed``: an
             ``Embeddings``, a sync or async function, or a provider string; ``fields``: JSON
-            paths, default ``["$"]``; ``dims``: checked when given; ``distance_type``:
-            ``"cosine"``).
+            paths, default ``["$"]``, or ``text_fields``; ``dims``: checked when given;
+            ``distance_type``: ``"cosine"``, ``"inner_product"`` or ``"l2"``).
         source: The ``source`` recorded on the evidence of store writes.
         ttl: LangGraph's ``TTLConfig`` (``default_ttl``, ``refresh_on_read``,
-            ``sweep_interval_minutes``).
+            ``sweep_interval_minutes``, fractions of a minute allowed). Reads refresh an
+            item's TTL by default, as ``TTLConfig`` documents (``refresh_on_read=False`` or
+            ``refresh_ttl=False`` on a read turns that off).
         corrections: Write every put as a correction (``put(..., correction=False)`` still
             writes plain evidence). Default ``False``: puts are evidence (see 1 and 1b).
+        claims: Link free-text items to the claims they make and take back superseded ones
+            (see 17). ``False`` stores items as plain memories only.
 
     Example:
         >>> from langchain_tepa import HashingEmbeddings
@@ -289,6 +326,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         """The index's embeddings (``None`` without an ``IndexConfig``), as in LangGraph."""
         self._fields: list[str] | None = None
         self._dims: int | None = None
+        self._distance: Distance = "cosine"
         self._space: VectorSpace | None = None
         if index is not None:
             self._configure(index)
@@ -305,16 +343,32 @@ class TEPAStore(AsyncCoalescer, BaseStore):
                 "index must be an IndexConfig dict with 'embed' (and optionally 'dims' and "
                 "'fields'), e.g. {'dims': 384, 'embed': HashingEmbeddings()}"
             )
-        unknown = set(index) - {"embed", "fields", "dims", "distance_type", "ann_index_config"}
+        unknown = set(index) - {
+            "embed",
+            "fields",
+            "text_fields",
+            "dims",
+            "distance_type",
+            "ann_index_config",
+        }
         if unknown:
             raise InvalidArgumentError(f"unknown IndexConfig keys {sorted(unknown)}")
         distance = index.get("distance_type", "cosine")
         if distance not in _DISTANCES:
             raise InvalidArgumentError(
-                f"distance_type {distance!r} is not supported: TEPAStore ranks by cosine "
-                "similarity; use 'cosine' (or leave it out)"
+                f"distance_type {distance!r} is not supported: use one of {list(_DISTANCES)} "
+                "(as PostgresStore: 'cosine' scores the cosine similarity, 'inner_product' the "
+                "dot product, 'l2' the negated Euclidean distance; higher is better)"
             )
-        fields = index.get("fields") or ["$"]
+        given: Mapping[str, Any] = index
+        fields = given.get("fields")
+        alias = given.get("text_fields")  # SqliteStore's name for "fields"
+        if fields is not None and alias is not None and fields != alias:
+            raise InvalidArgumentError(
+                "index has both 'fields' and 'text_fields' (SqliteStore's name for 'fields'), "
+                "with different paths: give one of them"
+            )
+        fields = fields or alias or ["$"]
         if not isinstance(fields, list | tuple) or not all(
             isinstance(f, str) and f for f in fields
         ):
@@ -325,8 +379,13 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         config: IndexConfig = {"embed": index["embed"], "fields": list(fields)}
         if dims is not None:
             config["dims"] = dims
-        config["distance_type"] = "cosine"  # type: ignore[typeddict-unknown-key]
+        config["distance_type"] = distance  # type: ignore[typeddict-unknown-key]
+        if "text_fields" in index:  # SqliteStore's key, kept as given (as SqliteStore keeps it)
+            config["text_fields"] = alias  # type: ignore[typeddict-unknown-key]
+        if "ann_index_config" in index:
+            config["ann_index_config"] = given["ann_index_config"]  # type: ignore[typeddict-unknown-key]
         self.index_config = config
+        self._distance = cast(Distance, distance)
         self.embeddings = ensure_embeddings(index["embed"])
         self._fields = list(fields)
         self._dims = dims
@@ -343,12 +402,15 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         source: str = "langgraph-store",
         ttl: TTLConfig | None = None,
         corrections: bool = False,
+        claims: bool = True,
         **memory_kwargs: Any,
     ) -> TEPAStore:
         """A store on a new in-process memory (policy :func:`store_policy` unless given)."""
         memory_kwargs.setdefault("policy", store_policy())
         memory = TEPAMemory.in_memory(**memory_kwargs)
-        return cls(memory, index=index, source=source, ttl=ttl, corrections=corrections)
+        return cls(
+            memory, index=index, source=source, ttl=ttl, corrections=corrections, claims=claims
+        )
 
     @classmethod
     def from_client(
@@ -360,12 +422,15 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         source: str = "langgraph-store",
         ttl: TTLConfig | None = None,
         corrections: bool = False,
+        claims: bool = True,
         **memory_kwargs: Any,
     ) -> TEPAStore:
         """A store on any chromadb client (policy :func:`store_policy` unless given)."""
         memory_kwargs.setdefault("policy", store_policy())
         memory = TEPAMemory.from_client(client, prefix=prefix, **memory_kwargs)
-        return cls(memory, index=index, source=source, ttl=ttl, corrections=corrections)
+        return cls(
+            memory, index=index, source=source, ttl=ttl, corrections=corrections, claims=claims
+        )
 
     @classmethod
     def from_path(
@@ -376,13 +441,16 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         source: str = "langgraph-store",
         ttl: TTLConfig | None = None,
         corrections: bool = False,
+        claims: bool = True,
         **memory_kwargs: Any,
     ) -> TEPAStore:
         """A store in an embedded persistent Chroma at ``path`` (policy :func:`store_policy`)."""
         memory_kwargs.setdefault("policy", store_policy())
         memory_kwargs.setdefault("prefix", "tepa_store")
         memory = TEPAMemory.from_path(path, **memory_kwargs)
-        return cls(memory, index=index, source=source, ttl=ttl, corrections=corrections)
+        return cls(
+            memory, index=index, source=source, ttl=ttl, corrections=corrections, claims=claims
+        )
 
     # ------------------------------------------------------------------ batch
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -808,7 +876,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
     def _scores(self, scope: Scope, qvec: list[float]) -> np.ndarray:
         """Each row's score in ``scope`` (NaN: no vector): the index's, else the memory's."""
         if self._space is not None:
-            return scope.table.scores(self._space.name, qvec)
+            return scope.table.scores(self._space.name, qvec, metric=self._distance)
         rows = scope.table.rows
         ids = [rows[i].id for i in scope.live.tolist()]
         got = self.memory.similarity(qvec, ids, namespace=".".join(scope.labels))
@@ -902,7 +970,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         elif put.texts is None:
             text = text_of_value(put.value)
         else:
-            text = ". ".join(t.strip().rstrip(".") for t in put.texts if t.strip()) or None
+            text = joined_text(put.texts) or None
         return ItemText(put.namespace, put.key, put.value, text, self.source)
 
     def _items_of(
@@ -910,22 +978,38 @@ class TEPAStore(AsyncCoalescer, BaseStore):
     ) -> dict[str, list[list[float]]] | None:
         """What is stored with a put: its index vectors and its TTL stamp.
 
-        ``index=False`` stores no vectors (a value that already has some keeps them). A TTL
-        stamp is stored when the store or the put uses TTL.
+        ``index=False`` (or index paths with no text) embeds nothing: a value that already has
+        vectors keeps them, and a new value of the key takes over the vectors of the value it
+        replaces, as ``PostgresStore`` keeps a key's vectors until new ones are embedded for
+        it. A TTL stamp is stored when the store or the put uses TTL.
         """
         items: dict[str, list[list[float]]] = {}
         if self._space is not None and put.texts is not None and (put.texts or not put.index_given):
             items[self._space.name] = [vectors[t] for t in put.texts]
+        elif self._space is not None and put.texts == [] and put.index_given:
+            kept = self._key_vectors(put)
+            if kept:
+                items[self._space.name] = kept
         if put.ttl is not None or self.ttl_config:
             items[TTL_SPACE] = self._ttl.stamp(put.ttl)
         return items or None
 
+    def _key_vectors(self, put: PutPlan) -> list[list[float]] | None:
+        """The index vectors of the value ``put``'s key shows now, when ``put`` changes it."""
+        assert self._space is not None
+        shown = self.memory.answer(put.key, namespace=put.namespace)
+        if shown is None or shown.value == put.value:
+            return None  # nothing to keep, or the same value (which keeps its own vectors)
+        return self._space.payloads(put.namespace, [shown.id]).get(shown.id)
+
     # ------------------------------------------------------------------ TTL
-    def sweep_ttl(self) -> int:
+    def sweep_ttl(self) -> SweepCount:
         """Revoke (reason ``"expired"``) every expired item of every namespace; returns how many.
 
         Reads the whole store, one namespace at a time: run it from :meth:`start_ttl_sweeper`
-        or a scheduled job.
+        or a scheduled job. The count can also be awaited (``await store.sweep_ttl()``, as
+        with ``AsyncSqliteStore``/``AsyncPostgresStore``; the sweep itself has run by then:
+        :meth:`asweep_ttl` runs it in a worker thread instead).
         """
         swept = 0
         for ns in self.memory.namespaces():
@@ -935,22 +1019,30 @@ class TEPAStore(AsyncCoalescer, BaseStore):
             for p in expired:
                 self.memory.revoke_key(p.key, namespace=ns, reason="expired", source=self.source)
                 swept += 1
-        return swept
+        return SweepCount(swept)
 
-    def start_ttl_sweeper(
-        self, sweep_interval_minutes: int | None = None
-    ) -> concurrent.futures.Future[None]:
+    async def asweep_ttl(self) -> int:
+        """Async twin of :meth:`sweep_ttl` (the sweep runs in a worker thread)."""
+        return int(await asyncio.to_thread(self.sweep_ttl))
+
+    def start_ttl_sweeper(self, sweep_interval_minutes: float | None = None) -> SweeperHandle:
         """Run :meth:`sweep_ttl` periodically in a daemon thread.
 
-        Every ``sweep_interval_minutes`` (default: the TTL config's, or 5); cancel the returned
-        future or call :meth:`stop_ttl_sweeper` to stop it.
+        Every ``sweep_interval_minutes`` (default: the TTL config's, or 5; fractions of a
+        minute allowed); cancel the returned future or call :meth:`stop_ttl_sweeper` to stop
+        it. The future can be awaited too (``await store.start_ttl_sweeper()`` returns it at
+        once, as ``AsyncPostgresStore``'s returns its task).
+
+        Raises:
+            InvalidArgumentError: If ``sweep_interval_minutes`` is not a number > 0.
         """
-        future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        future = SweeperHandle()
         if self._sweeper is not None and self._sweeper.is_alive():
             future.add_done_callback(lambda f: self._sweeper_stop.set() if f.cancelled() else None)
             return future
         configured = (self.ttl_config or {}).get("sweep_interval_minutes")
-        minutes = float(sweep_interval_minutes or configured or 5)
+        given = sweep_interval_minutes if sweep_interval_minutes is not None else configured
+        minutes = 5.0 if given is None else validate_sweep_interval(given)
         self._sweeper_stop.clear()
 
         def loop() -> None:
@@ -969,10 +1061,99 @@ class TEPAStore(AsyncCoalescer, BaseStore):
         self._sweeper.start()
         return future
 
-    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
-        """Stop the sweeper; ``True`` if it has stopped within ``timeout`` seconds."""
+    async def astart_ttl_sweeper(
+        self, sweep_interval_minutes: float | None = None
+    ) -> SweeperHandle:
+        """Async twin of :meth:`start_ttl_sweeper` (the sweeper is a thread either way)."""
+        return self.start_ttl_sweeper(sweep_interval_minutes)
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> SweeperStopped:
+        """Stop the sweeper; true if it has stopped within ``timeout`` seconds.
+
+        The result is truthy or falsy like a bool and can be awaited (``await
+        store.stop_ttl_sweeper()``, as with the async LangGraph stores); :meth:`astop_ttl_sweeper`
+        waits for the thread without blocking the event loop.
+        """
         self._sweeper_stop.set()
         if self._sweeper is None:
-            return True
+            return SweeperStopped(True)
         self._sweeper.join(timeout)
-        return not self._sweeper.is_alive()
+        return SweeperStopped(not self._sweeper.is_alive())
+
+    async def astop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Async twin of :meth:`stop_ttl_sweeper` (waits in a worker thread)."""
+        return bool(await asyncio.to_thread(self.stop_ttl_sweeper, timeout))
+
+
+class SweepCount(int):
+    """How many items a sweep revoked: an ``int`` that can also be awaited.
+
+    ``AsyncSqliteStore.sweep_ttl`` and ``AsyncPostgresStore.sweep_ttl`` are coroutines, the
+    sync stores' are not; code written for either works with :meth:`TEPAStore.sweep_ttl`.
+
+    Example:
+        >>> import asyncio
+        >>> async def main() -> int:
+        ...     return await SweepCount(3)
+        >>> asyncio.run(main()), SweepCount(3) + 1
+        (3, 4)
+    """
+
+    def __await__(self) -> Generator[Any, None, int]:
+        return int(self)
+        yield  # pragma: no cover (makes this a generator)
+
+
+class SweeperHandle(concurrent.futures.Future[None]):
+    """The running sweeper (:meth:`TEPAStore.start_ttl_sweeper`): a future that can be awaited.
+
+    Awaiting it returns it at once (the sweeper keeps running), as awaiting
+    ``AsyncPostgresStore.start_ttl_sweeper()`` returns its task; cancel it to stop the sweeper.
+
+    Example:
+        >>> import asyncio
+        >>> handle = SweeperHandle()
+        >>> async def main() -> bool:
+        ...     return (await handle) is handle
+        >>> asyncio.run(main())
+        True
+    """
+
+    def __await__(self) -> Generator[Any, None, SweeperHandle]:
+        return self
+        yield  # pragma: no cover (makes this a generator)
+
+
+class SweeperStopped:
+    """Whether the sweeper stopped (:meth:`TEPAStore.stop_ttl_sweeper`): a bool that can be awaited.
+
+    Example:
+        >>> import asyncio
+        >>> bool(SweeperStopped(True)), SweeperStopped(False) == False
+        (True, True)
+        >>> async def main() -> bool:
+        ...     return await SweeperStopped(True)
+        >>> asyncio.run(main())
+        True
+    """
+
+    __slots__ = ("stopped",)
+
+    def __init__(self, stopped: bool) -> None:
+        self.stopped = stopped
+
+    def __bool__(self) -> bool:
+        return self.stopped
+
+    def __eq__(self, other: object) -> bool:
+        return bool(self) == other if isinstance(other, bool | SweeperStopped) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.stopped)
+
+    def __await__(self) -> Generator[Any, None, bool]:
+        return self.stopped
+        yield  # pragma: no cover (makes this a generator)
+
+    def __repr__(self) -> str:
+        return repr(self.stopped)

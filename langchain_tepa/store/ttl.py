@@ -39,7 +39,14 @@ class _Identified(Protocol):
 
 _P = TypeVar("_P", bound=_Identified)
 
-__all__ = ["STAMP_SIZE", "TTL_SPACE", "TTLKeeper", "validate_ttl", "validate_ttl_config"]
+__all__ = [
+    "STAMP_SIZE",
+    "TTL_SPACE",
+    "TTLKeeper",
+    "validate_sweep_interval",
+    "validate_ttl",
+    "validate_ttl_config",
+]
 
 TTL_SPACE = "ttl"
 STAMP_SIZE = 3
@@ -103,10 +110,35 @@ def validate_ttl_config(config: object) -> TTLConfig | None:
             out[flag] = config[flag]
     if config.get("sweep_interval_minutes") is not None:
         minutes = config["sweep_interval_minutes"]
-        if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes < 1:
-            raise InvalidArgumentError("ttl['sweep_interval_minutes'] must be an integer >= 1")
+        validate_sweep_interval(minutes, "ttl['sweep_interval_minutes']")
         out["sweep_interval_minutes"] = minutes
     return out
+
+
+def validate_sweep_interval(minutes: object, what: str = "sweep_interval_minutes") -> float:
+    """A sweep interval: a finite number of minutes > 0, fractions included (``0.5``: 30 s).
+
+    LangGraph's ``TTLConfig`` types it as an int, yet its own stores' tests sweep every few
+    seconds (``ttl_minutes / 2``), so fractions are accepted as they are there.
+
+    Raises:
+        InvalidArgumentError: For anything else (``0``, a negative number, ``inf``, a bool).
+
+    Example:
+        >>> validate_sweep_interval(0.05)
+        0.05
+    """
+    if isinstance(minutes, bool) or not isinstance(minutes, int | float):
+        raise InvalidArgumentError(f"{what} must be a number of minutes > 0, got {minutes!r}")
+    try:
+        value = float(minutes)
+    except OverflowError:
+        value = math.inf
+    if not math.isfinite(value) or value <= 0:
+        raise InvalidArgumentError(
+            f"{what} must be a finite number of minutes > 0, got {minutes!r}"
+        )
+    return value
 
 
 class TTLKeeper:

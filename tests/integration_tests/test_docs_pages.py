@@ -1,4 +1,5 @@
-"""The python blocks of docs/vectorstore.md, deployment.md and api/storage.md print what they say.
+"""The python blocks of docs/vectorstore.md, deployment.md, api/storage.md, guide/free-text.md print
+what they say.
 
 Each block runs in a fresh interpreter in a temporary folder, offline; the ``# ...`` lines after
 a ``print(...)`` are its expected output. Blocks marked ``<!-- needs: langgraph-server -->`` run
@@ -19,7 +20,7 @@ from tests.support.docs import check_block, expected_output
 
 DOCS = ROOT / "docs"
 NEEDS_SERVER = "<!-- needs: langgraph-server -->"
-PAGES = ("vectorstore.md", "deployment.md", "api/storage.md")
+PAGES = ("vectorstore.md", "deployment.md", "api/storage.md", "guide/free-text.md")
 
 
 def _blocks(page: str) -> list[tuple[Block, bool]]:

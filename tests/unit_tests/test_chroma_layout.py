@@ -1,5 +1,5 @@
-"""Chroma layout 3: fixed collections, reads that write nothing, migration, large namespaces,
-folder locks and path errors."""
+"""The Chroma layout: fixed collections, reads that write nothing, other layouts refused, large
+namespaces, folder locks and path errors."""
 
 from __future__ import annotations
 
@@ -21,18 +21,12 @@ from langchain_tepa import (
     Fact,
     HashingEmbeddings,
     InvalidArgumentError,
-    Lifecycle,
-    LifecyclePolicy,
     StorageError,
     TEPAMemory,
 )
-from langchain_tepa.core.errors import ReadOnlyError, StorageLockedError
-from langchain_tepa.core.fold import fold_all
-from langchain_tepa.core.types import Evidence
-from langchain_tepa.core.values import canonical_json, short_hash
-from langchain_tepa.storage.base import key_path
-from langchain_tepa.storage.chroma import ChromaStorage
-from tests.support.stored import stored_evidence, stored_views
+from langchain_tepa.core.errors import ReadOnlyError, StorageLockedError, UnsupportedLayoutError
+from langchain_tepa.storage.chroma import ChromaStorage, opening
+from langchain_tepa.storage.chroma.opening import LAYOUT_RECORD
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -127,73 +121,63 @@ def test_a_read_only_session_leaves_the_folder_as_it_was(tmp_path: Path) -> None
     assert sorted(p.name for p in folder.rglob("*") if p.is_file()) == files
 
 
-def _layout2_store(client: Any, prefix: str, records: list[Evidence]) -> None:
-    """A store as layout 2 wrote it: evidence pages, an archive and one Active set per namespace."""
-    emb = HashingEmbeddings()
-    evidence = client.get_or_create_collection(f"{prefix}_evidence", embedding_function=None)
-    evidence.add(
-        ids=[f"p#{len(records)}#{records[0].id}"],
-        embeddings=[[1.0]],
-        metadatas=[
-            {
-                "tepa_page": "[" + ",".join(ev.to_json() for ev in records) + "]",
-                "tepa_ids": [ev.id for ev in records],
-                "tepa_namespaces": sorted({ev.namespace for ev in records}),
-                "tepa_count": len(records),
-            }
-        ],
-    )
-    client.get_or_create_collection(f"{prefix}_meta", embedding_function=None)
-    archive = client.get_or_create_collection(f"{prefix}_archive", embedding_function=None)
-    states = fold_all(records, LifecyclePolicy())
-    for state in states.values():
-        for p in state.precedents.values():
-            meta = {
-                "tepa_state": p.state.value,
-                "tepa_namespace": p.namespace,
-                "tepa_key": p.key,
-                "tepa_value": canonical_json(p.value),
-                "tepa_view": json.dumps(p.to_dict()),
-            }
-            vec = emb.embed_documents([p.page_content])[0]
-            if p.state is Lifecycle.ACTIVE:
-                col = client.get_or_create_collection(
-                    f"{prefix}_a_{short_hash(p.namespace, 24)}", embedding_function=None
-                )
-                col.add(
-                    ids=[p.id],
-                    embeddings=[vec],
-                    metadatas=[{**meta, "tepa_key_path": key_path(p.key)}],
-                )
-            else:
-                archive.add(ids=[p.id], embeddings=[vec], metadatas=[meta])
+def _record(client: Any, prefix: str, version: int) -> None:
+    """A store whose layout record states ``version`` (as a development version wrote it)."""
+    record = {"version": version, "shards": 4, "dedicated_at": 5000}
+    meta = client.get_or_create_collection(f"{prefix}_meta", embedding_function=None)
+    meta.upsert(ids=["layout"], embeddings=[[1.0]], documents=[json.dumps(record)])
 
 
-def test_a_layout_2_store_is_migrated_on_opening(ephemeral_client: Any) -> None:
+@pytest.mark.parametrize("version", [3, 4, 6])
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_store_of_another_layout_is_refused_and_left_as_it_was(
+    ephemeral_client: Any, version: int, read_only: bool
+) -> None:
     prefix = "m" + uuid.uuid4().hex[:8]
-    records = [
-        Evidence.observation("user.diet", v, time=float(i), id=f"old.{i}", namespace=ns)
-        for i, (v, ns) in enumerate(
-            [("vegan", "users.u1")] * 2
-            + [("carnivore", "users.u1")] * 4
-            + [("pescatarian", "users.u2")]
-        )
-    ]
-    _layout2_store(ephemeral_client, prefix, records)
-    mem = TEPAMemory.from_client(ephemeral_client, prefix=prefix, embeddings=HashingEmbeddings())
-    assert mem.get("user.diet", namespace="users.u1") == "carnivore"
-    assert mem.get("user.diet", namespace="users.u2") == "pescatarian"
-    assert [d.metadata["value"] for d in mem.retrieve("diet", namespace="users.u1")] == [
-        "carnivore"
-    ]
-    assert mem._engine.embed_calls == 0  # vectors were copied, not embedded again
-    assert sorted(e.id for e in stored_evidence(mem.storage)) == sorted(e.id for e in records)
-    names = _names(ephemeral_client)
-    assert not {f"{prefix}_evidence", f"{prefix}_archive"} & names
-    assert not any(n.startswith(f"{prefix}_a_") for n in names)
-    assert {p.value for p in stored_views(mem.storage)} == {"vegan", "carnivore", "pescatarian"}
-    again = TEPAMemory.from_client(ephemeral_client, prefix=prefix, embeddings=HashingEmbeddings())
-    assert again.evidence_count() == len(records)
+    _record(ephemeral_client, prefix, version)
+    before = _names(ephemeral_client)
+    with pytest.raises(UnsupportedLayoutError, match=f"layout {version}") as caught:
+        ChromaStorage(ephemeral_client, prefix=prefix, read_only=read_only)
+    assert isinstance(caught.value, StorageError) and isinstance(caught.value, RuntimeError)
+    assert ("newer" if version > 5 else "older") in str(caught.value)
+    assert prefix in str(caught.value)
+    assert _names(ephemeral_client) == before  # nothing created, nothing migrated
+
+
+def test_a_store_from_before_layout_records_is_refused(ephemeral_client: Any) -> None:
+    prefix = "m" + uuid.uuid4().hex[:8]
+    ephemeral_client.get_or_create_collection(f"{prefix}_evidence", embedding_function=None)
+    with pytest.raises(UnsupportedLayoutError, match="an older layout"):
+        TEPAMemory.from_client(ephemeral_client, prefix=prefix, embeddings=HashingEmbeddings())
+    assert not any(n.startswith(f"{prefix}_e0") for n in _names(ephemeral_client))
+
+
+def test_migrations_run_in_order_from_the_stored_version(
+    ephemeral_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The (today empty) MIGRATIONS list: steps from the store's version on, version after each."""
+    prefix = "m" + uuid.uuid4().hex[:8]
+    _record(ephemeral_client, prefix, 3)
+    ran: list[tuple[int, int]] = []
+
+    def step(n: int) -> Any:
+        def migrate(handles: Any) -> None:
+            stored = json.loads(str(handles.get_meta(LAYOUT_RECORD)))["version"]
+            ran.append((n, stored))
+
+        return migrate
+
+    monkeypatch.setattr(opening, "MIGRATIONS", (step(2), step(3), step(4)))
+    monkeypatch.setattr(opening, "OLDEST_MIGRATED", 2)
+    with pytest.raises(UnsupportedLayoutError, match="without read_only"):
+        ChromaStorage(ephemeral_client, prefix=prefix, read_only=True)
+    assert ran == []
+    storage = ChromaStorage(ephemeral_client, prefix=prefix)
+    assert ran == [(3, 3), (4, 4)]  # from layout 3: the steps 3 -> 4 and 4 -> 5
+    assert storage.layout.version == 5 and storage.layout.shards == 4
+    assert json.loads(str(storage.get_meta(LAYOUT_RECORD)))["version"] == 5
+    ChromaStorage(ephemeral_client, prefix=prefix)
+    assert len(ran) == 2  # a store of the current layout runs none
 
 
 def _blind_to_the_index(memory: TEPAMemory) -> None:

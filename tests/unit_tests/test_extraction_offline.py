@@ -52,7 +52,7 @@ def test_is_a_fact_extractor(ex: OfflineFactExtractor) -> None:
         ("My favourite colour is green.", [("user.favourite_colour", "green")]),
         ("I switched to oat milk for coffee.", [("user.coffee", "oat milk")]),
         ("I prefer window seats for flights.", [("user.flights", "window seats")]),
-        ("I live in Lisbon.", [("user.live_in", "Lisbon")]),
+        ("I live in Lisbon.", [("user.home_city", "Lisbon")]),
     ],
 )
 def test_shapes(ex: OfflineFactExtractor, text: str, expected: list[tuple[str, str]]) -> None:
@@ -115,7 +115,11 @@ def test_keys_are_canonical_and_values_as_written(ex: OfflineFactExtractor) -> N
     assert fact.key == "rogério_ceni.plays_position_of"
     assert fact.value == "Goalkeeper"
     assert fact.text == "Rogério Ceni plays the position of Goalkeeper."
-    assert fact.metadata == {"subject": "Rogério Ceni", "relation": "plays position of"}
+    assert fact.metadata == {
+        "subject": "Rogério Ceni",
+        "relation": "plays position of",
+        "attribute_text": "rogério ceni plays the position of",
+    }
     assert normalize_key_part("Washington, D.C.") == "washington_d_c"
 
 
@@ -147,8 +151,8 @@ def test_odd_input(ex: OfflineFactExtractor) -> None:
         ("I'm 34 years old.", [("user.age", "34")]),
         ("I'm from Portugal.", [("user.origin", "Portugal")]),
         ("I'm originally from Lisbon.", [("user.origin", "Lisbon")]),
-        ("I'm allergic to peanuts.", [("user.allergic_to", "peanuts")]),
-        ("I am married to Ann.", [("user.married_to", "Ann")]),
+        ("I'm allergic to peanuts.", [("user.allergies", "peanuts")]),
+        ("I am married to Ann.", [("user.partner", "Ann")]),
         ("Call me Bob.", [("user.name", "Bob")]),
         ("Please call me Bob.", [("user.name", "Bob")]),
         ("You can call me Bob, please.", [("user.name", "Bob")]),
@@ -206,9 +210,9 @@ def test_self_descriptions_outside_the_vocabulary_give_no_fact(
     ("text", "expected"),
     [
         ("My favourite colour is now blue.", ("user.favourite_colour", "blue")),
-        ("I now live in Lisbon.", ("user.live_in", "Lisbon")),
-        ("I live in Lisbon now.", ("user.live_in", "Lisbon")),
-        ("Now I live in Lisbon.", ("user.live_in", "Lisbon")),
+        ("I now live in Lisbon.", ("user.home_city", "Lisbon")),
+        ("I live in Lisbon now.", ("user.home_city", "Lisbon")),
+        ("Now I live in Lisbon.", ("user.home_city", "Lisbon")),
         ("I use oat milk for coffee instead.", ("user.coffee", "oat milk")),
         ("I drink tea instead of coffee.", ("user.drink", "tea")),
         ("I'm a vegetarian now.", ("user.diet", "vegetarian")),

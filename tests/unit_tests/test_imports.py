@@ -17,6 +17,7 @@ EXPECTED_ALL = [
     "InvalidNamespaceError",
     "InvalidValueError",
     "KeyAudit",
+    "LLMFactExtractor",
     "Lifecycle",
     "LifecyclePolicy",
     "ObservationResult",
@@ -37,6 +38,12 @@ EXPECTED_ALL = [
     "__version__",
     "default_embeddings",
 ]
+
+
+def test_llm_fact_extractor_is_importable_from_the_root() -> None:
+    from langchain_tepa import LLMFactExtractor, extraction
+
+    assert LLMFactExtractor is extraction.LLMFactExtractor
 
 
 def test_all_is_pinned() -> None:

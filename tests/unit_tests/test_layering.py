@@ -1,13 +1,26 @@
-"""The folder layout is the architecture: a layer never imports the one above it.
+"""The folder layout is the architecture: a layer never imports the one above it, and no
+module of the package imports itself back through others.
 
 core <- state <- storage <- memory <- adapters (retriever, store, tools, classic, vector store,
 graph) <- bench, cli. Imports inside functions count too. Adapters use the memory's public API
 only: no ``memory._anything`` and no ``memory.storage``.
+
+**No import circles.** Between modules of ``langchain_tepa`` (outside ``bench``) every import
+counts, wherever it is written: at the top of a module, under ``if TYPE_CHECKING:`` (naming
+another module's types is depending on it: the two could not be read or split apart) and inside
+functions (a deferred import is the usual way a circle is hidden, not a way out of one).
+``from package import name`` is an edge to ``package.name`` when that is a module, to
+``package`` otherwise; the package ``__init__`` a submodule import runs on the way is not an edge
+(every submodule would otherwise be in a circle with a package that re-exports it). ``bench``
+(leaving the runtime package, issue 31) is held to top-level imports only: its report and
+scenario registry still import each other inside functions.
 """
 
 from __future__ import annotations
 
 import ast
+import itertools
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -124,3 +137,157 @@ def test_these_checks_catch_what_they_forbid(tmp_path: Path) -> None:
     assert "langchain_tepa.retriever" in _imports(bad)
     hits = _memory_internals(bad, root=tmp_path)
     assert [h.split(" ")[1] for h in hits] == ["memory._engine", "memory.storage"]
+
+
+# ---------------------------------------------------------------------- import circles
+def _module_names(root: Path) -> dict[str, Path]:
+    """Dotted name -> file of every module of the package at ``root`` (packages by name)."""
+    out: dict[str, Path] = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _statements(body: list[ast.stmt], *, deep: bool) -> Iterator[ast.stmt]:
+    """The statements that run on import (``deep``: every statement, functions' too).
+
+    Top level means the module body and the blocks of its ``if``/``try``/``with`` statements,
+    ``if TYPE_CHECKING:`` included.
+    """
+    for node in body:
+        if deep:
+            yield from (n for n in ast.walk(node) if isinstance(n, ast.stmt))
+            continue
+        yield node
+        if isinstance(node, ast.If):
+            yield from _statements(node.body + node.orelse, deep=False)
+        elif isinstance(node, ast.Try):
+            handlers = [stmt for h in node.handlers for stmt in h.body]
+            blocks = node.body + node.orelse + node.finalbody + handlers
+            yield from _statements(blocks, deep=False)
+        elif isinstance(node, ast.With):
+            yield from _statements(node.body, deep=False)
+
+
+def _edges(name: str, path: Path, modules: dict[str, Path], *, deep: bool) -> set[str]:
+    """The package's modules that module ``name`` (at ``path``) imports."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in _statements(tree.body, deep=deep):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, *([node.module] if node.module else [])])
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if sub in modules else base)
+    return {m for m in found if m in modules and m != name}
+
+
+def _import_graph(root: Path, *, shallow: tuple[str, ...] = ()) -> dict[str, set[str]]:
+    """Module -> the modules it imports; modules under a ``shallow`` prefix: top level only."""
+    modules = _module_names(root)
+    return {
+        name: _edges(name, path, modules, deep=not name.startswith(shallow))
+        for name, path in modules.items()
+    }
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles: strongly connected groups of two or more modules (Tarjan's)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    counter = itertools.count()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = next(counter)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def _cycle_path(graph: dict[str, set[str]], group: list[str]) -> list[str]:
+    """One import path around ``group`` (from its first module back to it), for the message."""
+    members = set(group)
+    start = group[0]
+    paths = [[start]]
+    while paths:
+        path = paths.pop(0)
+        for nxt in sorted(graph[path[-1]] & members):
+            if nxt == start:
+                return [*path, start]
+            if nxt not in path:
+                paths.append([*path, nxt])
+    return group  # pragma: no cover - a strongly connected group always has a cycle
+
+
+def test_no_module_imports_itself_back() -> None:
+    graph = _import_graph(ROOT, shallow=(f"{OURS}.bench",))
+    assert len(graph) > 100  # the whole package was read
+    circles = [" -> ".join(_cycle_path(graph, group)) for group in _circles(graph)]
+    assert not circles, "import circles (break them: see this module's docstring): " + "; ".join(
+        circles
+    )
+
+
+def test_the_circle_check_catches_every_kind_of_import(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    files = {
+        "__init__.py": "from pkg.a import A\n",
+        "a.py": "from pkg.sub import b\nA = 1\n",
+        "sub/__init__.py": "",
+        "sub/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import c\n",
+        "c.py": "def f():\n    from .a import A\n    return A\n",
+        "d.py": "def g():\n    import pkg.e\n",
+        "e.py": "import pkg.d\n",
+        "f.py": "import pkg.a\n",
+    }
+    for name, text in files.items():
+        (pkg / name).write_text(text, encoding="utf-8")
+    graph = _import_graph(pkg)
+    assert _circles(graph) == [["pkg.a", "pkg.c", "pkg.sub.b"], ["pkg.d", "pkg.e"]]
+    assert _cycle_path(graph, ["pkg.a", "pkg.c", "pkg.sub.b"]) == [
+        "pkg.a",
+        "pkg.sub.b",
+        "pkg.c",
+        "pkg.a",
+    ]
+    # Held to top-level imports, the function-level halves no longer close the circles.
+    assert _circles(_import_graph(pkg, shallow=("pkg",))) == []

@@ -19,8 +19,7 @@ from chromadb.errors import NotFoundError
 
 from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory, TEPAStore
 from langchain_tepa.core.errors import StorageError
-from langchain_tepa.storage.chroma import ChromaStorage, Layout, codec, directory, name_pages
-from langchain_tepa.storage.chroma.opening import LAYOUT_RECORD
+from langchain_tepa.storage.chroma import ChromaStorage, codec, directory, name_pages
 
 
 @pytest.fixture(autouse=True)
@@ -276,21 +275,6 @@ def test_records_of_an_earlier_version_are_paged_by_metadata() -> None:
     calls = _spy(fresh)
     assert fresh.find_namespaces() == truth
     assert [c for c in calls if c[0] == "read names"] == [("read names", 6)]
-
-
-def test_a_layout_3_store_gets_pages_too() -> None:
-    client, prefix = _client(), _prefix()
-    ChromaStorage(client, prefix=prefix).set_meta(
-        LAYOUT_RECORD, Layout(prefix, version=3).to_json()
-    )
-    memory = _memory(client, prefix)
-    assert _storage(memory).layout.version == 3
-    _write(memory, [f"n{i}" for i in range(7)])
-    assert memory.namespaces() == _registered(client, prefix)
-    assert len(_pages(client, prefix)) == 2
-    fresh = _memory(client, prefix)
-    assert fresh.namespaces() == _registered(client, prefix)
-    assert TEPAStore(fresh).list_namespaces() == [(f"n{i}",) for i in range(7)]
 
 
 async def test_the_async_twins_list_from_pages() -> None:

@@ -87,3 +87,15 @@ def test_docs_site_is_built_into_an_ignored_folder() -> None:
     assert re.search(r"^\s+font:\s*false\s*$", config, re.M), "web fonts would be fetched"
     assert not re.search(r"^\s*-\s*social\b", config, re.M), "social cards fetch fonts"
     assert "/site/" in (ROOT / ".gitignore").read_text("utf-8").split()
+
+
+def test_make_demo_runs_the_agent_demo_and_make_bench_the_tables() -> None:
+    """Each says how long it usually takes before it starts (issue 30)."""
+    for target, command in (
+        ("demo", "$(BIN)/python -m langchain_tepa.demo"),
+        ("bench", "$(BIN)/tepa-bench demo --out bench-results"),
+    ):
+        recipe = _recipe(target)
+        assert recipe[0].startswith("@echo") and "usually" in recipe[0], recipe
+        assert recipe[1:] == [command]
+    assert re.search(r"^\.PHONY:.*\bbench\b", _makefile(), re.M)

@@ -1,7 +1,7 @@
-"""Layout 4's shard pages and the commit's in-place fold (the fourth pass on the write path).
+"""Shard pages and the commit's in-place fold (the fourth pass on the write path).
 
 A commit over several namespaces of one shard writes one page for all of them; readers keep
-their namespace's part, filtered exactly as asked; layout 3 stores keep one page per namespace.
+their namespace's part, filtered exactly as asked.
 A commit folds into the namespace states in place (no copy of every precedent of a key) and a
 failed commit leaves no trace in what the memory answers.
 """
@@ -21,9 +21,8 @@ from langchain_tepa.core.log import NamespaceSummary, clock_digest
 from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Evidence, Precedent
 from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest
-from langchain_tepa.storage.chroma import ChromaStorage, Layout
+from langchain_tepa.storage.chroma import ChromaStorage
 from langchain_tepa.storage.chroma.layout import MAX_PAGE_NAMESPACES, PAGE_BYTES, PAGE_RECORDS
-from langchain_tepa.storage.chroma.opening import LAYOUT_RECORD
 from tests.support.chroma_pages import page_records
 from tests.support.facts import random_facts
 from tests.support.failing import FailOnceStorage
@@ -52,7 +51,7 @@ def _folded(memory: TEPAMemory) -> dict[str, tuple[str, int, int]]:
 def test_a_new_store_has_shard_pages() -> None:
     memory = TEPAMemory.from_client(_client(), prefix=_prefix(), embeddings=HashingEmbeddings())
     layout = memory.storage.layout  # type: ignore[attr-defined]
-    assert layout.version == 5 and layout.shard_pages
+    assert layout.version == 5
 
 
 def test_a_mixed_batch_writes_one_page_per_shard_and_reads_back_the_same() -> None:
@@ -148,23 +147,6 @@ def test_shard_pages_respect_their_limits() -> None:
     assert all(len(got[ns]) == 1 and got[ns][0].records[0].namespace == ns for ns in names)
     assert sum(len(p.records) for p in got["big"]) == PAGE_RECORDS + 1
     assert set(storage.read_heads([*names, "big"])) == {*names, "big"}
-
-
-def test_a_layout_3_store_keeps_one_page_per_namespace() -> None:
-    client, prefix = _client(), _prefix()
-    ChromaStorage(client, prefix=prefix).set_meta(
-        LAYOUT_RECORD, Layout(prefix, version=3).to_json()
-    )
-    memory = TEPAMemory.from_client(client, prefix=prefix, embeddings=HashingEmbeddings())
-    storage = memory.storage
-    assert isinstance(storage, ChromaStorage)
-    assert storage.layout.version == 3 and not storage.layout.shard_pages
-    facts = [Fact("diet", "vegan", namespace=ns) for ns in NAMESPACES[:40]]
-    memory.observe_many(facts)
-    pages = page_records(storage)
-    assert len(pages) == 40 and all("tepa_pnl" not in m for m in pages)
-    reader = TEPAMemory.from_client(client, prefix=prefix, embeddings=HashingEmbeddings())
-    assert all(reader.get("diet", namespace=ns) == "vegan" for ns in NAMESPACES[:40])
 
 
 # ---------------------------------------------------------------------- the in-place fold

@@ -8,7 +8,8 @@
   (``put a, delete d, put b`` with a NUL in ``b``'s indexed field).
 - ``put(index=False)`` of a value that already has vectors keeps them (search still scores it),
   also after reopening a persistent store.
-- ``IndexConfig`` ``distance_type``: ``"cosine"`` works, anything else is a typed error.
+- ``IndexConfig`` ``distance_type``: ``"cosine"``, ``"inner_product"`` and ``"l2"`` work
+  (``tests/unit_tests/test_store_parity.py``), anything else is a typed error.
 - ``store.embeddings`` is public (the index's embeddings, ``None`` without an index).
 - A 10-million-character query is refused with a typed error before anything is embedded or read.
 """
@@ -192,7 +193,7 @@ def test_put_index_false_keeps_the_vectors_after_reopening(tmp_path: Path) -> No
     s.memory.close()
 
 
-@pytest.mark.parametrize("distance", ["l2", "inner_product", "manhattan", 5, None])
+@pytest.mark.parametrize("distance", ["hamming", "manhattan", "L2", 5, None])
 def test_an_unsupported_distance_type_is_a_typed_error(distance: object) -> None:
     with pytest.raises(InvalidArgumentError, match="distance_type"):
         TEPAStore.in_memory(index=_index(distance_type=distance))

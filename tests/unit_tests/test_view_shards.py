@@ -1,14 +1,11 @@
-"""Layout 5: precedent views in view shards of their own, and the upgrade of older stores.
+"""Precedent views in view shards of their own.
 
 A reader folds heads and pages and never reads views, so with views apart a reader never makes
-Chroma load them; views are written before the view marks that vouch for them; ``tepa
-upgrade`` (``upgrade_views``) moves a layout 3 or 4 store's views, and can be run again after a
-crash at any step.
+Chroma load them; views are written before the view marks that vouch for them.
 """
 
 from __future__ import annotations
 
-import json
 import random
 import uuid
 from typing import Any
@@ -18,10 +15,8 @@ import pytest
 from chromadb.config import Settings
 
 from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory
-from langchain_tepa.cli import main
-from langchain_tepa.core.errors import ReadOnlyError, StorageError
-from langchain_tepa.storage.chroma import ChromaStorage, Layout, backend, upgrade_views
-from langchain_tepa.storage.chroma.opening import LAYOUT_RECORD
+from langchain_tepa.core.errors import StorageError
+from langchain_tepa.storage.chroma import ChromaStorage, backend
 from tests.support.facts import random_facts
 from tests.support.stored import lagging_views, stored_view_dicts
 
@@ -70,27 +65,12 @@ def _write(memory: TEPAMemory, seed: int = 3) -> None:
     memory.flush()
 
 
-def _answers(memory: TEPAMemory) -> dict[str, Any]:
-    return {
-        ns: sorted(
-            (p.id, p.state.value, p.support, p.conflict) for p in memory.precedents(namespace=ns)
-        )
-        for ns in NAMESPACES
-    }
-
-
-def _old_store(client: Any, prefix: str, version: int) -> None:
-    ChromaStorage(client, prefix=prefix).set_meta(
-        LAYOUT_RECORD, Layout(prefix, version=version).to_json()
-    )
-
-
-# ---------------------------------------------------------------------- layout 5
+# ---------------------------------------------------------------------- views
 def test_views_live_in_view_shards_and_equal_the_fold() -> None:
     client, prefix = _client(), _prefix()
     memory = _memory(client, prefix)
     storage = _storage(memory)
-    assert storage.layout.version == 5 and storage.layout.view_shards
+    assert storage.layout.version == 5
     assert not storage.views_with_pages
     _write(memory)
     precedents = sum(len(memory.precedents(namespace=ns)) for ns in NAMESPACES)
@@ -116,13 +96,6 @@ def test_a_reader_never_opens_a_view_shard() -> None:
     opened = set(storage._cols)
     assert any("_e" in name for name in opened)
     assert not [name for name in opened if name.startswith(f"{prefix}_w")]
-    # ... which a layout 4 reader does: its views share the evidence shards.
-    client4, prefix4 = _client(), _prefix()
-    _old_store(client4, prefix4, 4)
-    _write(_memory(client4, prefix4))
-    reader4 = _memory(client4, prefix4)
-    reader4.get("user.diet", namespace=NAMESPACES[0])
-    assert _views_in(_storage(reader4), "e") > 0
 
 
 def _spy_upserts(monkeypatch: pytest.MonkeyPatch, storage: ChromaStorage) -> list[str]:
@@ -238,7 +211,7 @@ def test_a_failed_view_write_leaves_the_marks_behind(monkeypatch: pytest.MonkeyP
     assert lagging_views(storage, memory.policy) == 0
 
 
-def test_a_stopped_writers_views_heal_on_read_in_layout_5() -> None:
+def test_a_stopped_writers_views_heal_on_read() -> None:
     client, prefix = _client(), _prefix()
     writer = _memory(client, prefix, flush_interval_s=0.01)
     writer.observe_many([Fact("diet", "vegan", namespace=ns) for ns in NAMESPACES[:20]])
@@ -253,125 +226,6 @@ def test_a_stopped_writers_views_heal_on_read_in_layout_5() -> None:
         assert reader.get("diet", namespace=ns) == "vegan"
     reader.flush()
     assert lagging_views(storage, reader.policy) == 0
-
-
-# ---------------------------------------------------------------------- upgrade
-@pytest.mark.parametrize("version", [3, 4])
-def test_upgrade_moves_every_view_and_changes_no_answer(version: int) -> None:
-    client, prefix = _client(), _prefix()
-    _old_store(client, prefix, version)
-    memory = _memory(client, prefix)
-    storage = _storage(memory)
-    assert storage.layout.version == version and storage.views_with_pages
-    _write(memory)
-    views_before = stored_view_dicts(storage)
-    answers = _answers(memory)
-    in_e = _views_in(storage, "e")
-    assert in_e == len(views_before) > 0 and _views_in(storage, "w") == 0
-
-    report = storage.upgrade_views()
-    assert (report.version_before, report.version) == (version, 5)
-    assert report.moved == report.removed == in_e
-    assert _views_in(storage, "e") == 0 and _views_in(storage, "w") == in_e
-    assert stored_view_dicts(storage) == views_before
-    fresh = _memory(client, prefix)
-    assert _storage(fresh).layout.version == 5
-    assert _answers(fresh) == answers
-    # Writes after the upgrade keep views in view shards, and they stay right.
-    _write(fresh, seed=11)
-    assert _views_in(_storage(fresh), "e") == 0
-    assert lagging_views(_storage(fresh), fresh.policy) == 0
-    again = upgrade_views(_storage(fresh))
-    assert (again.version_before, again.version, again.moved, again.removed) == (5, 5, 0, 0)
-
-
-def _written_layout_4_store() -> tuple[Any, str, ChromaStorage, dict[str, dict[str, object]]]:
-    """A layout 4 store written by :func:`_write`: client, prefix, storage, its views by id."""
-    client, prefix = _client(), _prefix()
-    _old_store(client, prefix, 4)
-    memory = _memory(client, prefix)
-    _write(memory)
-    storage = _storage(memory)
-    return client, prefix, storage, stored_view_dicts(storage)
-
-
-def test_an_upgrade_that_crashes_before_the_layout_record_leaves_layout_4(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    client, prefix, storage, views_before = _written_layout_4_store()
-
-    def crash(*args: Any, **kwargs: Any) -> None:
-        raise StorageError("killed")
-
-    monkeypatch.setattr(storage, "set_meta", crash)
-    with pytest.raises(StorageError):
-        storage.upgrade_views()
-    monkeypatch.undo()
-    reopened = _storage(_memory(client, prefix))
-    assert reopened.layout.version == 4
-    assert stored_view_dicts(reopened) == views_before  # read from the evidence shards
-    report = reopened.upgrade_views()
-    assert report.version == 5 and report.removed == len(views_before)
-    assert stored_view_dicts(reopened) == views_before
-
-
-def test_an_upgrade_that_crashes_while_removing_is_finished_by_the_next_run(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    client, prefix, storage, views_before = _written_layout_4_store()
-    real = storage.call
-    deletes = 0
-
-    def call(op: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        nonlocal deletes
-        if op == "upgrade: remove views":
-            deletes += 1
-            if deletes == 2:
-                raise StorageError("killed")
-        return real(op, fn, *args, **kwargs)
-
-    monkeypatch.setattr(storage, "call", call)
-    with pytest.raises(StorageError):
-        storage.upgrade_views()
-    monkeypatch.undo()
-    reopened = _storage(_memory(client, prefix))
-    assert reopened.layout.version == 5
-    assert stored_view_dicts(reopened) == views_before
-    assert _views_in(reopened, "e") > 0  # left by the crash, read by nothing
-    report = reopened.upgrade_views()
-    assert report.moved == 0 and report.removed > 0
-    assert _views_in(reopened, "e") == 0
-    assert stored_view_dicts(reopened) == views_before
-
-
-def test_upgrade_refuses_a_read_only_store() -> None:
-    client, prefix = _client(), _prefix()
-    _old_store(client, prefix, 4)
-    _write(_memory(client, prefix))
-    reader = ChromaStorage(client, prefix=prefix, read_only=True)
-    with pytest.raises(ReadOnlyError):
-        reader.upgrade_views()
-    assert ChromaStorage(client, prefix=prefix).layout.version == 4
-
-
-def test_tepa_upgrade_on_a_folder(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    from langchain_tepa.storage.chroma.local import open_persistent_client
-
-    client, lock = open_persistent_client(tmp_path)
-    _old_store(client, "tepa", 4)
-    memory = _memory(client, "tepa")
-    _write(memory)
-    answers = _answers(memory)
-    views = len(stored_view_dicts(_storage(memory)))
-    memory.close()
-    lock.release()
-    assert main(["upgrade", str(tmp_path), "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert (data["version_before"], data["version"], data["moved"]) == (4, 5, views)
-    assert main(["upgrade", str(tmp_path)]) == 0
-    assert "already in layout 5" in capsys.readouterr().out
-    with TEPAMemory.from_path(tmp_path, embeddings=HashingEmbeddings()) as again:
-        assert _answers(again) == answers
 
 
 def test_reconcile_leaves_every_mark_written(monkeypatch: pytest.MonkeyPatch) -> None:

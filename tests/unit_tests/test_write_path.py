@@ -1,12 +1,11 @@
-"""The write path: what a batch over many namespaces writes, per layout; WAL folders.
+"""The write path: what a batch over many namespaces writes; WAL folders.
 
-In layout 4 (views beside heads and pages) a commit over several namespaces (``observe_many``
-over many users, a ``TEPAStore.batch`` of puts for many users) writes each touched precedent's
-view, as folded after the commit, in the same storage call as its namespace's pages and head
-bump: one Chroma ``upsert`` per shard touched, and nothing left for a later flush. In layout 5
-(views in view shards) the batch writes pages and heads only, one ``upsert`` per shard touched,
-and its views join the view buffer: a flush writes them with one call per view shard. Embedded
-folders opened for writing use SQLite's write-ahead log unless ``journal_mode="keep"``.
+A commit over several namespaces (``observe_many`` over many users, a ``TEPAStore.batch`` of
+puts for many users) writes pages and heads only, one Chroma ``upsert`` per shard touched, and
+its views join the view buffer: a flush writes them with one call per view shard (views live
+in view shards). A backend whose views go with its pages (``InMemoryStorage``) gets them in the
+commit. Embedded folders opened for writing use SQLite's write-ahead log unless
+``journal_mode="keep"``.
 """
 
 from __future__ import annotations
@@ -33,9 +32,8 @@ from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Evidence
 from langchain_tepa.storage import InMemoryStorage
 from langchain_tepa.storage.base import Commit, NamespaceWrite
-from langchain_tepa.storage.chroma import ChromaStorage, Layout, set_journal_mode
-from langchain_tepa.storage.chroma.layout import LAYOUT_VERSION, VIEW_GROUP
-from langchain_tepa.storage.chroma.opening import LAYOUT_RECORD
+from langchain_tepa.storage.chroma import set_journal_mode
+from langchain_tepa.storage.chroma.layout import VIEW_GROUP
 from tests.support.facts import random_facts
 from tests.support.failing import FailOnceStorage
 from tests.support.stored import lagging_views
@@ -43,20 +41,16 @@ from tests.support.stored import lagging_views
 NAMESPACES = [f"users.u{i:03d}" for i in range(100)]
 
 
-def _chroma(version: int = LAYOUT_VERSION, **kwargs: Any) -> TEPAMemory:
+def _chroma(**kwargs: Any) -> TEPAMemory:
     client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
     prefix = f"wp{uuid.uuid4().hex[:10]}"
-    if version != LAYOUT_VERSION:
-        ChromaStorage(client, prefix=prefix).set_meta(
-            LAYOUT_RECORD, Layout(prefix, version=version).to_json()
-        )
     return TEPAMemory.from_client(client, prefix=prefix, embeddings=HashingEmbeddings(), **kwargs)
 
 
 def _open(backend: str, **kwargs: Any) -> TEPAMemory:
     if backend == "memory":
         return TEPAMemory.in_memory(embeddings=HashingEmbeddings(), **kwargs)
-    return _chroma(4 if backend == "chroma4" else 5, **kwargs)
+    return _chroma(**kwargs)
 
 
 def _folded(memory: TEPAMemory) -> dict[str, tuple[str, int, int]]:
@@ -72,7 +66,7 @@ def _view_lag(memory: TEPAMemory) -> int:
     return lagging_views(memory.storage, memory.policy)
 
 
-@pytest.mark.parametrize("backend", ["memory", "chroma4", "chroma5"])
+@pytest.mark.parametrize("backend", ["memory", "chroma"])
 def test_a_batch_over_many_namespaces_folds_like_single_observes(backend: str) -> None:
     rng = random.Random(5)
     batched, single = _open(backend), _open(backend)
@@ -82,14 +76,14 @@ def test_a_batch_over_many_namespaces_folds_like_single_observes(backend: str) -
         for f in facts:
             single.observe(f.key, f.value, namespace=f.namespace)
         assert _folded(batched) == _folded(single)
-        if backend == "chroma5":  # views wait in the buffer: a flush writes them
+        if backend == "chroma":  # views wait in the buffer: a flush writes them
             batched.flush()
-        # Layout 4: the batch's views went with its pages (no flush needed).
+        # InMemoryStorage: the batch's views went with its pages (no flush needed).
         assert _view_lag(batched) == 0
 
 
-def test_a_layout_5_batch_leaves_its_views_to_the_buffer() -> None:
-    memory = _chroma(5, flush_every=10_000, flush_interval_s=3600.0)
+def test_a_chroma_batch_leaves_its_views_to_the_buffer() -> None:
+    memory = _chroma(flush_every=10_000, flush_interval_s=3600.0)
     memory.observe_many([Fact("diet", "vegan", namespace=ns) for ns in NAMESPACES[:10]])
     assert _view_lag(memory) == 10
     memory.flush()
@@ -98,9 +92,8 @@ def test_a_layout_5_batch_leaves_its_views_to_the_buffer() -> None:
     assert all(memory._engine.stream in h.views for h in heads.values())
 
 
-@pytest.mark.parametrize("backend", ["memory", "chroma4"])
-def test_buffered_views_of_a_batch_s_namespaces_go_with_it(backend: str) -> None:
-    memory = _open(backend, flush_every=10_000, flush_interval_s=3600.0)
+def test_buffered_views_of_a_batch_s_namespaces_go_with_it() -> None:
+    memory = _open("memory", flush_every=10_000, flush_interval_s=3600.0)
     memory.observe("diet", "vegan", namespace="users.u001")  # one namespace: view buffered
     memory.observe("city", "Oslo", namespace="users.u002")
     assert _view_lag(memory) == 2
@@ -140,24 +133,8 @@ class _UpsertCounter:
         return sum(self.calls.values())
 
 
-def test_a_mixed_batch_writes_once_per_shard_and_leaves_nothing_to_flush() -> None:
-    memory = _chroma(4)
-    shards = memory.storage.layout.shards  # type: ignore[attr-defined]
-    memory.observe_many([Fact("seed", 0, namespace=ns) for ns in NAMESPACES])
-    memory.flush()
-    rng = random.Random(3)
-    for _ in range(3):
-        with _UpsertCounter() as counter:
-            memory.observe_many(random_facts(rng, 200, NAMESPACES))
-            memory.flush()
-        # One upsert per evidence shard touched (16), no view write afterwards.
-        assert counter.total <= shards, counter.calls
-        assert all(n.split("_")[-1].startswith("e") for n in counter.calls), counter.calls
-    assert _view_lag(memory) == 0
-
-
-def test_a_layout_5_mixed_batch_writes_once_per_shard_and_its_flush_once_per_view_shard() -> None:
-    memory = _chroma(5, flush_every=10_000, flush_interval_s=3600.0)
+def test_a_mixed_batch_writes_once_per_shard_and_its_flush_once_per_view_shard() -> None:
+    memory = _chroma(flush_every=10_000, flush_interval_s=3600.0)
     shards = memory.storage.layout.shards  # type: ignore[attr-defined]
     memory.observe_many([Fact("seed", 0, namespace=ns) for ns in NAMESPACES])
     memory.flush()
@@ -175,25 +152,13 @@ def test_a_layout_5_mixed_batch_writes_once_per_shard_and_its_flush_once_per_vie
     assert _view_lag(memory) == 0
 
 
-@pytest.mark.parametrize("version", [4, 5])
-def test_new_namespaces_add_one_directory_write(version: int) -> None:
-    memory = _chroma(version)
+def test_new_namespaces_add_one_directory_write() -> None:
+    memory = _chroma()
     with _UpsertCounter() as counter:
         memory.observe_many([Fact("k", i, namespace=ns) for i, ns in enumerate(NAMESPACES)])
-        if version == 4:
-            memory.flush()
     names = [n for n in counter.calls if n.endswith("_names")]
     assert len(names) == 1 and counter.calls[names[0]] == 1
     assert counter.total <= memory.storage.layout.shards + 1  # type: ignore[attr-defined]
-
-
-def test_views_too_many_for_one_call_are_written_right_after() -> None:
-    memory = _chroma(4)
-    memory.storage._max_batch = 4  # type: ignore[attr-defined]
-    memory.observe_many([Fact(f"k{i}", i, namespace=ns) for ns in NAMESPACES[:3] for i in range(6)])
-    assert _view_lag(memory) == 0
-    heads = memory.storage.read_heads(NAMESPACES[:3])
-    assert all(memory._engine.stream in h.views for h in heads.values())
 
 
 def test_a_failed_batch_keeps_the_views_it_took_for_the_next_flush() -> None:

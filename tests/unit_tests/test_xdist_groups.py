@@ -17,6 +17,7 @@ GROUPED = {
     "tests/unit_tests/test_perf_scale.py": "perf_scale_store",
     "tests/integration_tests/test_perf_scale.py": "perf_scale_run",
     "tests/integration_tests/test_langgraph_server.py": "langgraph_server",
+    "tests/integration_tests/test_langgraph_conformance.py": "langgraph_conformance",
     "tests/integration_tests/test_workers.py": "processes",
     "tests/integration_tests/test_concurrency.py": "processes",
     "tests/integration_tests/test_crash_recovery.py": "processes",

@@ -22,7 +22,6 @@ from langchain_tepa.storage.chroma.local import (
     open_server_client,
     set_journal_mode,
 )
-from langchain_tepa.storage.chroma.upgrade import ViewUpgradeReport, upgrade_views
 
 __all__ = [
     "JOURNAL_MODES",
@@ -30,13 +29,11 @@ __all__ = [
     "ChromaStorage",
     "FolderLock",
     "Layout",
-    "ViewUpgradeReport",
     "is_async_client",
     "open_chroma_storage",
     "open_persistent_client",
     "open_server_client",
     "set_journal_mode",
-    "upgrade_views",
 ]
 
 

@@ -1,10 +1,17 @@
-"""`ChromaStorage`: the storage protocol on any chromadb client, in layout 3 (``layout.py``).
+"""`ChromaStorage`: the storage protocol on any chromadb client, in the layout of ``layout.py``.
 
 Cost follows what a call touches: a namespace's head is one read by id; its pages and its
 vectors are one filtered read each in its shard; a commit is one ``upsert`` per shard touched
 (pages with head bumps) plus one per vector collection touched, and a ``delete`` of absent ids
 where its large pages made a shard's log tail worth settling (``tail.py``). Opening reads the
-layout record only.
+layout record only (``opening.py``).
+
+``ChromaStorage`` is a :class:`~langchain_tepa.storage.chroma.handles.CollectionHandles` (the
+client, its collections, typed errors, meta records) and keeps the state of one store; the
+helpers beside it take the handles and the layout as arguments and never import it back: head
+reads (``heads.py``), page filters (``reads.py``), page grouping and the shard upserts
+(``pages.py``), waiting view marks (``marks.py``), the names directory (``directory.py``,
+``name_pages.py``) and the indexes of large namespaces (``dedicated.py``).
 
 Example:
     >>> import chromadb
@@ -19,13 +26,10 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
-import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
-from langchain_tepa.core.errors import ReadOnlyError
 from langchain_tepa.core.log import Head, NamespaceSummary, Page
 from langchain_tepa.core.types import Precedent
 from langchain_tepa.storage.base import (
@@ -35,7 +39,7 @@ from langchain_tepa.storage.base import (
     PageRequest,
     key_path,
 )
-from langchain_tepa.storage.chroma import codec
+from langchain_tepa.storage.chroma import codec, dedicated, heads, reads
 from langchain_tepa.storage.chroma.directory import (
     NamesDirectory,
     names_under,
@@ -50,61 +54,25 @@ from langchain_tepa.storage.chroma.epochs import (
     current,
     folder_of,
 )
-from langchain_tepa.storage.chroma.errors import describe_client, is_not_found, translate
-from langchain_tepa.storage.chroma.layout import (
-    EVIDENCE_HNSW,
-    MAX_PAGE_NAMESPACES,
-    PAGE_BYTES,
-    PAGE_RECORDS,
-    VECTOR_HNSW,
-    Layout,
-    validate_prefix,
-)
+from langchain_tepa.storage.chroma.handles import PLACEHOLDER, CollectionHandles
+from langchain_tepa.storage.chroma.layout import EVIDENCE_HNSW, Layout
 from langchain_tepa.storage.chroma.local import FolderLock
+from langchain_tepa.storage.chroma.marks import PendingMarks
+from langchain_tepa.storage.chroma.opening import open_layout
+from langchain_tepa.storage.chroma.pages import send_pages
 from langchain_tepa.storage.chroma.tail import CLOSE_BYTES, LogTail, settle
-
-if TYPE_CHECKING:
-    from langchain_tepa.storage.chroma.upgrade import ViewUpgradeReport
 
 __all__ = ["ChromaStorage"]
 
-_T = TypeVar("_T")
-_READ_PAGE = 5000
-_READ_NAMESPACES = 100
-_PLACEHOLDER = [1.0]
 _HEADED_HELD = 65536  # namespaces remembered to have a head (forgotten all at once beyond)
 MARKS_WAIT_S = 0.5
-"""Seconds a layout 5 view mark waits for a commit to its head's shard to carry it, before
+"""Seconds a view mark waits for a commit to its head's shard to carry it, before
 it is written on its own at the next call (readers heal views only after twice the memory's
 flush interval: 4 s by default)."""
 _log = logging.getLogger("langchain_tepa")
 
 
-def _b64(dimensions: int) -> int:
-    """Characters of a float32 vector of ``dimensions`` in base64 (``codec.encode_vector``)."""
-    return 4 * -(-4 * dimensions // 3)
-
-
-def _where(clauses: list[dict[str, Any]], op: str = "$and") -> dict[str, Any]:
-    return clauses[0] if len(clauses) == 1 else {op: clauses}
-
-
-def _part_wanted(req: PageRequest, page: Page) -> bool:
-    """Whether a namespace's part of a shard page answers ``req``.
-
-    The page's own metadata (streams, times, keys) is that of every part together, so a
-    filtered read may return a shard page for one part that another part does not match.
-    """
-    if req.after is not None and page.seq <= req.after.get(page.stream, page.seq):
-        return False
-    if req.key is not None and not any(ev.key == req.key for ev in page.records):
-        return False
-    return not (
-        req.until is not None and page.records and min(ev.time for ev in page.records) > req.until
-    )
-
-
-class ChromaStorage:
+class ChromaStorage(CollectionHandles):
     """A :class:`~langchain_tepa.storage.base.StorageBackend` on any chromadb client.
 
     Args:
@@ -117,8 +85,10 @@ class ChromaStorage:
         read_only: Create and change nothing (a store that does not exist reads as empty).
 
     Raises:
-        StorageError: If the store cannot be opened (unreachable server, newer layout, a read-only
-            store that needs a migration); the message says what to do.
+        StorageError: If the store cannot be opened (unreachable server, a read-only opening
+            of a prefix that holds no store); the message says what to do.
+        UnsupportedLayoutError: If the store was written in another layout than this
+            version's (``layout.py``).
 
     Example:
         >>> import chromadb
@@ -139,108 +109,19 @@ class ChromaStorage:
         dedicated_at: int | None = None,
         read_only: bool = False,
     ) -> None:
-        validate_prefix(prefix)
-        self.client = client
-        self.prefix = prefix
-        self.read_only = bool(read_only)
-        self.where = describe_client(client)
-        self._cols: dict[str, Any] = {}
-        self._lock = threading.Lock()
+        super().__init__(client, prefix=prefix, read_only=read_only)
         self._dedicated: set[str] = set()
         self._headed: set[str] = set()  # namespaces seen with a head (heads are never removed)
         self._names_cache = NamesDirectory()
         folder = folder_of(client)
         self._epochs = EpochKey(folder, prefix) if folder is not None else None
         self._owner: tuple[FolderLock, int] | None = None  # (held lock, pid): claim_folder
-        # Layout 5: view marks whose views are stored, waiting for a commit to the shard of
-        # their head to carry them (shard -> namespace -> stream -> seq), and since when.
-        self._marks: dict[int, dict[str, dict[str, int]]] = {}
-        self._marks_since: dict[int, float] = {}
-        self._marks_lock = threading.Lock()
+        self._marks = PendingMarks()  # view marks waiting for a commit to their head's shard
         self._tail = LogTail()  # metadata bytes per evidence shard since its last settle
-        self._max_batch = 5000
-        try:
-            self._max_batch = max(1, min(5000, int(client.get_max_batch_size())))
-        except Exception:  # older clients, async proxies without the call
-            self._max_batch = 5000
-        from langchain_tepa.storage.chroma.opening import open_layout
-
         self.layout: Layout = open_layout(self, shards=shards, dedicated_at=dedicated_at)
-
-    # ---------------------------------------------------------------- plumbing
-    def call(self, op: str, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
-        """Run a Chroma call; its exceptions become typed errors naming the store."""
-        try:
-            return fn(*args, **kwargs)
-        except Exception as exc:
-            raise translate(exc, self.where, op) from exc
-
-    def collection(self, name: str, *, create: bool, hnsw: Mapping[str, Any] | None = None) -> Any:
-        """The collection ``name`` (created when ``create`` and writable), or ``None``."""
-        col = self._cols.get(name)
-        if col is not None:
-            return col
-        if create and not self.read_only:
-            col = self.call(
-                "open collection",
-                self.client.get_or_create_collection,
-                name,
-                embedding_function=None,
-                metadata=dict(hnsw) if hnsw else None,
-            )
-        else:
-            try:
-                col = self.client.get_collection(name, embedding_function=None)
-            except Exception as exc:
-                if is_not_found(exc) or (isinstance(exc, ValueError) and "not exist" in str(exc)):
-                    return None
-                raise translate(exc, self.where, "open collection") from exc
-        with self._lock:
-            self._cols[name] = col
-        return col
-
-    def forget(self, name: str) -> None:
-        """Drop the cached handle of collection ``name`` (it was deleted)."""
-        with self._lock:
-            self._cols.pop(name, None)
-
-    def get_all(
-        self, col: Any, where: dict[str, Any] | None, include: list[str]
-    ) -> dict[str, list[Any]]:
-        """Every record of ``col`` matching ``where`` (read in pages)."""
-        out: dict[str, list[Any]] = {"ids": [], **{name: [] for name in include}}
-        offset = 0
-        while True:
-            got = self.call(
-                "get", col.get, where=where, include=include, limit=_READ_PAGE, offset=offset
-            )
-            out["ids"].extend(got["ids"])
-            for name in include:
-                values = got.get(name)
-                out[name].extend(list(values) if values is not None else [])
-            if len(got["ids"]) < _READ_PAGE:
-                return out
-            offset += _READ_PAGE
-
-    def _chunks(self, items: Sequence[_T]) -> list[Sequence[_T]]:
-        size = self._max_batch
-        return [items[i : i + size] for i in range(0, len(items), size)]
-
-    def _writable(self) -> None:
-        if self.read_only:
-            raise ReadOnlyError(
-                f"the {self.where} (prefix {self.prefix!r}) was opened read-only; open it "
-                "without read_only to write"
-            )
 
     def _evidence(self, shard: int, *, create: bool) -> Any:
         return self.collection(self.layout.evidence(shard), create=create, hnsw=EVIDENCE_HNSW)
-
-    def _by_shard(self, namespaces: Sequence[str]) -> dict[int, list[str]]:
-        out: dict[int, list[str]] = {}
-        for ns in dict.fromkeys(namespaces):
-            out.setdefault(self.layout.shard(ns), []).append(ns)
-        return out
 
     def is_dedicated(self, namespace: str) -> bool:
         """Whether ``namespace`` has a vector collection of its own (as last seen)."""
@@ -309,31 +190,8 @@ class ChromaStorage:
 
         The token is ``None`` when the prefix has none (or when ``token_of`` is ``None``).
         """
-        out: dict[str, Head] = {}
-        token: str | None = None
-        groups = self._by_shard(namespaces)
-        if token_of is not None:
-            groups.setdefault(self.layout.shard(token_of), [])
-        wanted_token = token_id(token_of) if token_of is not None else None
-        for shard, names in groups.items():
-            col = self._evidence(shard, create=False)
-            if col is None:
-                continue
-            wanted = set(names)
-            ids = [codec.head_id(ns) for ns in names]
-            if wanted_token is not None and shard == self.layout.shard(str(token_of)):
-                ids.append(wanted_token)
-            got = self.call("read heads", col.get, ids=ids, include=["metadatas"])
-            for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=False):
-                if rid == wanted_token:
-                    value = (meta or {}).get("tepa_dtok")
-                    token = value if isinstance(value, str) else None
-                    continue
-                head = codec.decode_head(meta or {})
-                if head.namespace in wanted:
-                    out[head.namespace] = head
-                    if head.dedicated:
-                        self._dedicated.add(head.namespace)
+        out, token = heads.read(self, self.layout, namespaces, token_of)
+        self._dedicated.update(ns for ns, head in out.items() if head.dedicated)
         self._note_headed(out)
         return out, token
 
@@ -344,16 +202,10 @@ class ChromaStorage:
 
     def list_heads(self) -> Iterator[Head]:
         """Every namespace's head, shard by shard."""
-        for shard in range(self.layout.shards):
-            col = self._evidence(shard, create=False)
-            if col is None:
-                continue
-            got = self.get_all(col, {"tepa_kind": "head"}, ["metadatas"])
-            for meta in got["metadatas"]:
-                head = codec.decode_head(meta or {})
-                if head.dedicated:
-                    self._dedicated.add(head.namespace)
-                yield head
+        for head in heads.every(self, self.layout):
+            if head.dedicated:
+                self._dedicated.add(head.namespace)
+            yield head
 
     def _names(self, *, create: bool) -> Any:
         return self.collection(f"{self.prefix}_names", create=create, hnsw=EVIDENCE_HNSW)
@@ -371,7 +223,7 @@ class ChromaStorage:
         col = self._names(create=False)
         if col is None:
             return []
-        names = self._names_cache.names(col, self)
+        names = self._names_cache.names(col, self, self.names_epoch())
         if prefix is None:
             return list(names)
         return names_under(names, prefix)
@@ -413,7 +265,9 @@ class ChromaStorage:
         got, token = self._heads(first, token_of=prefix)
         headed = prefix in got
         if not (headed and seen and cached is not None and token == known):
-            names = names_under(directory.names(col, self), prefix)  # after the token
+            names = names_under(
+                directory.names(col, self, self.names_epoch()), prefix
+            )  # after the token
             directory.keep_token(prefix, token if headed else None, trusted=headed)
         if headed and (not names or names[0] != prefix):
             names = [prefix, *names]  # registered: it has a head
@@ -461,13 +315,13 @@ class ChromaStorage:
     def _register(self, namespaces: Sequence[str]) -> None:
         col = self._names(create=True)
         with self._writing(NAMES_SLOT):
-            for part in self._chunks(list(namespaces)):
+            for part in self.chunks(list(namespaces)):
                 # The directory is read by documents: no metadata decoded.
                 self.call(
                     "register namespaces",
                     col.upsert,
                     ids=[codec.head_id(ns) for ns in part],
-                    embeddings=[_PLACEHOLDER for _ in part],
+                    embeddings=[PLACEHOLDER for _ in part],
                     documents=list(part),
                     metadatas=[{"tepa_name": ns, "tepa_pfx": key_path(ns)} for ns in part],
                 )
@@ -485,89 +339,9 @@ class ChromaStorage:
             self.call(op, col.update, ids=[codec.head_id(namespace)], metadatas=[meta])
 
     # ---------------------------------------------------------------- evidence
-    def _namespace_clause(self, namespaces: Sequence[str]) -> dict[str, Any]:
-        """Pages of ``namespaces``: their own pages, and in layout 4 shard pages listing them."""
-        own = (
-            {"tepa_pns": namespaces[0]}
-            if len(namespaces) == 1
-            else {"tepa_pns": {"$in": list(namespaces)}}
-        )
-        if not self.layout.shard_pages:
-            return own
-        return {"$or": [own, *({"tepa_pnl": {"$contains": ns}} for ns in namespaces)]}
-
-    def _page_clause(self, req: PageRequest) -> dict[str, Any] | None:
-        clauses: list[dict[str, Any]] = [self._namespace_clause([req.namespace])]
-        if req.after is not None:
-            if not req.after:
-                return None
-            per = [
-                {"$and": [{"tepa_w": stream}, {"tepa_q": {"$gt": int(seq)}}]}
-                for stream, seq in sorted(req.after.items())
-            ]
-            clauses.append(_where(per, "$or"))
-        if req.key is not None:
-            clauses.append(
-                {
-                    "$or": [
-                        {"tepa_keys": {"$contains": codec.key_hash(req.key)}},
-                        {"tepa_keys": {"$contains": codec.ALL_KEYS}},
-                    ]
-                }
-            )
-        if req.until is not None:
-            clauses.append({"tepa_t0": {"$lte": float(req.until)}})
-        return _where(clauses)
-
     def load_pages(self, requests: Sequence[PageRequest]) -> dict[str, list[Page]]:
-        """Pages as requested: one filtered read per shard (per 100 namespaces, in layout 4)."""
-        out: dict[str, list[Page]] = {req.namespace: [] for req in requests}
-        by_shard: dict[int, list[PageRequest]] = {}
-        for req in requests:
-            by_shard.setdefault(self.layout.shard(req.namespace), []).append(req)
-        for shard, all_reqs in by_shard.items():
-            col = self._evidence(shard, create=False)
-            if col is None:
-                continue
-            # Layout 4 matches each namespace with a clause of its own: SQLite refuses filters
-            # deeper than 1,000, so at most _READ_NAMESPACES namespaces a read.
-            step = _READ_NAMESPACES if self.layout.shard_pages else len(all_reqs)
-            for start in range(0, len(all_reqs), step):
-                chunk = all_reqs[start : start + step]
-                self._load_shard(col, chunk, {r.namespace: r for r in chunk}, out)
-        return out  # in commit order: readers check each page's basis in that order
-
-    def _load_shard(
-        self,
-        col: Any,
-        reqs: Sequence[PageRequest],
-        wanted: Mapping[str, PageRequest],
-        out: dict[str, list[Page]],
-    ) -> None:
-        """One filtered read of a shard for ``reqs`` (``wanted``: them by namespace).
-
-        The pages of those namespaces are appended to ``out``; of a shard page, only the parts
-        of ``wanted`` (another read covers the other parts).
-        """
-        plain = [r.namespace for r in reqs if r == PageRequest(r.namespace)]
-        clauses = [c for r in reqs if r.namespace not in plain if (c := self._page_clause(r))]
-        if plain:
-            clauses.append(self._namespace_clause(plain))
-        if not clauses:
-            return
-        got = self.get_all(col, _where(clauses, "$or"), ["metadatas"])
-        for meta in got["metadatas"]:
-            meta = meta or {}
-            if "tepa_parts" not in meta:
-                page = codec.decode_page(meta)
-                if page.namespace in wanted:
-                    out[page.namespace].append(page)
-                continue
-            # A shard page: keep the parts of namespaces asked for, as asked for.
-            for page in codec.decode_pages(meta, wanted):
-                asked = wanted.get(page.namespace)
-                if asked is not None and _part_wanted(asked, page):
-                    out[page.namespace].append(page)
+        """Pages as requested: one filtered read per shard (per 100 namespaces; ``reads.py``)."""
+        return reads.load_pages(self, self.layout, requests)
 
     def commit(self, commit: Commit) -> None:
         """Write one append.
@@ -605,117 +379,11 @@ class ChromaStorage:
         for name in map(self.layout.evidence, by_shard):  # large pages leave a tail to settle
             if self._tail.due(name):
                 self._settle(name)
-        if late:  # views too many to go with their pages: right after them
+        if late:  # their views, right after the pages (views live in view shards)
             self.write_views(
                 [p for w in late for p in w.views],
                 {w.namespace: w.view_marks for w in late if w.view_marks},
             )
-
-    def _groups(
-        self, writes: Sequence[NamespaceWrite]
-    ) -> tuple[list[list[NamespaceWrite]], dict[int, list[str]]]:
-        """The writes of one shard, grouped by the page that holds them.
-
-        In layout 3, and for a write too large to share a page, each write has pages of its
-        own (a group of one). In layout 4 the others share shard pages, each at most
-        ``PAGE_RECORDS`` records, ``PAGE_RECORDS`` vectors (precedents' and items'), about
-        ``PAGE_BYTES`` bytes and ``MAX_PAGE_NAMESPACES`` namespaces, and small enough to go with
-        its head bumps in one call. Also returns the records of the writes it measured, encoded
-        (by ``id`` of the write), for the pages to reuse.
-        """
-        texts: dict[int, list[str]] = {}
-        if not self.layout.shard_pages or len(writes) < 2:
-            return [[w] for w in writes], texts
-        out: list[list[NamespaceWrite]] = []
-        group: list[NamespaceWrite] = []
-        records = vectors = size = 0
-        for write in writes:
-            n, v = len(write.records), self._page_load(write)
-            b = 0
-            if n <= PAGE_RECORDS and v <= PAGE_RECORDS:
-                texts[id(write)] = [ev.to_json() for ev in write.records]
-                b = self._page_bytes(write, texts[id(write)])
-            if n > PAGE_RECORDS or v > PAGE_RECORDS or b > PAGE_BYTES:
-                out.append([write])
-                continue
-            if group and (
-                records + n > PAGE_RECORDS
-                or vectors + v > PAGE_RECORDS
-                or size + b > PAGE_BYTES
-                or len(group) >= MAX_PAGE_NAMESPACES
-                or len(group) + 2 > self._max_batch  # the page and every head bump
-            ):
-                out.append(group)
-                group, records, vectors, size = [], 0, 0, 0
-            group.append(write)
-            records += n
-            vectors += v
-            size += b
-        if group:
-            out.append(group)
-        return out, texts
-
-    def _page_vectors(self, write: NamespaceWrite) -> int:
-        """Precedent vectors the write's page carries (a large namespace's go to its index)."""
-        return 0 if write.namespace in self._dedicated else len(write.new)
-
-    def _page_bytes(self, write: NamespaceWrite, texts: Sequence[str]) -> int:
-        """About how many bytes the write's part of a page takes (``texts``: its records)."""
-        size = sum(len(text) + 1 for text in texts)
-        if self._page_vectors(write):
-            size += sum(len(p.id) + _b64(len(v)) for p, v in write.new)
-        for owners in write.items.values():
-            size += sum(len(owner) + sum(_b64(len(v)) for v in vs) for owner, vs in owners.items())
-        return size
-
-    def _page_load(self, write: NamespaceWrite) -> int:
-        """Vectors of every kind the write's page carries (precedents' and items')."""
-        items = sum(len(vs) for owners in write.items.values() for vs in owners.values())
-        return self._page_vectors(write) + items
-
-    def _pages(
-        self,
-        commit: Commit,
-        shard: int,
-        index: int,
-        group: Sequence[NamespaceWrite],
-        texts: Mapping[int, list[str]],
-    ) -> list[tuple[str, dict[str, Any]]]:
-        """The page records of one group: a shard page, or a write's own pages.
-
-        ``texts``: records already encoded, by ``id`` of the write (:meth:`_groups`).
-        """
-        if len(group) > 1:
-            parts = [
-                codec.PagePart(
-                    w.namespace,
-                    w.basis,
-                    w.records,
-                    {p.id: v for p, v in w.new} if self._page_vectors(w) else {},
-                    w.items,
-                    texts.get(id(w)),
-                )
-                for w in group
-            ]
-            meta = codec.shard_page_meta(commit.stream, commit.seq, parts)
-            return [(codec.shard_page_id(commit.stream, commit.seq, shard, index), meta)]
-        write = group[0]
-        metas = codec.write_pages(
-            write.namespace,
-            commit.stream,
-            commit.seq,
-            write.basis,
-            write.records,
-            {p.id: v for p, v in write.new} if self._page_vectors(write) else None,
-            write.items,
-            max_records=PAGE_RECORDS,
-            max_bytes=PAGE_BYTES,
-            texts=texts.get(id(write)),
-        )
-        return [
-            (codec.page_id(commit.stream, commit.seq, write.namespace, i), meta)
-            for i, meta in enumerate(metas)
-        ]
 
     def _append(
         self,
@@ -727,88 +395,27 @@ class ChromaStorage:
     ) -> list[NamespaceWrite]:
         """Pages and head bumps of one shard; a page and its head bumps never span two calls.
 
-        Views (and view marks) a write carries go in the same call; those of a write too large
-        for one call with its page, and from layout 5 all of them (views live in view shards),
-        are returned, to be written right after. Registration
-        ``tokens`` of prefixes in this shard go in the first call.
+        The writes that carry views (or view marks) are returned, to be written right after
+        (views live in view shards). Registration ``tokens`` of prefixes in this shard go in
+        the first call, and view marks waiting for this shard ride in its heads.
         """
-        ids: list[str] = [token_id(prefix) for prefix in tokens]
-        metas: list[dict[str, Any]] = [token_meta(p, token) for p, token in tokens.items()]
-        late: list[NamespaceWrite] = []
-        carried = self._take_marks(shard)  # layout 5: marks waiting for this shard
+        first = ([token_id(p) for p in tokens], [token_meta(p, t) for p, t in tokens.items()])
+        carried = self._marks.take(shard)  # marks waiting for this shard
         try:
-            self._send_pages(col, commit, shard, writes, ids, metas, late, carried)
+            return send_pages(
+                self,
+                col,
+                commit,
+                shard,
+                writes,
+                first,
+                carried,
+                dedicated=self._dedicated,
+                tail=(self._tail, self.layout.evidence(shard)),
+            )
         except BaseException:
-            self._defer_marks(shard, carried)  # not known to be stored: keep them
+            self._marks.defer(shard, carried)  # not known to be stored: keep them
             raise
-        return late
-
-    def _send_pages(
-        self,
-        col: Any,
-        commit: Commit,
-        shard: int,
-        writes: Sequence[NamespaceWrite],
-        ids: list[str],
-        metas: list[dict[str, Any]],
-        late: list[NamespaceWrite],
-        carried: dict[str, dict[str, int]],
-    ) -> None:
-        """The calls of :meth:`_append`; ``carried`` marks ride in its heads (or as records)."""
-        marks = dict(carried)
-
-        def send() -> None:
-            while ids:  # more than one call only for more tokens than a call holds
-                n = min(len(ids), self._max_batch)
-                self.call(
-                    "append evidence",
-                    col.upsert,
-                    ids=ids[:n],
-                    embeddings=[_PLACEHOLDER] * n,
-                    metadatas=metas[:n],
-                )
-                self._tail.add(self.layout.evidence(shard), metas[:n])
-                del ids[:n], metas[:n]
-
-        groups, texts = self._groups(writes)
-        for index, group in enumerate(groups):
-            entries = self._pages(commit, shard, index, group, texts)
-            entries_ids = [pid for pid, _ in entries]
-            entries_metas = [meta for _, meta in entries]
-            room = self._max_batch - len(entries) - len(group)
-            for write in group:
-                head = codec.head_update(
-                    write.namespace,
-                    commit.stream,
-                    commit.seq,
-                    write.count,
-                    write.summary,
-                    write.time,
-                )
-                if self.views_with_pages and len(write.views) <= room:
-                    room -= len(write.views)
-                    for p in write.views:
-                        entries_ids.append(p.id)
-                        entries_metas.append(codec.precedent_meta(p))
-                    if write.view_marks:
-                        head.update(codec.marks_update(write.namespace, write.view_marks))
-                elif write.views or write.view_marks:
-                    late.append(write)
-                waiting = marks.pop(write.namespace, None)
-                if waiting:
-                    head.update(codec.marks_update(write.namespace, waiting))
-                entries_ids.append(codec.head_id(write.namespace))
-                entries_metas.append(head)
-            if ids and len(ids) + len(entries_ids) > self._max_batch:
-                send()
-            ids.extend(entries_ids)
-            metas.extend(entries_metas)
-        for ns, per in marks.items():  # heads this commit does not bump
-            if len(ids) >= self._max_batch:
-                send()
-            ids.append(codec.head_id(ns))
-            metas.append(codec.marks_update(ns, per))
-        send()
 
     def _settle(self, name: str) -> None:
         """Settle collection ``name``'s log tail (``tail.py``) and start counting it anew."""
@@ -820,14 +427,13 @@ class ChromaStorage:
     # ---------------------------------------------------------------- views
     @property
     def views_with_pages(self) -> bool:
-        """Whether a commit's views go with its pages at no extra call (layouts 3 and 4).
+        """``False``: views live in view shards of their own, not beside a commit's pages.
 
-        From layout 5 views live in view shards of their own: a commit spanning several
-        namespaces then leaves its views to the memory's view buffer (written by
-        :meth:`write_views`, many commits' views in one call per view shard) instead of
-        adding a call per shard to every commit.
+        A commit spanning several namespaces leaves its views to the memory's view buffer
+        (written by :meth:`write_views`, many commits' views in one call per view shard)
+        instead of adding a call per shard to every commit.
         """
-        return not self.layout.view_shards
+        return False
 
     def _views(self, shard: int, *, create: bool) -> Any:
         name = self.layout.view_collection(shard)
@@ -842,16 +448,14 @@ class ChromaStorage:
     ) -> None:
         """Write views, then the view marks into heads.
 
-        In layouts 3 and 4 a shard's views and marks are one ``upsert`` (views and heads share
-        the evidence shard). From layout 5 every view shard touched is written first (one call
-        each); the marks then wait for the next commit to their head's shard, which carries
-        them in its own call, or are written on their own by the first call after
-        ``MARKS_WAIT_S`` (and by :meth:`close`); ``settle`` writes every waiting mark now.
-        A mark is never stored before its views; a failure or a crash leaves it behind them
-        (the views are rewritten later). No write epoch moves (:meth:`local_epoch`): views and
-        marks change no answer of a read, so a memory's cached states stay current across
-        them (a reader that acts on another stream's marks re-reads its head when the epoch's
-        trust runs out, ``_trusted_until``).
+        Every view shard touched is written first (one call each); the marks then wait for the
+        next commit to their head's shard, which carries them in its own call, or are written
+        on their own by the first call after ``MARKS_WAIT_S`` (and by :meth:`close`);
+        ``settle`` writes every waiting mark now. A mark is never stored before its views; a
+        failure or a crash leaves it behind them (the views are rewritten later). No write
+        epoch moves (:meth:`local_epoch`): views and marks change no answer of a read, so a
+        memory's cached states stay current across them (a reader that acts on another
+        stream's marks re-reads its head when the epoch's trust runs out, ``_trusted_until``).
         """
         if not precedents and not marks and not (settle and self._marks):
             return
@@ -863,23 +467,11 @@ class ChromaStorage:
             )
             ids.append(p.id)
             metas.append(codec.precedent_meta(p))
-        if self.layout.view_shards:
-            self._write_groups(views, "write views")
-            for ns, per in (marks or {}).items():
-                if per:
-                    self._defer_marks(self.layout.shard(ns), {ns: dict(per)})
-            self._write_marks(due_only=not settle)
-            return
-        heads: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
+        self._write_groups(views, "write views")
         for ns, per in (marks or {}).items():
             if per:
-                name = self.layout.evidence(self.layout.shard(ns))
-                # One call per collection: marks join the views when both share it.
-                ids, metas = (views if name in views else heads).setdefault(name, ([], []))
-                ids.append(codec.head_id(ns))
-                metas.append(codec.marks_update(ns, per))
-        self._write_groups(views, "write views")
-        self._write_groups(heads, "write views")
+                self._marks.defer(self.layout.shard(ns), {ns: dict(per)})
+        self._write_marks(due_only=not settle)
 
     def _write_groups(
         self, groups: Mapping[str, tuple[list[str], list[dict[str, Any]]]], op: str
@@ -893,41 +485,16 @@ class ChromaStorage:
                     op,
                     col.upsert,
                     ids=ids[start:end],
-                    embeddings=[_PLACEHOLDER for _ in ids[start:end]],
+                    embeddings=[PLACEHOLDER for _ in ids[start:end]],
                     metadatas=metas[start:end],
                 )
-
-    # ---------------------------------------------------------------- view marks (layout 5)
-    def _defer_marks(self, shard: int, marks: Mapping[str, Mapping[str, int]]) -> None:
-        """Keep marks (their views stored) for the next commit to ``shard`` to carry."""
-        if not marks:
-            return
-        with self._marks_lock:
-            held = self._marks.setdefault(shard, {})
-            for ns, per in marks.items():
-                mine = held.setdefault(ns, {})
-                for stream, seq in per.items():
-                    mine[stream] = max(int(seq), mine.get(stream, 0))
-            self._marks_since.setdefault(shard, time.monotonic())
-
-    def _take_marks(self, shard: int) -> dict[str, dict[str, int]]:
-        with self._marks_lock:
-            self._marks_since.pop(shard, None)
-            return self._marks.pop(shard, {})
 
     def _write_marks(self, *, due_only: bool) -> None:
         """Write waiting marks: those older than ``MARKS_WAIT_S`` (or all), a call per shard."""
         if not self._marks:
             return
-        now = time.monotonic()
-        with self._marks_lock:
-            shards = [
-                sh
-                for sh, since in self._marks_since.items()
-                if not due_only or now - since >= MARKS_WAIT_S
-            ]
-        for shard in shards:
-            marks = self._take_marks(shard)
+        for shard in self._marks.due(wait=MARKS_WAIT_S if due_only else None):
+            marks = self._marks.take(shard)
             if not marks:
                 continue
             group = {
@@ -939,11 +506,11 @@ class ChromaStorage:
             try:  # marks move no write epoch (see write_views)
                 self._write_groups(group, "write view marks")
             except BaseException:
-                self._defer_marks(shard, marks)
+                self._marks.defer(shard, marks)
                 raise
 
     def flush_marks(self) -> None:
-        """Write every view mark still waiting for a commit to carry it (layout 5)."""
+        """Write every view mark still waiting for a commit to carry it."""
         if not self.read_only:
             self._write_marks(due_only=False)
 
@@ -955,23 +522,7 @@ class ChromaStorage:
         got = self.get_all(col, {"tepa_ns": namespace}, ["metadatas"])
         return [v for meta in got["metadatas"] if (v := codec.view_of(meta)) is not None]
 
-    def upgrade_views(self, *, progress: bool = False) -> ViewUpgradeReport:
-        """Move a layout 3 or 4 store's views into view shards (layout 5); see ``upgrade.py``.
-
-        Readers then load only heads and pages. Run it with the store's other writers stopped
-        (``tepa upgrade PATH`` for an embedded folder). Idempotent.
-
-        Raises:
-            ReadOnlyError: If this store was opened read-only.
-        """
-        from langchain_tepa.storage.chroma.upgrade import upgrade_views
-
-        return upgrade_views(self, progress=progress)
-
     # ---------------------------------------------------------------- large namespaces
-    def _index(self, namespace: str, *, create: bool) -> Any:
-        return self.collection(self.layout.dedicated(namespace), create=create, hnsw=VECTOR_HNSW)
-
     @property
     def dedicated_at(self) -> int:
         """Precedents above which a namespace gets an index of its own."""
@@ -985,10 +536,10 @@ class ChromaStorage:
     ) -> None:
         """Give ``namespace`` an index of its own holding ``rows`` (all its precedents)."""
         self._writable()
-        from langchain_tepa.storage.chroma.dedicated import dedicate
-
         with self._writing(self.layout.shard(namespace)):  # the flag goes into the head
-            dedicate(self, namespace, rows, through)
+            self.index_vectors(namespace, rows)  # no marks yet: the flag and marks go together
+            dedicated.flag(self, self.layout, namespace, through)
+            self.mark_dedicated(namespace)
 
     def index_vectors(
         self,
@@ -1002,48 +553,21 @@ class ChromaStorage:
         With ``through``, the head then records the clock through which pages are indexed.
         """
         self._writable()
-        self._index_rows(namespace, rows)
+        dedicated.index_rows(self, self.layout, namespace, rows)
         if through:
             self._update_head(
                 namespace, "mark indexed pages", codec.indexed_update(namespace, through)
             )
 
-    def _index_rows(
-        self, namespace: str, rows: Sequence[tuple[Precedent, Sequence[float]]]
-    ) -> None:
-        col = self._index(namespace, create=True)
-        for part in self._chunks(list(rows)):
-            self.call(
-                "index vectors",
-                col.upsert,
-                ids=[p.id for p, _ in part],
-                embeddings=[[float(x) for x in v] for _, v in part],
-                metadatas=[codec.index_meta(p) for p, _ in part],
-            )
-
     def index_vectors_of(self, namespace: str, ids: Sequence[str]) -> dict[str, list[float]]:
         """Vectors of ``ids`` in a large namespace's index."""
-        col = self._index(namespace, create=False)
-        out: dict[str, list[float]] = {}
-        if col is None:
-            return out
-        for part in self._chunks(list(ids)):
-            got = self.call("read index", col.get, ids=list(part), include=["embeddings"])
-            for pid, vec in zip(got["ids"], got["embeddings"], strict=True):
-                out[pid] = [float(x) for x in vec]
-        return out
+        return dedicated.vectors_of(self, self.layout, namespace, ids)
 
     def indexed(self, namespace: str, ids: Sequence[str]) -> set[str]:
         """Which of ``ids`` a large namespace's index holds (every id for other namespaces)."""
         if namespace not in self._dedicated:
             return set(ids)
-        col = self._index(namespace, create=False)
-        if col is None:
-            return set()
-        found: set[str] = set()
-        for part in self._chunks(list(ids)):
-            found.update(self.call("read index", col.get, ids=list(part), include=[])["ids"])
-        return found
+        return dedicated.indexed_ids(self, self.layout, namespace, ids)
 
     def query_vectors(
         self,
@@ -1054,44 +578,9 @@ class ChromaStorage:
         key_prefix: str | None = None,
     ) -> list[tuple[str, float]]:
         """Nearest precedents in a large namespace's index (cosine similarity)."""
-        col = self._index(namespace, create=False)
-        if col is None:
-            return []
-        where = {"tepa_kp": {"$contains": key_prefix}} if key_prefix else None
-        res = self.call(
-            "query",
-            col.query,
-            query_embeddings=[[float(x) for x in vector]],
-            n_results=max(1, int(n)),
-            where=where,
-            include=["distances"],
-        )
-        ids = res["ids"][0] if res["ids"] else []
-        dists = res["distances"][0] if res.get("distances") else [0.0] * len(ids)
-        return [(pid, 1.0 - float(d)) for pid, d in zip(ids, dists, strict=True)]
+        return dedicated.nearest(self, self.layout, namespace, vector, n, key_prefix=key_prefix)
 
-    # ---------------------------------------------------------------- meta
-    def get_meta(self, name: str) -> str | None:
-        """A named string from the meta collection."""
-        col = self.collection(f"{self.prefix}_meta", create=False)
-        if col is None:
-            return None
-        got = self.call("read meta", col.get, ids=[name], include=["documents"])
-        docs = got.get("documents") or []
-        return str(docs[0]) if got["ids"] and docs and docs[0] is not None else None
-
-    def set_meta(self, name: str, value: str) -> None:
-        """Set a named string."""
-        self._writable()
-        col = self.collection(f"{self.prefix}_meta", create=True)
-        self.call(
-            "write meta", col.upsert, ids=[name], embeddings=[_PLACEHOLDER], documents=[value]
-        )
-
-    def describe(self) -> str:
-        """Where the data lives."""
-        return f"{self.where}, prefix {self.prefix!r}"
-
+    # ---------------------------------------------------------------- closing
     def close(self) -> None:
         """Write waiting view marks, settle log tails (``tail.py``), forget collection handles.
 

@@ -1,4 +1,4 @@
-"""Records of layouts 3 and 4 as Chroma metadata: pages, shard pages, heads, precedent records.
+"""Records of the storage layout as Chroma metadata: pages, shard pages, heads, precedent records.
 
 Example:
     >>> from langchain_tepa.core import Evidence
@@ -265,7 +265,7 @@ def _decode_items(data: Mapping[str, Any]) -> dict[str, dict[str, list[Any]]]:
 
 @dataclass(frozen=True)
 class PagePart:
-    """One namespace's part of a shard page (layout 4): what its own page would hold.
+    """One namespace's part of a shard page: what its own page would hold.
 
     Attributes:
         namespace: The namespace.
@@ -285,7 +285,7 @@ class PagePart:
 
 
 def shard_page_id(stream: str, seq: int, shard: int, part: int) -> str:
-    """The id of a shard page (layout 4; never equal to a :func:`page_id`)."""
+    """The id of a shard page (never equal to a :func:`page_id`)."""
     return f"p.{stream}.{seq}.s{shard:03d}.{part}"
 
 

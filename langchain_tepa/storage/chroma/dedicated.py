@@ -24,36 +24,107 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
 from langchain_tepa.core.types import Precedent
 from langchain_tepa.storage.chroma import codec
+from langchain_tepa.storage.chroma.handles import CollectionHandles
+from langchain_tepa.storage.chroma.layout import VECTOR_HNSW, Layout
 
-if TYPE_CHECKING:
-    from langchain_tepa.storage.chroma.backend import ChromaStorage
-
-__all__ = ["dedicate"]
+__all__ = ["flag", "index_rows", "indexed_ids", "nearest", "vectors_of"]
 
 
-def dedicate(
-    storage: ChromaStorage,
-    namespace: str,
-    rows: Sequence[tuple[Precedent, Sequence[float]]],
-    through: Mapping[str, int],
+def _index(handles: CollectionHandles, layout: Layout, namespace: str, *, create: bool) -> Any:
+    return handles.collection(layout.dedicated(namespace), create=create, hnsw=VECTOR_HNSW)
+
+
+def flag(
+    handles: CollectionHandles, layout: Layout, namespace: str, through: Mapping[str, int]
 ) -> None:
-    """Index ``rows`` (every precedent of ``namespace`` with its vector), then flag the head.
+    """Flag ``namespace``'s head as dedicated, its index complete through ``through``.
 
-    A crash before the flag leaves the namespace ranked in process as before (the index is
-    rebuilt by the next attempt); after it, readers rank through the index.
+    Called once every precedent of the namespace is in its index
+    (``ChromaStorage.dedicate``). A crash before the flag leaves the namespace ranked in
+    process as before (the index is rebuilt by the next attempt); after it, readers rank
+    through the index.
     """
-    storage.index_vectors(namespace, rows)  # no marks yet: the flag and marks go together
-    heads = storage.collection(
-        storage.layout.evidence(storage.layout.shard(namespace)), create=True
-    )
-    storage.call(
+    heads = handles.collection(layout.evidence(layout.shard(namespace)), create=True)
+    handles.call(
         "dedicate namespace",
         heads.update,
         ids=[codec.head_id(namespace)],
         metadatas=[{**codec.indexed_update(namespace, through), "tepa_big": True}],
     )
-    storage.mark_dedicated(namespace)
+
+
+def index_rows(
+    handles: CollectionHandles,
+    layout: Layout,
+    namespace: str,
+    rows: Sequence[tuple[Precedent, Sequence[float]]],
+) -> None:
+    """Upsert precedents with their vectors into ``namespace``'s index (created if needed)."""
+    col = _index(handles, layout, namespace, create=True)
+    for part in handles.chunks(list(rows)):
+        handles.call(
+            "index vectors",
+            col.upsert,
+            ids=[p.id for p, _ in part],
+            embeddings=[[float(x) for x in v] for _, v in part],
+            metadatas=[codec.index_meta(p) for p, _ in part],
+        )
+
+
+def vectors_of(
+    handles: CollectionHandles, layout: Layout, namespace: str, ids: Sequence[str]
+) -> dict[str, list[float]]:
+    """Vectors of ``ids`` in ``namespace``'s index (those it holds)."""
+    col = _index(handles, layout, namespace, create=False)
+    out: dict[str, list[float]] = {}
+    if col is None:
+        return out
+    for part in handles.chunks(list(ids)):
+        got = handles.call("read index", col.get, ids=list(part), include=["embeddings"])
+        for pid, vec in zip(got["ids"], got["embeddings"], strict=True):
+            out[pid] = [float(x) for x in vec]
+    return out
+
+
+def indexed_ids(
+    handles: CollectionHandles, layout: Layout, namespace: str, ids: Sequence[str]
+) -> set[str]:
+    """Which of ``ids`` ``namespace``'s index holds."""
+    col = _index(handles, layout, namespace, create=False)
+    if col is None:
+        return set()
+    found: set[str] = set()
+    for part in handles.chunks(list(ids)):
+        found.update(handles.call("read index", col.get, ids=list(part), include=[])["ids"])
+    return found
+
+
+def nearest(
+    handles: CollectionHandles,
+    layout: Layout,
+    namespace: str,
+    vector: Sequence[float],
+    n: int,
+    *,
+    key_prefix: str | None = None,
+) -> list[tuple[str, float]]:
+    """The ``n`` nearest precedents in ``namespace``'s index, with cosine similarities."""
+    col = _index(handles, layout, namespace, create=False)
+    if col is None:
+        return []
+    where = {"tepa_kp": {"$contains": key_prefix}} if key_prefix else None
+    res = handles.call(
+        "query",
+        col.query,
+        query_embeddings=[[float(x) for x in vector]],
+        n_results=max(1, int(n)),
+        where=where,
+        include=["distances"],
+    )
+    ids = res["ids"][0] if res["ids"] else []
+    dists = res["distances"][0] if res.get("distances") else [0.0] * len(ids)
+    return [(pid, 1.0 - float(d)) for pid, d in zip(ids, dists, strict=True)]

@@ -56,13 +56,11 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import langchain_tepa.storage.chroma.name_pages as name_pages
 from langchain_tepa.core.values import short_hash
-
-if TYPE_CHECKING:
-    from langchain_tepa.storage.chroma.backend import ChromaStorage
+from langchain_tepa.storage.chroma.handles import CollectionHandles
 
 __all__ = [
     "TOKEN_KIND",
@@ -173,15 +171,15 @@ class NamesDirectory:
         """The names held, or ``None`` before the first read."""
         return self._names if self._key is not None else None
 
-    def names(self, col: Any, storage: ChromaStorage) -> tuple[str, ...]:
+    def names(self, col: Any, storage: CollectionHandles, epoch: int | None) -> tuple[str, ...]:
         """Every registered name, sorted (one ``count``; the registrations since when it grew).
 
         Complete as of a ``count`` taken during the call: every namespace registered before the
         call began is in it. No ``count`` at all while the storage vouches that nothing was
-        registered since the names held were read (its names write epoch is the one read before
-        that read's ``count``; ``ChromaStorage.names_epoch``, ``epochs.py``).
+        registered since the names held were read: ``epoch`` is the storage's names write epoch
+        read before this call (``ChromaStorage.names_epoch``, ``epochs.py``; ``None`` when it
+        cannot vouch), and the one read before that read's ``count`` is kept.
         """
-        epoch = storage.names_epoch()  # before the count: a later registration moves it
         held = self.unchanged(epoch, col)
         if held is not None:
             return held
@@ -208,7 +206,7 @@ class NamesDirectory:
 
 def _catch_up(
     col: Any,
-    storage: ChromaStorage,
+    storage: CollectionHandles,
     count: int,
     held: tuple[str, ...] | None,
     paged: set[int],
@@ -257,7 +255,7 @@ def _catch_up(
     return tuple(sorted(known)), paged
 
 
-def _read_from(col: Any, storage: ChromaStorage, start: int) -> tuple[list[str], bool]:
+def _read_from(col: Any, storage: CollectionHandles, start: int) -> tuple[list[str], bool]:
     """The names of the directory's records from position ``start`` on, in Chroma's order.
 
     Read by documents, in pages of ``_PAGE``; from the first page with a record of an earlier

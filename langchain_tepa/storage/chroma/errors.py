@@ -13,13 +13,14 @@ from typing import Any
 
 from langchain_tepa.core.errors import (
     BrokenIndexError,
+    OutcomeUnknownError,
     ReadOnlyError,
     StorageError,
     StorageUnavailableError,
     TEPAError,
 )
 
-__all__ = ["describe_client", "is_not_found", "translate"]
+__all__ = ["describe_client", "is_not_found", "is_write", "translate"]
 
 _BROKEN_INDEX = (
     "error deserializing pickle file",
@@ -67,12 +68,43 @@ def _is_transport(exc: BaseException) -> bool:
     return isinstance(exc, httpx.TransportError)
 
 
+_WRITES = ("append", "register", "index", "write", "migrate", "remove", "upgrade: ", "upsert")
+
+
+def is_write(op: str) -> bool:
+    """Whether the Chroma call named ``op`` (as ``ChromaStorage.call`` names them) writes.
+
+    Example:
+        >>> is_write("append evidence"), is_write("read heads")
+        (True, False)
+    """
+    return op.startswith(_WRITES) and not op.startswith("upgrade: find")
+
+
 def translate(exc: BaseException, where: str, op: str) -> TEPAError:
-    """``exc`` raised by Chroma during ``op`` on the store ``where``, as a typed error."""
+    """``exc`` raised by Chroma during ``op`` on the store ``where``, as a typed error.
+
+    A connection failure during a write is :class:`OutcomeUnknownError`: the server may have
+    applied the call, and a write is several calls (one per shard), so what was stored cannot
+    be told from here. During a read it is :class:`StorageUnavailableError`.
+    """
     if isinstance(exc, TEPAError):
         return exc
     text = str(exc)
     low = f"{type(exc).__name__} {text}".lower()
+    if (
+        _is_transport(exc)
+        or isinstance(exc, ConnectionError | TimeoutError)
+        or any(marker in low for marker in _UNREACHABLE)
+    ) and is_write(op):
+        return OutcomeUnknownError(
+            f"the connection to the {where} failed during a write ({op}: "
+            f"{text or type(exc).__name__}); the write's outcome is unknown: its records may be "
+            "stored in whole, in part or not at all. Once the server is back, read the key's "
+            "history or audit before writing it again (a new observe or put is new evidence); "
+            "start the server (for example `chroma run --path DIR --host 127.0.0.1 --port "
+            "PORT`) or check the host and port"
+        )
     if (
         _is_transport(exc)
         or isinstance(exc, ConnectionError | TimeoutError)

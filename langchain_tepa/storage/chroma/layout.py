@@ -1,52 +1,48 @@
-"""Chroma layouts 3 to 5: a fixed set of sharded collections, whatever the number of namespaces.
+"""The Chroma storage layout: a fixed set of sharded collections, whatever the number of namespaces.
 
 A namespace (a tenant) costs records, never a collection: namespaces are spread over ``shards``
 shards by a stable hash of their name. With ``prefix`` ``"tepa"`` and 16 shards:
 
 * ``tepa_meta``: the layout record (version, shards, dedicated threshold), and **name pages**:
   copies of the names directory, 2,000 names a record, written by readers (``name_pages.py``;
-  not part of the layout: older versions ignore them, and a store without them is read whole).
-* ``tepa_names``: one record per namespace with its label prefixes (and, from this version, its
-  name as the record's document), written when a namespace is first written and never removed:
-  a process keeps the names it read and checks the record count (``directory.py``).
+  a store without them is read whole).
+* ``tepa_names``: one record per namespace with its label prefixes and its name as the record's
+  document, written when a namespace is first written and never removed: a process keeps the
+  names it read and checks the record count (``directory.py``).
 * ``tepa_e00`` .. ``tepa_e15``: **evidence pages and namespace heads**. A page holds the records
   of one append to one namespace (at most 1,000; a larger append has several pages), its stream
-  and sequence number, its time range, its keys' hashes and the records as JSON. A head (one per
-  namespace) holds, per stream, the sequence number of its last page (``tepa_s:<stream>``) and
-  its record count (``tepa_c:<stream>``), and a summary. A namespace's pages and its head bump
-  are written by one Chroma ``upsert`` (a head's other streams' entries survive: Chroma merges
-  metadata), so a head never names a page that is not stored. Records here need no vector
-  search: they carry a one-dimension placeholder.
-
-  Layout 4 (stores created from this version on) differs in one point: an append over several
-  namespaces of one shard writes **one page for all of them** (a *shard page*: the namespaces
-  listed in ``tepa_pnl``, each one's records, basis, vectors and items as one part of the page),
-  with their head bumps in the same ``upsert``, instead of one page per namespace: a batch over
-  many namespaces then costs one page record per shard, not one per namespace. A namespace whose
-  part would not fit (more than ``PAGE_RECORDS`` records or vectors, or about ``PAGE_BYTES``)
-  still gets pages of its own.
-  Readers of a layout 4 store match pages on ``tepa_pns`` or ``tepa_pnl`` (at most 100
-  namespaces a read) and decode only their namespace's part; layout 3 stores keep writing one
-  page per namespace (nothing to migrate).
-  Layouts 3 and 4 also keep each precedent's **view** (its lifecycle state as metadata,
-  ``tepa_ns``, ``tepa_key``, ``tepa_state``, ``tepa_view``) in its namespace's evidence shard,
-  written with the page when a commit spans several namespaces. The vectors of ordinary
-  namespaces live in their pages; the memory ranks them in process (no index per namespace).
-* ``tepa_w00`` .. ``tepa_w03`` (layout 5, stores created from this version on): the **views**,
-  one record per precedent as before, in collections of their own (one per ``VIEW_GROUP``
-  evidence shards). Reads never use views
-  (they fold the evidence), and Chroma loads a collection's whole index on its first read in a
-  process (about 500 bytes a record): with views in the evidence shards, 87% of what a reader
-  loaded was views. Now a reader loads heads and pages only; writers, ``reconcile()`` and
-  tools that query views load the view shards. A view is written after the pages it reflects,
-  then its view mark in the head: carried by the next commit to the head's shard, or written
-  on its own after ``MARKS_WAIT_S`` (a crash between leaves the mark behind, and the view is
-  rewritten by a reader: it heals).
+  and sequence number, its time range, its keys' hashes and the records as JSON. An append over
+  several namespaces of one shard writes **one page for all of them** (a *shard page*: the
+  namespaces listed in ``tepa_pnl``, each one's records, basis, vectors and items as one part
+  of the page) instead of one page per namespace: a batch over many namespaces costs one page
+  record per shard, not one per namespace. A namespace whose part would not fit (more than
+  ``PAGE_RECORDS`` records or vectors, or about ``PAGE_BYTES``) gets pages of its own. Readers
+  match pages on ``tepa_pns`` or ``tepa_pnl`` (at most 100 namespaces a read) and decode only
+  their namespace's part. A head (one per namespace) holds, per stream, the sequence number of
+  its last page (``tepa_s:<stream>``) and its record count (``tepa_c:<stream>``), and a
+  summary. A namespace's pages and its head bump are written by one Chroma ``upsert`` (a head's
+  other streams' entries survive: Chroma merges metadata), so a head never names a page that is
+  not stored. Records here need no vector search: they carry a one-dimension placeholder. The
+  vectors of ordinary namespaces live in their pages; the memory ranks them in process (no
+  index per namespace).
+* ``tepa_w00`` .. ``tepa_w03``: the **views**, one record per precedent (its lifecycle state as
+  metadata, ``tepa_ns``, ``tepa_key``, ``tepa_state``, ``tepa_view``), one view shard per
+  ``VIEW_GROUP`` evidence shards. Reads never use views (they fold the evidence), and Chroma
+  loads a collection's whole index on its first read in a process (about 500 bytes a record):
+  a reader loads heads and pages only; writers, ``reconcile()`` and tools that query views load
+  the view shards. A view is written after the pages it reflects, then its view mark in the
+  head: carried by the next commit to the head's shard, or written on its own after
+  ``MARKS_WAIT_S`` (a crash between leaves the mark behind, and the view is rewritten by a
+  reader: it heals).
 * ``tepa_x<hash>``: the precedent records of one **large** namespace (more than
   ``dedicated_at`` precedents), ranked by Chroma's index. The number of these collections grows
   with the data (one per ``dedicated_at`` precedents at most), not with the number of tenants.
 * ``tepa_i<space>_00`` ..: **item vectors** of named spaces (``TEPAStore``'s ``IndexConfig``),
   created when first used.
+
+There is one layout, version ``LAYOUT_VERSION``; ``opening.py`` refuses a store written in any
+other (``UnsupportedLayoutError``). A change of layout is a function appended to ``MIGRATIONS``
+(``migrations.py``), run in order by the first writable opening of an older store.
 
 Example:
     >>> layout = Layout("tepa", shards=16)
@@ -62,7 +58,11 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_tepa.core.errors import InvalidArgumentError, StorageError
+from langchain_tepa.core.errors import (
+    InvalidArgumentError,
+    StorageError,
+    UnsupportedLayoutError,
+)
 from langchain_tepa.core.values import short_hash
 
 __all__ = [
@@ -72,17 +72,15 @@ __all__ = [
     "MAX_PAGE_NAMESPACES",
     "PAGE_BYTES",
     "PAGE_RECORDS",
-    "SHARD_PAGES_FROM",
-    "VIEW_SHARDS_FROM",
     "Layout",
+    "record_version",
+    "unsupported",
     "validate_prefix",
 ]
 
 LAYOUT_VERSION = 5
-SHARD_PAGES_FROM = 4
-"""The first layout whose appends over several namespaces of a shard write one shard page."""
-VIEW_SHARDS_FROM = 5
-"""The first layout whose precedent views live in view shards, apart from heads and pages."""
+"""The layout this version writes and reads (the version in a store's layout record). Earlier
+numbers were development layouts of an unreleased package; no reader for them is kept."""
 VIEW_GROUP = 4
 """Evidence shards whose views share one view shard (16 shards: 4 view shards). Nothing reads
 a view shard on the read path, and a flush of views spread over many namespaces makes one
@@ -120,9 +118,8 @@ _PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{1,40}$")
 # Evidence shards and the names directory are never vector-queried (their records carry a
 # one-dimension placeholder), yet Chroma builds and loads an HNSW graph over them: every read of
 # a shard loads it. A sparse graph (`hnsw:M` 4 instead of 16, construction_ef 8 instead of 100)
-# takes about a quarter of the default's link memory and less time per insert. It applies to
-# collections created from now on (layout 3 stores made earlier keep their settings; Chroma
-# ignores the metadata of an existing collection).
+# takes about a quarter of the default's link memory and less time per insert (Chroma ignores
+# the metadata of an existing collection: these apply when a collection is created).
 EVIDENCE_HNSW: dict[str, Any] = {
     "hnsw:sync_threshold": 32,
     "hnsw:batch_size": 32,
@@ -158,16 +155,13 @@ class Layout:
     Example:
         >>> Layout("app", shards=4).evidence(3)
         'app_e03'
-        >>> Layout("app", version=3).shard_pages, Layout("app").shard_pages
-        (False, True)
-        >>> Layout("app", version=4).view_collection(5), Layout("app").view_collection(5)
-        ('app_e05', 'app_w01')
+        >>> Layout("app").view_collection(5), Layout("app").version
+        ('app_w01', 5)
     """
 
     prefix: str
     shards: int = DEFAULT_SHARDS
     dedicated_at: int = DEFAULT_DEDICATED_AT
-    version: int = LAYOUT_VERSION
 
     def __post_init__(self) -> None:
         validate_prefix(self.prefix)
@@ -188,7 +182,15 @@ class Layout:
         return f"{self.prefix}_meta"
 
     def shard(self, namespace: str) -> int:
-        """The shard of ``namespace`` (a stable hash, the same in every process)."""
+        """The shard of ``namespace`` (a stable hash, the same in every process).
+
+        A companion namespace, whose last label starts with ``~`` (the claims of free-text
+        items, ``users.u1.~claims``), shares its parent's shard, so a write to both is one
+        append to one collection.
+        """
+        parent, _, last = namespace.rpartition(".")
+        if parent and last.startswith("~"):
+            namespace = parent
         return zlib.crc32(namespace.encode("utf-8")) % self.shards
 
     def evidence(self, shard: int) -> str:
@@ -196,13 +198,8 @@ class Layout:
         return f"{self.prefix}_e{shard:02d}"
 
     def view_collection(self, shard: int) -> str:
-        """The collection holding the views of ``shard``'s namespaces.
-
-        Its own view shard from layout 5 on, the evidence shard in layouts 3 and 4.
-        """
-        if self.view_shards:
-            return f"{self.prefix}_w{shard // VIEW_GROUP:02d}"
-        return self.evidence(shard)
+        """The view shard holding the views of ``shard``'s namespaces."""
+        return f"{self.prefix}_w{shard // VIEW_GROUP:02d}"
 
     def dedicated(self, namespace: str) -> str:
         """The precedent-record collection of a large namespace."""
@@ -213,14 +210,9 @@ class Layout:
         return f"{self.prefix}_i{space}_{shard:02d}"
 
     @property
-    def shard_pages(self) -> bool:
-        """Whether appends over several namespaces of a shard write one shard page (layout 4)."""
-        return self.version >= SHARD_PAGES_FROM
-
-    @property
-    def view_shards(self) -> bool:
-        """Whether views live in view shards of their own (layout 5)."""
-        return self.version >= VIEW_SHARDS_FROM
+    def version(self) -> int:
+        """The layout's version (:data:`LAYOUT_VERSION`: there is one)."""
+        return LAYOUT_VERSION
 
     def to_json(self) -> str:
         """The layout record."""
@@ -233,21 +225,54 @@ class Layout:
         """Inverse of :meth:`to_json`.
 
         Raises:
-            StorageError: For a record this version cannot read.
+            StorageError: For a record that cannot be parsed.
+            UnsupportedLayoutError: For a record of another layout version than
+                :data:`LAYOUT_VERSION` (``opening.py`` migrates older supported ones first).
         """
+        version = record_version(prefix, text)
+        if version != LAYOUT_VERSION:
+            raise unsupported(prefix, version)
         try:
             data = json.loads(text)
-            layout = cls(
+            return cls(
                 prefix,
                 shards=int(data["shards"]),
                 dedicated_at=int(data.get("dedicated_at", DEFAULT_DEDICATED_AT)),
-                version=int(data["version"]),
             )
         except (ValueError, KeyError, TypeError, InvalidArgumentError) as exc:
             raise StorageError(f"the layout record of {prefix!r} is unreadable ({exc})") from exc
-        if layout.version > LAYOUT_VERSION:
-            raise StorageError(
-                f"the store {prefix!r} has layout {layout.version}, newer than this version of "
-                f"langchain-tepa reads ({LAYOUT_VERSION}); upgrade langchain-tepa"
-            )
-        return layout
+
+
+def record_version(prefix: str, text: str) -> int:
+    """The version a layout record states.
+
+    Raises:
+        StorageError: If the record cannot be parsed or states no integer version.
+    """
+    try:
+        return int(json.loads(text)["version"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise StorageError(f"the layout record of {prefix!r} is unreadable ({exc})") from exc
+
+
+def unsupported(prefix: str, version: int | None, where: str = "") -> UnsupportedLayoutError:
+    """The error for a store of ``prefix`` written in layout ``version`` (``None``: pre-record).
+
+    Args:
+        prefix: The store's collection prefix.
+        version: The layout its record states, or ``None`` for a store from before layout
+            records (an ``<prefix>_evidence`` collection).
+        where: Where the store is (``"embedded Chroma at ..."``), for the message.
+    """
+    at = f" at the {where}" if where else ""
+    if version is not None and version > LAYOUT_VERSION:
+        return UnsupportedLayoutError(
+            f"the store {prefix!r}{at} has layout {version}, newer than this version of "
+            f"langchain-tepa reads ({LAYOUT_VERSION}); upgrade langchain-tepa"
+        )
+    stated = "an older layout" if version is None else f"the older layout {version}"
+    return UnsupportedLayoutError(
+        f"the store {prefix!r}{at} has {stated}, written by a development version of "
+        f"langchain-tepa; this version reads layout {LAYOUT_VERSION} only and has no "
+        "migration from it: write the data again into a new folder (or another prefix)"
+    )

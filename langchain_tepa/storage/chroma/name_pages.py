@@ -37,12 +37,9 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from langchain_tepa.core.errors import StorageError
-
-if TYPE_CHECKING:
-    from langchain_tepa.storage.chroma.backend import ChromaStorage
+from langchain_tepa.storage.chroma.handles import CollectionHandles
 
 __all__ = [
     "BLOCK",
@@ -116,11 +113,13 @@ def full_blocks(
     return out
 
 
-def read_pages(storage: ChromaStorage, directory: str, blocks: int) -> dict[int, tuple[str, ...]]:
+def read_pages(
+    storage: CollectionHandles, directory: str, blocks: int
+) -> dict[int, tuple[str, ...]]:
     """The pages of blocks ``0 .. blocks - 1`` found (one read by id of the meta collection)."""
     if blocks <= 0:
         return {}
-    col = storage.collection(storage.layout.meta, create=False)
+    col = storage.collection(storage.meta, create=False)
     if col is None:
         return {}
     ids = [page_id(directory, b) for b in range(blocks)]
@@ -136,7 +135,9 @@ def read_pages(storage: ChromaStorage, directory: str, blocks: int) -> dict[int,
     return out
 
 
-def write_pages(storage: ChromaStorage, directory: str, pages: Mapping[int, Sequence[str]]) -> bool:
+def write_pages(
+    storage: CollectionHandles, directory: str, pages: Mapping[int, Sequence[str]]
+) -> bool:
     """Store ``pages`` (block -> names); ``False`` (and a warning) when Chroma refused.
 
     A page that could not be stored costs the next reader a longer read, nothing else, so a
@@ -145,7 +146,7 @@ def write_pages(storage: ChromaStorage, directory: str, pages: Mapping[int, Sequ
     if not pages or storage.read_only:
         return False
     try:
-        col = storage.collection(storage.layout.meta, create=True)
+        col = storage.collection(storage.meta, create=True)
         for batch in _batches(pages.items()):
             storage.call(
                 "write name pages",

@@ -12,8 +12,8 @@ crosses the next persist point: it changes nothing stored, costs one call (about
 the writes after it cost what they cost before the large pages. :class:`LogTail` counts the
 metadata bytes written into each evidence shard since its last settle and says when one is
 due; :func:`settle` makes the call. A settle is an optimisation only: it never raises (a
-commit it follows is already stored), and collections whose threshold is unknown or large (a
-store created before layout 3 kept Chroma's default of 1,000) are never settled.
+commit it follows is already stored), and collections whose threshold is unknown or large
+(Chroma's default is 1,000) are never settled.
 
 Example:
     >>> tail = LogTail(limit=100)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from langchain_tepa import TEPAMemory
-from langchain_tepa.bench.reversal import KEY, show_reversal
+from langchain_tepa.demo import KEY, show_reversal
 
 
 def test_reversal_shows_belief_revocation_promotion_and_audit(tmp_path: Path) -> None:

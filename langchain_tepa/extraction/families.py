@@ -1,0 +1,328 @@
+"""Attribute families of a user: the canonical key of each, its names and its verbs.
+
+A *family* is one attribute a person has (home city, employer, diet, pets, ...). Each family
+has one canonical relation (the last segment of its key: ``user.home_city``), the noun phrases
+that name it (``home city``, ``city of residence``, ``location``), the verb phrases that state it
+(``live in``, ``move to``, ``be based in``) and whether it holds several values at once
+(``multi_valued``: pets, languages spoken, hobbies, likes, children, allergies, ...).
+
+:func:`family_of_label` maps a noun phrase, and :func:`canonical_relation` any key's relation
+(``lives_in``, ``moved_to``, ``current_city``, ``works_at``), onto a family, so every extractor's
+keys (the offline one's, an LLM's, keys already stored) meet under one canonical key.
+
+Example:
+    >>> family_of_label("City of residence").name
+    'home_city'
+    >>> canonical_relation("moved_to"), canonical_relation("favorite_color")
+    ('home_city', 'favourite_colour')
+    >>> FAMILIES["pets"].multi_valued
+    True
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from langchain_tepa.extraction.family_rows_life import ROWS as _LIFE
+from langchain_tepa.extraction.family_rows_things import ROWS as _THINGS
+
+__all__ = [
+    "FAMILIES",
+    "MARKERS",
+    "RELATIVES",
+    "Family",
+    "canonical_relation",
+    "family_of_label",
+    "inflect",
+]
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+#: Words around an attribute name that do not change which attribute it is.
+MARKERS = frozenset(
+    {
+        "current",
+        "currently",
+        "new",
+        "present",
+        "latest",
+        "updated",
+        "actual",
+        "preferred",
+        "main",
+        "primary",
+        "usual",
+        "default",
+        "my",
+        "the",
+        "a",
+        "an",
+        "user",
+        "users",
+        "s",
+        "is",
+        "of",
+        "other",
+        "another",
+        "go",
+        "to",
+        "all",
+        "everyday",
+        "regular",
+        "chosen",
+        "assigned",
+    }
+)
+_FAVOURITE = frozenset({"favourite", "favorite", "fave", "fav", "preferred"})
+_SPELLING = {"color": "colour", "flavor": "flavour", "neighborhood": "neighbourhood"}
+
+#: People a user speaks about: another subject, so another key (``user.sister.home_city``).
+RELATIVES = frozenset(
+    {
+        "sister",
+        "brother",
+        "mother",
+        "mom",
+        "mum",
+        "father",
+        "dad",
+        "son",
+        "daughter",
+        "wife",
+        "husband",
+        "partner",
+        "girlfriend",
+        "boyfriend",
+        "fiance",
+        "fiancee",
+        "spouse",
+        "friend",
+        "roommate",
+        "flatmate",
+        "cousin",
+        "aunt",
+        "uncle",
+        "grandmother",
+        "grandfather",
+        "grandma",
+        "grandpa",
+        "niece",
+        "nephew",
+        "boss",
+        "manager",
+        "colleague",
+        "coworker",
+        "neighbour",
+        "neighbor",
+        "parents",
+        "kid",
+        "child",
+        "doctor",
+        "landlord",
+        "teammate",
+    }
+)
+
+_IRREGULAR = {
+    "be": "am|is|are|was|were|been|being|'m|'s|'re",
+    "have": "have|has|had|having|'ve",
+    "drive": "drive|drives|drove|driven|driving",
+    "speak": "speak|speaks|spoke|spoken|speaking",
+    "get": "get|gets|got|gotten|getting",
+    "go": "go|goes|went|gone|going",
+    "buy": "buy|buys|bought|buying",
+    "ride": "ride|rides|rode|ridden|riding",
+    "become": "become|becomes|became|becoming",
+    "take": "take|takes|took|taken|taking",
+    "fly": "fly|flies|flew|flown|flying",
+    "run": "run|runs|ran|running",
+    "swim": "swim|swims|swam|swimming",
+    "dye": "dye|dyes|dyed|dyeing",
+    "set": "set|sets|setting",
+    "sell": "sell|sells|sold|selling",
+    "keep": "keep|keeps|kept|keeping",
+    "put": "put|puts|putting",
+    "see": "see|sees|saw|seen|seeing",
+    "wake": "wake|wakes|woke|woken|waking",
+    "teach": "teach|teaches|taught|teaching",
+    "study": "study|studies|studied|studying",
+    "begin": "begin|begins|began|begun|beginning",
+    "leave": "leave|leaves|left|leaving",
+    "hate": "hate|hates|hated|hating",
+    "sit": "sit|sits|sat|sitting",
+    "eat": "eat|eats|ate|eaten|eating",
+    "write": "write|writes|wrote|written|writing",
+    "use": "use|uses|used|using",
+}
+
+
+_DOUBLING = frozenset(
+    {
+        "transfer",
+        "prefer",
+        "stop",
+        "drop",
+        "plan",
+        "shop",
+        "jog",
+        "commit",
+        "ship",
+        "chat",
+        "admit",
+        "refer",
+        "rob",
+        "ban",
+        "skip",
+        "swap",
+        "sip",
+        "scan",
+        "hop",
+        "dip",
+    }
+)
+
+
+def inflect(lemma: str) -> str:
+    """A regex alternation of the forms of an English verb (``live|lives|lived|living``).
+
+    Example:
+        >>> inflect("move")
+        'move|moves|moved|moving'
+    """
+    if lemma in _IRREGULAR:
+        return _IRREGULAR[lemma]
+    if lemma in _DOUBLING:
+        d = lemma + lemma[-1]
+        return f"{lemma}|{lemma}s|{d}ed|{d}ing"
+    if lemma.endswith("e"):
+        forms = [lemma, lemma + "s", lemma + "d", lemma[:-1] + "ing"]
+    elif lemma.endswith("y") and lemma[-2:-1] not in "aeiou":
+        forms = [lemma, lemma[:-1] + "ies", lemma[:-1] + "ied", lemma + "ing"]
+    elif lemma.endswith(("s", "sh", "ch", "x")):
+        forms = [lemma, lemma + "es", lemma + "ed", lemma + "ing"]
+    else:
+        forms = [lemma, lemma + "s", lemma + "ed", lemma + "ing"]
+    return "|".join(forms)
+
+
+@dataclass(frozen=True)
+class Family:
+    """One attribute of a person.
+
+    Attributes:
+        name: The canonical relation (the key's last segment), e.g. ``"home_city"``.
+        labels: Noun phrases that name it ("home city", "location"), lower case.
+        verbs: Verb phrases that state it, with ``{lemma}`` for an inflected verb
+            ("{live} in", "{be} based in"); the value follows the phrase.
+        multi_valued: Whether a person holds several values at once (pets, hobbies).
+        kind: How the value is read: ``"name"`` (a capitalised name: a city, a company),
+            ``"phrase"`` (a short phrase), ``"number"`` (digits).
+        vocab: When not empty, the value must be (or start with) one of these words.
+        changes: Verbs (lemmas) whose use says the value changed ("move", "switch").
+
+    Example:
+        >>> FAMILIES["employer"].labels[:2]
+        ('employer', 'company')
+    """
+
+    name: str
+    labels: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = ()
+    multi_valued: bool = False
+    kind: str = "phrase"
+    vocab: frozenset[str] = frozenset()
+    changes: tuple[str, ...] = ()
+
+
+FAMILIES: dict[str, Family] = {
+    name: Family(
+        name,
+        tuple(x for x in labels.split(";") if x),
+        tuple(x for x in verbs.split(";") if x),
+        **options,
+    )
+    for name, labels, verbs, options in (*_LIFE, *_THINGS)
+}
+"""The attribute families, by canonical relation."""
+
+
+def _fold(words: list[str]) -> list[str]:
+    return [_SPELLING.get(w, w) for w in words]
+
+
+_BY_LABEL: dict[str, str] = {}
+for _fam in FAMILIES.values():
+    for _label in (_fam.name.replace("_", " "), *_fam.labels):
+        _BY_LABEL.setdefault(" ".join(_fold(_WORD.findall(_label))), _fam.name)
+_BY_VERB: dict[str, str] = {}
+for _fam in FAMILIES.values():
+    for _verb in _fam.verbs:
+        _m = re.match(r"^\{(\w+)\}((?: [a-z]+)*)", _verb)
+        if _m:
+            _forms = inflect(_m.group(1)).split("|")
+            if _m.group(1) == "be" and _m.group(2):
+                _forms = [*_forms, ""]  # "married to", "based in": the key drops the copula
+            for _form in _forms:
+                _phrase = (_form + _m.group(2)).strip()
+                if _phrase.split()[0] not in ("with", "in", "on", "at", "to", "for", "together"):
+                    _BY_VERB.setdefault(_phrase, _fam.name)
+for _ambiguous in ("have", "has", "had", "like", "likes", "love", "enjoy", "get", "got", "play"):
+    _BY_VERB.pop(_ambiguous, None)  # "user.like" names no one family
+
+
+_OWNER_WORDS = frozenset(
+    {"my", "the", "a", "an", "user", "users", "s", "our", "their", "his", "her"}
+)
+
+
+def family_of_label(label: str) -> Family | None:
+    """The family a noun phrase names ("home city", "Preferred editor theme"), or None.
+
+    Markers that do not change the attribute (``current``, ``new``, ``preferred``, ``my``,
+    ``user's``) are ignored; ``favourite X`` names ``favourite_X`` families only.
+
+    Example:
+        >>> family_of_label("User's current employer").name
+        'employer'
+        >>> family_of_label("favourite tea") is None
+        True
+    """
+    words = _fold(_WORD.findall(label.casefold()))
+    if words and words[0] in _FAVOURITE:
+        name = _BY_LABEL.get("favourite " + " ".join(w for w in words[1:] if w not in MARKERS))
+        if name is not None:
+            return FAMILIES[name]
+    for kept in (
+        [w for w in words if w not in _OWNER_WORDS],
+        [w for w in words if w not in MARKERS and w not in _FAVOURITE],
+    ):
+        name = _BY_LABEL.get(" ".join(kept))
+        if name is not None:
+            return FAMILIES[name]
+    return None
+
+
+def canonical_relation(relation: str) -> str | None:
+    """The canonical relation of a key's relation (``lives_in`` -> ``home_city``), or None.
+
+    Reads the relation as a noun phrase (:func:`family_of_label`), then as a verb phrase
+    (``moved_to``, ``works_at``). ``favourite_X`` keys keep their own name, folded to British
+    spelling (``favorite_color`` -> ``favourite_colour``).
+
+    Example:
+        >>> canonical_relation("current_city"), canonical_relation("works_for")
+        ('home_city', 'employer')
+        >>> canonical_relation("favorite_flavor"), canonical_relation("born_in_city_of")
+        ('favourite_flavour', None)
+    """
+    words = _fold(_WORD.findall(relation.casefold().replace("_", " ")))
+    if not words:
+        return None
+    family = family_of_label(" ".join(words))
+    if family is not None:
+        return family.name
+    if words[0] in _FAVOURITE and len(words) > 1:
+        return "favourite_" + "_".join(words[1:])
+    verb = " ".join(w for w in words if w not in ("now", "currently", "also"))
+    return _BY_VERB.get(verb)
