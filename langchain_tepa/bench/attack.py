@@ -440,11 +440,12 @@ def regret_lines(result: dict[str, Any], cost: float | None = None) -> list[str]
 
     Summed over the matrix's cells (means over seeds).
     """
-    from langchain_tepa.bench.regret import COST_AXIS, TRIAL_COST
+    from langchain_tepa.bench.regret import COST_AXIS, TRIAL_COST, is_baseline
 
     declared, why = TRIAL_COST["attack"]
     axis = sorted({*COST_AXIS, declared if cost is None else cost})
     lines = [f"regret = user-facing failures + c x trials, summed over the cells ({why})"]
+    totals: dict[tuple[str, bool], tuple[float, float]] = {}
     for p in result["config"]["policies"]:
         for e in result["config"]["executors"]:
             cells = [c for c in result["cells"] if c["policy"] == p and c["executor"] is e]
@@ -452,8 +453,20 @@ def regret_lines(result: dict[str, Any], cost: float | None = None) -> list[str]
                 continue
             f = sum(c["failures"] for c in cells)
             t = sum(c["trials"] for c in cells)
+            totals[(p, e)] = (f, t)
             vals = " ".join(f"c={c:g}:{f + c * t:.1f}" for c in axis)
             lines.append(f"  {p:<18} {'exec' if e else 'no-exec':<8} trials {t:6.1f}  {vals}")
+    for e in result["config"]["executors"]:  # break-even of the trial presets (issue 28)
+        pool = [(f, p) for (p, arm), (f, _) in totals.items() if arm is e and is_baseline(p)]
+        if not pool:
+            continue
+        best_f, best = min(pool)
+        for (p, arm), (f, t) in totals.items():
+            if arm is e and p.startswith("tepa-full") and t > 0:
+                lines.append(
+                    f"  {p} ({'exec' if e else 'no-exec'}) vs best baseline {best}: break-even "
+                    f"trial cost {(best_f - f) / t:.2f}"
+                )
     return lines
 
 
