@@ -19,7 +19,6 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from langchain_tepa.core.budgets import DEFAULT_BUDGETS, over_budget, tiers_of
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.log import Head
 from langchain_tepa.core.types import Evidence, KeyState, Precedent
@@ -29,7 +28,7 @@ from langchain_tepa.memory.documents import copy_value, detached, precedent_docu
 from langchain_tepa.memory.rows import AnswerRow, AnswerTable
 from langchain_tepa.results import KeyAudit
 from langchain_tepa.state import NamespaceState, answers_of
-from langchain_tepa.state.lookalikes import trusted_top
+from langchain_tepa.state.lookalikes import rank_with_budgets
 from langchain_tepa.validation import validate_k as _validate_k
 from langchain_tepa.validation import validate_text as _validate_text
 
@@ -167,32 +166,12 @@ class ReadingMixin(MemoryCore):
         prefix: str | None,
         past: bool,
     ) -> list[tuple[Precedent, float]]:
-        """:meth:`MemoryEngine.rank`, with the budgets on what a source can create (issue 28).
+        """:meth:`MemoryEngine.rank` with the budgets on what a source can create (issue 28)."""
 
-        Keys created beyond their creator's budget are left out and look-alikes of a more
-        trusted result rank below it (:mod:`langchain_tepa.core.budgets`); a namespace whose
-        answers all come from one tier, or one ranked by its own index, is ranked as before.
-        """
-        trust = self.policy.trust
-        if trust is None or not self.policy.key_budgets or st.dedicated or st.vectors is None:
-            return self._engine.rank(st, candidates, vector, k, key_prefix=prefix)
-        hidden: set[str] = set()
-        if past:  # an as_of read: the past precedents, no budgets (the keys were other then)
-            tiers = tiers_of(trust, candidates)
-            mixed = len(set(tiers.values())) > 1
-        else:  # cached until the namespace changes
-            hidden = st.derived(
-                "tepa.over_budget", lambda s: over_budget(trust, s.keys.values(), DEFAULT_BUDGETS)
-            )
-            tiers = st.derived("tepa.tiers", lambda s: tiers_of(trust, s.active()))
-            mixed = st.derived("tepa.mixed", lambda s: len(set(tiers.values())) > 1)
-        if not hidden and not mixed:
-            return self._engine.rank(st, candidates, vector, k, key_prefix=prefix)
-        if hidden:
-            candidates = [p for p in candidates if p.key not in hidden]
-        ranked = self._engine.rank(st, candidates, vector, len(candidates), key_prefix=prefix)
-        table = st.vectors
-        return trusted_top(ranked, tiers, table.vector, DEFAULT_BUDGETS.lookalike, k)
+        def rank(cands: Sequence[Precedent], n: int) -> list[tuple[Precedent, float]]:
+            return self._engine.rank(st, cands, vector, n, key_prefix=prefix)
+
+        return rank_with_budgets(st, candidates, k, rank, policy=self.policy, past=past)
 
     def vectors(
         self, ids: Sequence[str], *, namespace: Namespace | None = None

@@ -8,7 +8,10 @@ user's fact cannot push it out of the top ``k`` whatever their similarity to the
 
 Example:
     >>> import numpy as np
-    >>> from langchain_tepa.core.types import Precedent
+    >>> from langchain_tepa.core.budgets import DEFAULT_BUDGETS, over_budget, tiers_of
+from langchain_tepa.core.policy import LifecyclePolicy
+from langchain_tepa.core.types import Precedent
+from langchain_tepa.state.namespace import NamespaceState
     >>> fact = Precedent("ns", "user.city", "Lisbon", "lisbon", "p1")
     >>> copy = Precedent("ns", "user.city2", "Lisbon!", "lisbon!", "p2")
     >>> vecs = {"p1": np.array([1.0, 0.0]), "p2": np.array([0.99, 0.14])}
@@ -23,9 +26,12 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from langchain_tepa.core.budgets import DEFAULT_BUDGETS, over_budget, tiers_of
+from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Precedent
+from langchain_tepa.state.namespace import NamespaceState
 
-__all__ = ["demote_lookalikes", "trusted_top"]
+__all__ = ["demote_lookalikes", "rank_with_budgets", "trusted_top"]
 
 
 def demote_lookalikes(
@@ -107,3 +113,41 @@ def trusted_top(
         if m >= n or (len(out) >= k and effective[out[k - 1][0].id] >= ranked[m][1]):
             return out[:k]
         m *= 2
+
+
+def rank_with_budgets(
+    st: NamespaceState,
+    candidates: Sequence[Precedent],
+    k: int,
+    rank: Callable[[Sequence[Precedent], int], list[tuple[Precedent, float]]],
+    *,
+    policy: LifecyclePolicy,
+    past: bool = False,
+) -> list[tuple[Precedent, float]]:
+    """The ``k`` best ``candidates`` of a namespace, with the budgets on what a source can create.
+
+    Keys created beyond their creator's budget are left out and look-alikes of a more trusted
+    result rank below it (:mod:`langchain_tepa.core.budgets`). ``rank(candidates, n)`` is the
+    plain similarity ranking; a namespace whose answers all come from one tier, a policy
+    without ``key_budgets`` or trust, and a namespace ranked by its own index are ranked by it
+    as before. ``past``: an ``as_of`` read (no budgets: the keys were others then).
+    """
+    trust = policy.trust
+    if trust is None or not policy.key_budgets or st.dedicated or st.vectors is None:
+        return rank(candidates, k)
+    hidden: set[str] = set()
+    if past:
+        tiers = tiers_of(trust, candidates)
+        mixed = len(set(tiers.values())) > 1
+    else:  # cached until the namespace changes
+        hidden = st.derived(
+            "tepa.over_budget", lambda s: over_budget(trust, s.keys.values(), DEFAULT_BUDGETS)
+        )
+        tiers = st.derived("tepa.tiers", lambda s: tiers_of(trust, s.active()))
+        mixed = st.derived("tepa.mixed", lambda s: len(set(tiers.values())) > 1)
+    if not hidden and not mixed:
+        return rank(candidates, k)
+    if hidden:
+        candidates = [p for p in candidates if p.key not in hidden]
+    ranked = rank(candidates, len(candidates))
+    return trusted_top(ranked, tiers, st.vectors.vector, DEFAULT_BUDGETS.lookalike, k)
