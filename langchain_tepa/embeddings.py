@@ -191,9 +191,13 @@ class HashingEmbeddings(Embeddings):
 
 
 def default_embeddings() -> Embeddings:
-    """``OpenAIEmbeddings`` when ``OPENAI_API_KEY`` is set, else :class:`HashingEmbeddings`.
+    """:class:`HashingEmbeddings`, unless ``TEPA_EMBEDDINGS=openai`` asks for OpenAI's.
 
-    ``TEPA_EMBEDDINGS=hashing`` forces the offline embeddings even with a key. With a key:
+    The embedding model never changes behind the user's back: ``OPENAI_API_KEY`` alone does
+    not switch it (a store remembers the model that wrote it and refuses another, see
+    :func:`describe_embeddings`). Choose OpenAI's embeddings by passing them
+    (``TEPAMemory.from_path(path, embeddings=OpenAIEmbeddings(...))``) or by setting
+    ``TEPA_EMBEDDINGS=openai`` (``hashing``, the default, keeps the offline ones). Then:
 
     - ``TEPA_OPENAI_EMBEDDING_MODEL`` picks the model (default ``text-embedding-3-small``);
     - ``TEPA_OPENAI_EMBEDDING_DIMENSIONS`` asks for shorter vectors (text-embedding-3 models);
@@ -201,15 +205,23 @@ def default_embeddings() -> Embeddings:
       texts are then sent as strings (``check_embedding_ctx_length=False``): such servers
       rarely accept token arrays, and the token check would download a tiktoken encoding.
 
+    Raises:
+        InvalidArgumentError: If ``TEPA_EMBEDDINGS`` is neither ``hashing`` nor ``openai``, or
+            ``TEPA_OPENAI_EMBEDDING_DIMENSIONS`` is not a positive integer.
+
     Example:
         >>> import os
-        >>> os.environ.pop("OPENAI_API_KEY", None) is None or True
+        >>> os.environ.pop("TEPA_EMBEDDINGS", None) is None or True
         True
-        >>> type(default_embeddings()).__name__ in {"HashingEmbeddings", "OpenAIEmbeddings"}
-        True
+        >>> default_embeddings()
+        HashingEmbeddings(384)
     """
-    forced = (os.environ.get("TEPA_EMBEDDINGS") or "").strip().lower()
-    if os.environ.get("OPENAI_API_KEY") and forced != "hashing":
+    chosen = (os.environ.get("TEPA_EMBEDDINGS") or "hashing").strip().lower()
+    if chosen not in ("hashing", "openai"):
+        raise InvalidArgumentError(
+            f"TEPA_EMBEDDINGS must be 'hashing' (the default) or 'openai', got {chosen!r}"
+        )
+    if chosen == "openai":
         from langchain_openai import OpenAIEmbeddings
 
         model = os.environ.get("TEPA_OPENAI_EMBEDDING_MODEL") or "text-embedding-3-small"
@@ -229,21 +241,43 @@ def default_embeddings() -> Embeddings:
     return HashingEmbeddings()
 
 
-def describe_embeddings(embeddings: object) -> str:
-    """A short name of an embedding model, for messages.
+_HASHING_DEFAULTS: dict[str, object] = {
+    "char_ngrams": (3, 4),
+    "word_weight": 1.0,
+    "char_weight": 1.0,
+    "concept_weight": 1.0,
+}
 
-    ``HashingEmbeddings(384)``, ``OpenAIEmbeddings('text-embedding-3-small')``, else the class
-    name.
+
+def describe_embeddings(embeddings: object) -> str:
+    """A stable description of an embedding model: what a store records as its writer's model.
+
+    Two embeddings with the same description give the same vectors (as far as can be told
+    from outside): ``HashingEmbeddings(384, version=2)`` (plus any non-default weight or
+    n-gram setting), ``OpenAIEmbeddings('text-embedding-3-small')`` (plus ``dimensions=N``
+    when set), else the class name with its ``model``/``model_name``/``deployment``. A
+    wrapper with ``underlying_embeddings`` (LangChain's ``CacheBackedEmbeddings``) is described
+    by what it wraps.
 
     Example:
         >>> describe_embeddings(HashingEmbeddings(256))
-        'HashingEmbeddings(256)'
+        'HashingEmbeddings(256, version=2)'
     """
-    if isinstance(embeddings, HashingEmbeddings):
-        return repr(embeddings)
+    underlying = getattr(embeddings, "underlying_embeddings", None)
+    if underlying is not None and underlying is not embeddings:  # CacheBackedEmbeddings
+        return describe_embeddings(underlying)
+    if isinstance(embeddings, HashingEmbeddings):  # subclasses that count or log alike
+        parts = [str(embeddings.size), f"version={embeddings.version}"]
+        for name, default in _HASHING_DEFAULTS.items():
+            value = getattr(embeddings, name)
+            if value != default:
+                parts.append(f"{name}={value!r}")
+        return f"HashingEmbeddings({', '.join(parts)})"
     name = type(embeddings).__name__
     for attr in ("model", "model_name", "deployment"):
         value = getattr(embeddings, attr, None)
         if isinstance(value, str) and value:
-            return f"{name}({value!r})"
+            dims = getattr(embeddings, "dimensions", None)
+            extra = f", dimensions={dims}" if isinstance(dims, int) and dims > 0 else ""
+            return f"{name}({value!r}{extra})"
     return name

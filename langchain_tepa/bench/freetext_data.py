@@ -53,8 +53,9 @@ __all__ = [
     "template_sets",
 ]
 
-SPLITS = ("dev", "test")
-"""The two parts: ``dev`` (tune on it) and ``test`` (held out)."""
+SPLITS = ("dev", "test", "dev2")
+"""The parts: ``dev`` (tune on it), ``test`` (held out) and ``dev2`` (a second development
+part written apart from both, to check that tuning on ``dev`` generalises)."""
 
 KINDS = ("change", "multi", "other_subject", "hypothetical")
 """Scenario kinds."""
@@ -196,6 +197,8 @@ def phrasings(split: str) -> dict[str, Any]:
     module: ModuleType
     if split == "dev":
         from langchain_tepa.bench import freetext_phrasings_dev as module
+    elif split == "dev2":
+        from langchain_tepa.bench import freetext_phrasings_dev2 as module
     else:
         from langchain_tepa.bench import freetext_phrasings_test as module
     table: dict[str, Any] = module.PHRASINGS

@@ -15,6 +15,8 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 __all__ = [
     "BrokenIndexError",
     "EmbeddingMismatchError",
@@ -57,17 +59,40 @@ class InvalidNamespaceError(InvalidArgumentError):
 
 
 class EmbeddingMismatchError(InvalidArgumentError):
-    """Vectors of another size than the ones stored (another embedding model).
+    """Another embedding model than the one that wrote the store (or vectors of another size).
+
+    Raised before anything is stored. Open the store with the embeddings it was written with,
+    or write to a new folder or prefix.
 
     Attributes:
-        stored: Dimensions of the stored vectors.
-        new: Dimensions of the new ones.
+        stored: Dimensions of the stored vectors (``None`` when not compared).
+        new: Dimensions of the new ones (``None`` when not compared).
+        stored_model: The model the store records as its writer's (``None`` when unknown).
+        new_model: This memory's model (``None`` when not named).
+
+    Example:
+        >>> err = EmbeddingMismatchError(
+        ...     "other model", stored_model="HashingEmbeddings(384, version=2)",
+        ...     new_model="OpenAIEmbeddings('text-embedding-3-small')",
+        ... )
+        >>> err.stored_model, err.stored
+        ('HashingEmbeddings(384, version=2)', None)
     """
 
-    def __init__(self, message: str, *, stored: int, new: int) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        stored: int | None = None,
+        new: int | None = None,
+        stored_model: str | None = None,
+        new_model: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.stored = stored
         self.new = new
+        self.stored_model = stored_model
+        self.new_model = new_model
 
 
 class NamespaceTemplateError(InvalidNamespaceError):
@@ -116,10 +141,51 @@ class OutcomeUnknownError(StorageUnavailableError):
     """A write failed in transit: its records may be stored in whole, in part or not at all.
 
     The connection to the storage broke (or refused) during a write, so this process cannot
-    tell what the server applied. Every record has a fixed id, so what was stored is stored
-    once; but calling ``observe``/``put`` again makes new evidence. Read the key's
-    ``history``/``audit`` once the storage is back, and write again only what is missing.
+    tell what the server applied. Every write carries an idempotency id (:attr:`write_id`: the
+    writing memory's stream and append sequence number), and its pages are stored under ids
+    derived from it: sending the same write again stores each page once, whatever the first
+    attempt left. So, once the storage is back, retry it with ``memory.retry(error)`` (or
+    :meth:`retry`): the evidence counts once. Calling ``observe``/``put`` again instead makes
+    new evidence (new ids), which would count twice if the first attempt was stored.
+
+    Attributes:
+        write_id: The write's idempotency id (``None`` when the failed call was not an append
+            of evidence, for example a view or meta write, which is safe to leave).
+        evidence_ids: Ids of the evidence records the write carries.
+
+    Example:
+        >>> from langchain_tepa import TEPAMemory
+        >>> memory = TEPAMemory.in_memory()
+        >>> try:  # doctest: +SKIP
+        ...     memory.observe("user.diet", "vegan")
+        ... except OutcomeUnknownError as error:
+        ...     memory.retry(error)  # once the storage answers again
     """
+
+    write_id: str | None = None
+    evidence_ids: tuple[str, ...] = ()
+    _resend: Callable[[], None] | None = None
+
+    @property
+    def retryable(self) -> bool:
+        """Whether the error carries a write that :meth:`retry` can send again."""
+        return self._resend is not None
+
+    def retry(self) -> None:
+        """Send the same write again (idempotent: what the first attempt stored counts once).
+
+        Raises:
+            InvalidArgumentError: If the error carries no write, or the memory wrote again
+                since (retry before writing anything else).
+            OutcomeUnknownError: If the storage fails again during the retry (retry it then).
+            StorageUnavailableError: If the storage still cannot be reached.
+        """
+        if self._resend is None:
+            raise InvalidArgumentError(
+                "this OutcomeUnknownError carries no append of evidence to retry (the failed "
+                "call rewrote views or meta records, which the memory writes again by itself)"
+            )
+        self._resend()
 
 
 class StorageLockedError(StorageError):

@@ -28,6 +28,7 @@ from langchain_tepa.extraction.families import (
     RELATIVES,
     Family,
     family_of_label,
+    nearest_family,
 )
 from langchain_tepa.extraction.lexicon import DIETS, OCCUPATIONS, normalize_key_part
 from langchain_tepa.extraction.values import (
@@ -338,6 +339,7 @@ def _labelled(
         if not loose or len(label.split()) > 5 or not label.strip():
             return None
         relation = normalize_key_part(re.sub(r"^(?:current|new|preferred)\s+", "", label, flags=_I))
+        relation = nearest_family(label.split()) or relation
         if re.match(r"^(?:favourite|favorite|fave)\b", label, _I):
             relation = "favourite_" + relation.split("_", 1)[-1]
         v = clean_value(value)

@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from langchain_tepa.extraction.family_rows_life import ROWS as _LIFE
@@ -325,4 +326,83 @@ def canonical_relation(relation: str) -> str | None:
     if words[0] in _FAVOURITE and len(words) > 1:
         return "favourite_" + "_".join(words[1:])
     verb = " ".join(w for w in words if w not in ("now", "currently", "also"))
-    return _BY_VERB.get(verb)
+    return _BY_VERB.get(verb) or nearest_family(words)
+
+
+_FILLER = frozenset(
+    {"of", "to", "for", "in", "at", "on", "with", "by", "and", "or", "usual", "main", "go"}
+    | {"up", "out", "off", "over", "into", "from", "get", "got", "gets", "is", "are", "was"}
+)
+
+
+def _token_list(words: Iterable[str]) -> list[str]:
+    out = []
+    for word in words:
+        for part in re.split(r"[^a-z0-9]+", word.casefold()):
+            if len(part) < 2 or part in _FILLER or part in MARKERS or part in _OWNER_WORDS:
+                continue
+            out.append(part[:-1] if len(part) > 3 and part.endswith("s") else part)
+    return out
+
+
+def _tokens(words: Iterable[str]) -> set[str]:
+    return set(_token_list(words))
+
+
+_LABEL_TOKENS: dict[str, set[str]] = {}
+for _fam in FAMILIES.values():
+    for _label in (_fam.name.replace("_", " "), *_fam.labels):
+        _LABEL_TOKENS.setdefault(_fam.name, set()).update(_tokens(_WORD.findall(_label)))
+_LABEL_HEADS: dict[str, set[str]] = {}
+for _fam in FAMILIES.values():
+    for _label in (_fam.name.replace("_", " "), *_fam.labels):
+        _label_toks = _token_list(_WORD.findall(_label))
+        if _label_toks:
+            _LABEL_HEADS.setdefault(_fam.name, set()).add(_label_toks[-1])
+_TOKEN_FAMILIES: dict[str, int] = {}
+for _toks in _LABEL_TOKENS.values():
+    for _tok in _toks:
+        _TOKEN_FAMILIES[_tok] = _TOKEN_FAMILIES.get(_tok, 0) + 1
+
+
+def nearest_family(words: Iterable[str]) -> str | None:
+    """The family whose labels share the most distinctive words with an unknown label, or None.
+
+    A fallback for attribute phrases no family lists ("command-line shell", "note-taking app",
+    "line manager"): each word of the phrase votes for the families whose labels hold it,
+    weighted by how few families do. The winner must be unique, hold at least half of the
+    phrase's content words, share one word with at most two families, and hold the phrase's
+    head (its last word) or share the head of one of its own labels.
+
+    Example:
+        >>> nearest_family(["line", "manager"]), nearest_family(["note-taking", "app"])
+        ('manager', 'notes_app')
+        >>> nearest_family(["signed", "up", "at"]) is None, nearest_family(["liked", "foods"])
+        (True, None)
+    """
+    words = list(words)
+    ordered = _token_list(words)
+    query = set(ordered)
+    per_word = [t for t in (_tokens([w]) for w in words) if t]
+    if not query or len(query) > 4:
+        return None
+    scores: list[tuple[float, int, str]] = []
+    for name, toks in _LABEL_TOKENS.items():
+        shared = query & toks
+        if not shared or min(_TOKEN_FAMILIES[t] for t in shared) > 2:
+            continue
+        heads = shared & _LABEL_HEADS.get(name, set())
+        if (ordered[-1] not in toks or len(query) == 1) and not heads:
+            continue
+        covered = sum(1 for t in per_word if t & shared)
+        scores.append((sum(1 / _TOKEN_FAMILIES[t] for t in shared), covered, name))
+    if not scores:
+        return None
+    scores.sort(reverse=True)
+    best = scores[0]
+    if len(scores) > 1 and scores[1][0] == best[0]:
+        return None
+    last = words[-1].casefold()
+    if last.endswith("s") and not last.endswith("ss") and not FAMILIES[best[2]].multi_valued:
+        return None  # "liked foods" are several: no single-valued family takes them
+    return best[2] if 2 * best[1] >= len(per_word) else None

@@ -65,6 +65,7 @@ from langchain_tepa.core.types import Fact
 from langchain_tepa.extraction.base import ExtractionReport, Unextracted, UnextractedReason
 from langchain_tepa.extraction.claims import Claim, parse_user_sentence
 from langchain_tepa.extraction.families import FAMILIES, Family, canonical_relation
+from langchain_tepa.extraction.framing import split_list, unframe
 from langchain_tepa.extraction.lexicon import (
     _ABBREVIATIONS,
     _ADJ_PREP,
@@ -213,8 +214,7 @@ class OfflineFactExtractor:
             s = piece.strip()
             if is_list:
                 s = re.sub(r"^\d+[.)]\s+", "", s)  # list numbering "12. "
-            if s:
-                yield s
+            yield from split_list(s) if s else ()
 
     @staticmethod
     def _prepare(sentence: str) -> tuple[str, bool]:
@@ -225,6 +225,10 @@ class OfflineFactExtractor:
         and ``I'm`` becomes ``I am``.
         """
         correction = bool(_CORRECTION.search(sentence))
+        stop = sentence.rstrip()[len(sentence.rstrip().rstrip(".!")) :]
+        sentence, framed = unframe(sentence)
+        sentence += stop  # the shapes read the sentence's own full stop
+        correction = correction or framed
         body = _OPENERS.sub("", sentence.rstrip())
         body = _I_AM.sub("I am", _WE_ARE.sub(r"\1 are", body))
         body = _NEGATIVE_TAIL.sub("", body)  # "I'm vegan now, no longer vegetarian."

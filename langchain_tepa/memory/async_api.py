@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from langchain_core.documents import Document
 
+from langchain_tepa.core.errors import OutcomeUnknownError
 from langchain_tepa.core.types import Evidence, Fact, Precedent
 from langchain_tepa.memory.batch import Decision, RevokeKey
 from langchain_tepa.memory.rows import AnswerRow, AnswerTable
@@ -343,6 +344,10 @@ class AsyncMemoryMixin:
     async def areconcile(self, *, reindex: bool = False) -> ReconcileReport:
         """Async twin of :meth:`TEPAMemory.reconcile`."""
         return await self._run("reconcile", reindex=reindex)
+
+    async def aretry(self, error: OutcomeUnknownError) -> None:
+        """Async twin of :meth:`TEPAMemory.retry`."""
+        await self._run("retry", error)
 
     async def aflush(self) -> None:
         """Async twin of :meth:`TEPAMemory.flush`."""

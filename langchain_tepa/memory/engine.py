@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -40,7 +41,12 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from langchain_tepa._gc import gc_paused
-from langchain_tepa.core.errors import EmbeddingMismatchError, InvalidArgumentError, ReadOnlyError
+from langchain_tepa.core.errors import (
+    EmbeddingMismatchError,
+    InvalidArgumentError,
+    OutcomeUnknownError,
+    ReadOnlyError,
+)
 from langchain_tepa.core.fold import apply_evidence, refresh_posterior
 from langchain_tepa.core.log import Head, NamespaceSummary, Page, clock_digest
 from langchain_tepa.core.policy import LifecyclePolicy
@@ -65,7 +71,13 @@ from langchain_tepa.state import (
     active_in,
     fold_as_of,
 )
-from langchain_tepa.storage.base import Commit, NamespaceWrite, PageRequest, StorageBackend
+from langchain_tepa.storage.base import (
+    EMBEDDINGS_RECORD,
+    Commit,
+    NamespaceWrite,
+    PageRequest,
+    StorageBackend,
+)
 
 __all__ = ["Deferred", "Engine", "Folded"]
 
@@ -173,6 +185,8 @@ class Engine:
         self._last_time = -math.inf
         self.embed_calls = 0  # texts embedded for precedents (tests count them)
         self._counted: dict[str, tuple[int, int]] = {}  # ns -> (epoch, active): active_counts
+        self.model = describe_embeddings(embeddings)
+        self._model_recorded = False  # the store records this memory's model (checked once)
 
     # ------------------------------------------------------------------ ids and time
     @property
@@ -229,6 +243,74 @@ class Engine:
             raise ReadOnlyError(
                 "this TEPAMemory was opened with read_only=True; open it without read_only to write"
             )
+
+    def check_model(self, *, record: bool) -> None:
+        """Refuse a store that another embedding model wrote; record this one on a first write.
+
+        Args:
+            record: Write this memory's model into a store that records none (a first write,
+                or a store written before the record existed); otherwise only compare.
+
+        Raises:
+            EmbeddingMismatchError: Naming the store's model and this memory's, before
+                anything is stored.
+        """
+        if self._model_recorded:
+            return
+        stored = self.storage.get_meta(EMBEDDINGS_RECORD)
+        if stored is None:
+            if not record:
+                return
+            self.storage.set_meta(EMBEDDINGS_RECORD, self.model)
+        elif stored != self.model:
+            raise EmbeddingMismatchError(
+                f"this store ({self.storage.describe()}) was written with {stored}; this memory "
+                f"embeds with {self.model}; open it with the embeddings it was written with "
+                "(embeddings=...), or use a new folder or prefix for the new model (nothing "
+                "was stored)",
+                stored_model=stored,
+                new_model=self.model,
+            )
+        self._model_recorded = True
+
+    # ------------------------------------------------------------------ retries
+    def _retryable(self, err: OutcomeUnknownError, commit: Commit) -> None:
+        """Give ``err`` what a retry of ``commit`` needs (its idempotency id and a resend)."""
+        err.write_id = f"{commit.stream}:{commit.seq}"
+        err.evidence_ids = tuple(ev.id for w in commit.writes for ev in w.records)
+        err._resend = functools.partial(self.resend, commit)
+
+    def resend(self, commit: Commit) -> None:
+        """Store ``commit`` again after an unknown outcome (idempotent: same pages, same ids).
+
+        Its namespaces' states were dropped when it failed; they are dropped again after, so
+        the next read or write folds what is stored (each page once).
+
+        Raises:
+            InvalidArgumentError: If ``commit`` is not this memory's last append (another
+                memory's, a forked process's, or this memory wrote since): sending it now could
+                move a head back, so read the keys' history instead.
+        """
+        self.check_writable()
+        namespaces = [w.namespace for w in commit.writes]
+        with self.cache.locked(namespaces):
+            with self._ids:
+                last = self._seq
+            if commit.stream != self.stream or commit.seq != last:
+                raise InvalidArgumentError(
+                    f"the write {commit.stream}:{commit.seq} is not this memory's last append "
+                    f"(last {self.stream}:{last}); retry a write before writing anything else, "
+                    "with the memory that raised the error; read the keys' history or audit to "
+                    "see what was stored"
+                )
+            try:
+                self.storage.commit(commit)
+            except OutcomeUnknownError as err:
+                self._retryable(err, commit)
+                raise
+            finally:
+                for ns in namespaces:
+                    self.cache.discard(ns)
 
     # ------------------------------------------------------------------ namespace states
     @contextmanager
@@ -538,6 +620,7 @@ class Engine:
         vecs = self.embed(lost)
         table.add({p.id: v for p, v in zip(lost, vecs, strict=True)})
         if not self.read_only:
+            self.check_model(record=True)
             seq = self._next_seq()
             write = NamespaceWrite(
                 namespace=st.namespace,
@@ -685,6 +768,7 @@ class Engine:
         ]
         vectors = dict(zip([p.id for p in new], self.embed(new), strict=True))
         self._check_sizes(states, new, vectors)
+        self.check_model(record=True)
         seq = self._next_seq()
         stream = self.stream
         wall = float(time.time())
@@ -743,11 +827,14 @@ class Engine:
                 )
             )
         decided = {ns: states[ns].epoch for ns in namespaces}
+        commit = Commit(stream, seq, writes)
         try:
-            self.storage.commit(Commit(stream, seq, writes))
-        except BaseException:
+            self.storage.commit(commit)
+        except BaseException as exc:
             if taken is not None:
                 self.views.restore(taken)  # still to write
+            if isinstance(exc, OutcomeUnknownError):
+                self._retryable(exc, commit)
             raise
         self._advance_epochs(states, decided, set(namespaces))  # before any other write
         # Stored: publish.

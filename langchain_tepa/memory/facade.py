@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 
-from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.errors import InvalidArgumentError, OutcomeUnknownError
 from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.values import DEFAULT_NAMESPACE, validate_namespace
 from langchain_tepa.embeddings import default_embeddings
@@ -138,6 +138,8 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
             flush_interval_s=flush_interval_s,
             read_only=self.read_only,
         )
+        if not self.read_only:  # another model's store is refused on opening, not mid-write
+            self._engine.check_model(record=False)
         self._ingest = TextIngest(self.embeddings, policy, extractor)
         self._closed = False
         self._on_close: Callable[[], None] | None = None
@@ -275,6 +277,45 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
         """Forget every cached namespace (each is reloaded from storage on its next use)."""
         self._check_open()
         self._engine.cache.clear()
+
+    def retry(self, error: OutcomeUnknownError) -> None:
+        """Send again the write whose outcome ``error`` left unknown, once the storage is back.
+
+        Every write carries an idempotency id (``error.write_id``) and stores its pages under
+        ids derived from it, so the retry stores each record once whether the first attempt
+        stored all of it, part of it or nothing: support is never counted twice. Retry before
+        writing anything else with this memory (docs/reliability.md, "Writes whose outcome is
+        unknown").
+
+        Args:
+            error: The :class:`~langchain_tepa.core.errors.OutcomeUnknownError` a write of this
+                memory raised.
+
+        Raises:
+            InvalidArgumentError: If ``error`` carries no write of this memory, or this memory
+                wrote since.
+            OutcomeUnknownError: If the connection fails again (retry again later).
+
+        Example:
+            >>> memory = TEPAMemory.in_memory()
+            >>> try:  # doctest: +SKIP
+            ...     memory.observe("user.diet", "vegan")
+            ... except OutcomeUnknownError as error:
+            ...     memory.retry(error)
+        """
+        self._check_open()
+        if not isinstance(error, OutcomeUnknownError):
+            raise InvalidArgumentError(
+                f"retry takes an OutcomeUnknownError, got {type(error).__name__}"
+            )
+        resend = error._resend
+        owner = getattr(resend, "func", None)
+        if resend is None or getattr(owner, "__self__", None) is not self._engine:
+            raise InvalidArgumentError(
+                "this OutcomeUnknownError carries no write of this memory; retry it with the "
+                "memory whose write raised it"
+            )
+        resend()
 
     def flush(self) -> None:
         """Write buffered view updates, and the view marks that say they are written."""

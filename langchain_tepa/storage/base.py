@@ -40,6 +40,7 @@ from langchain_tepa.core.log import Head, NamespaceSummary, Page, clock_digest
 from langchain_tepa.core.types import Evidence, Precedent
 
 __all__ = [
+    "EMBEDDINGS_RECORD",
     "Commit",
     "Head",
     "NamespaceScan",
@@ -52,6 +53,15 @@ __all__ = [
     "clock_digest",
     "key_path",
 ]
+
+
+EMBEDDINGS_RECORD = "embeddings"
+"""The meta record naming the embedding model that wrote a store (``describe_embeddings``).
+
+Written with a store's first write; a memory with another model refuses to open it for
+writing (:class:`~langchain_tepa.core.errors.EmbeddingMismatchError`). A store without the
+record (written before it existed) takes the model of its next write.
+"""
 
 
 def key_path(key: str) -> list[str]:
@@ -315,7 +325,7 @@ class StorageBackend(Protocol):
         ...
 
     def get_meta(self, name: str) -> str | None:
-        """A small named string (layout, versions)."""
+        """A small named string (layout, versions, ``EMBEDDINGS_RECORD``)."""
         ...
 
     def set_meta(self, name: str, value: str) -> None:

@@ -183,14 +183,21 @@ class InMemoryStorage:
         """Store each namespace's page with its head bump."""
         self._writable()
         with self._lock:
+            stored: set[str] = set()  # a retried append: its page is stored (same id), once
             for write in commit.writes:
                 data = self._ns.setdefault(write.namespace, _Namespace())
                 prev = data.clock.get(commit.stream, 0)
-                if commit.seq <= prev:
+                if commit.seq == prev and any(
+                    pg.stream == commit.stream and pg.seq == commit.seq for pg in data.pages
+                ):
+                    stored.add(write.namespace)
+                elif commit.seq <= prev:
                     raise StorageError(
                         f"stream {commit.stream} appended sequence {commit.seq} after {prev}"
                     )
             for write in commit.writes:
+                if write.namespace in stored:
+                    continue
                 data = self._ns[write.namespace]
                 times = [ev.time for ev in write.records]
                 data.pages.append(

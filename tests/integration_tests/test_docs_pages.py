@@ -1,5 +1,5 @@
-"""The python blocks of docs/vectorstore.md, deployment.md, api/storage.md, guide/free-text.md print
-what they say.
+"""The python blocks of docs/vectorstore.md, deployment.md, api/storage.md, guide/free-text.md,
+index.md and guide/tools.md print what they say.
 
 Each block runs in a fresh interpreter in a temporary folder, offline; the ``# ...`` lines after
 a ``print(...)`` are its expected output. Blocks marked ``<!-- needs: langgraph-server -->`` run
@@ -20,7 +20,14 @@ from tests.support.docs import check_block, expected_output
 
 DOCS = ROOT / "docs"
 NEEDS_SERVER = "<!-- needs: langgraph-server -->"
-PAGES = ("vectorstore.md", "deployment.md", "api/storage.md", "guide/free-text.md")
+PAGES = (
+    "vectorstore.md",
+    "deployment.md",
+    "api/storage.md",
+    "guide/free-text.md",
+    "index.md",
+    "guide/tools.md",
+)
 
 
 def _blocks(page: str) -> list[tuple[Block, bool]]:
@@ -50,7 +57,12 @@ def test_pages_have_the_blocks_we_expect() -> None:
 
 @pytest.mark.parametrize("block", RUNNABLE)
 def test_python_block_runs(block: Block, tmp_path: Path) -> None:
-    check_block(block.code, what=f"docs block at line {block.line}", cwd=tmp_path)
+    check_block(
+        block.code,
+        what=f"docs block at line {block.line}",
+        cwd=tmp_path,
+        extra_env={"TEPA_REPO_ROOT": str(ROOT)},  # for blocks that import the test support
+    )
 
 
 def test_deployment_langgraph_json_is_the_examples() -> None:

@@ -9,7 +9,12 @@ from typing import Any
 import pytest
 
 from langchain_tepa import HashingEmbeddings, TEPAMemory, TEPAStore
-from langchain_tepa.core.errors import StorageError, StorageUnavailableError, TEPAError
+from langchain_tepa.core.errors import (
+    OutcomeUnknownError,
+    StorageError,
+    StorageUnavailableError,
+    TEPAError,
+)
 from langchain_tepa.storage.chroma.repair import repair_index_files
 from tests.integration_tests.conftest import ChromaServer, unique_prefix
 from tests.support.figures import report_figures
@@ -57,6 +62,32 @@ def test_a_stopped_server_gives_typed_errors_naming_its_address(own_server: Chro
     mem.observe("user.diet", "vegan", namespace="users.u1")
     assert mem.audit("user.diet", namespace="users.u1").precedents[0].support == 2
     mem.close()
+
+
+def test_a_write_cut_by_a_stopping_server_is_retried_once(own_server: ChromaServer) -> None:
+    """The server stops between a write's reads and its append: retried, it counts once."""
+    prefix = unique_prefix("retry")
+    mem = own_server.memory(prefix)
+    mem.observe("user.diet", "vegan", namespace="users.u1")
+    append = mem.storage._append  # type: ignore[attr-defined]
+
+    def stop_then_append(*args: Any, **kwargs: Any) -> Any:
+        del mem.storage._append  # type: ignore[attr-defined]
+        own_server.stop()
+        return append(*args, **kwargs)
+
+    mem.storage._append = stop_then_append  # type: ignore[attr-defined]
+    with pytest.raises(OutcomeUnknownError) as info:
+        mem.observe("user.diet", "vegan", namespace="users.u1")
+    assert info.value.write_id is not None and len(info.value.evidence_ids) == 1
+    own_server.restart()
+    mem.retry(info.value)
+    mem.retry(info.value)  # twice: still once
+    assert mem.audit("user.diet", namespace="users.u1").precedents[0].support == 2
+    mem.close()
+    reader = own_server.memory(prefix)
+    assert reader.audit("user.diet", namespace="users.u1").precedents[0].support == 2
+    reader.close()
 
 
 def test_a_server_killed_during_writes_loses_nothing_acknowledged(own_server: ChromaServer) -> None:

@@ -35,5 +35,5 @@ def openai_env(fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> Fake
     monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
     monkeypatch.delenv("OPENAI_API_BASE", raising=False)
     monkeypatch.delenv("OPENAI_ORGANIZATION", raising=False)
-    monkeypatch.delenv("TEPA_EMBEDDINGS", raising=False)
+    monkeypatch.setenv("TEPA_EMBEDDINGS", "openai")  # the key alone never switches embeddings
     return fake_openai

@@ -26,6 +26,8 @@ from langchain_tepa.core.errors import (
 )
 from langchain_tepa.embeddings import describe_embeddings
 from langchain_tepa.state import VectorTable
+from langchain_tepa.storage import InMemoryStorage
+from langchain_tepa.storage.base import EMBEDDINGS_RECORD
 from langchain_tepa.storage.chroma.errors import is_write, translate
 
 
@@ -43,8 +45,15 @@ def test_a_huge_int_in_metadata_is_a_typed_error(n: int) -> None:
 def test_a_write_with_another_model_names_it_and_stores_nothing(tmp_path: Path) -> None:
     with TEPAMemory.from_path(tmp_path, embeddings=HashingEmbeddings(384)) as memory:
         memory.observe("a", "pizza")
-    with TEPAMemory.from_path(tmp_path, embeddings=HashingEmbeddings(256)) as memory:
-        with pytest.raises(EmbeddingMismatchError, match=r"HashingEmbeddings\(256\)") as info:
+    with TEPAMemory.from_path(tmp_path, embeddings=HashingEmbeddings(256), read_only=True) as ro:
+        assert ro.evidence_count() == 1  # reading embeds nothing: allowed
+    # A store written before the model record: the size check still names the model.
+    storage = InMemoryStorage()
+    with TEPAMemory(storage=storage, embeddings=HashingEmbeddings(384)) as memory:
+        memory.observe("a", "pizza")
+    storage._meta.pop(EMBEDDINGS_RECORD)
+    with TEPAMemory(storage=storage, embeddings=HashingEmbeddings(256)) as memory:
+        with pytest.raises(EmbeddingMismatchError, match=r"HashingEmbeddings\(256") as info:
             memory.observe("b", "tax return")
         assert (info.value.stored, info.value.new) == (384, 256)
         assert "384" in str(info.value) and isinstance(info.value, InvalidArgumentError)
@@ -66,7 +75,7 @@ def test_models_are_described_by_name() -> None:
     class Named:
         model = "text-embedding-3-small"
 
-    assert describe_embeddings(HashingEmbeddings(256)) == "HashingEmbeddings(256)"
+    assert describe_embeddings(HashingEmbeddings(256)) == "HashingEmbeddings(256, version=2)"
     assert repr(HashingEmbeddings()) == "HashingEmbeddings(384)"
     assert describe_embeddings(Named()) == "Named('text-embedding-3-small')"
     assert describe_embeddings(object()) == "object"

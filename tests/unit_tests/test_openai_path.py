@@ -283,7 +283,7 @@ def test_default_embeddings_without_key_is_offline(monkeypatch: pytest.MonkeyPat
     assert isinstance(default_embeddings(), HashingEmbeddings)
 
 
-def test_default_embeddings_with_key_uses_openai(openai_env: FakeOpenAI) -> None:
+def test_default_embeddings_openai_when_chosen(openai_env: FakeOpenAI) -> None:
     emb = default_embeddings()
     assert isinstance(emb, OpenAIEmbeddings)
     assert emb.model == "text-embedding-3-small"
@@ -323,7 +323,7 @@ def test_default_embeddings_without_base_url_keeps_token_check(
     monkeypatch.setenv("OPENAI_API_KEY", "test")
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_BASE", raising=False)
-    monkeypatch.delenv("TEPA_EMBEDDINGS", raising=False)
+    monkeypatch.setenv("TEPA_EMBEDDINGS", "openai")
     emb = default_embeddings()  # constructing contacts nobody
     assert isinstance(emb, OpenAIEmbeddings)
     assert emb.check_embedding_ctx_length is True

@@ -100,8 +100,9 @@ def translate(exc: BaseException, where: str, op: str) -> TEPAError:
         return OutcomeUnknownError(
             f"the connection to the {where} failed during a write ({op}: "
             f"{text or type(exc).__name__}); the write's outcome is unknown: its records may be "
-            "stored in whole, in part or not at all. Once the server is back, read the key's "
-            "history or audit before writing it again (a new observe or put is new evidence); "
+            "stored in whole, in part or not at all. Once the server is back, retry it with "
+            "error.retry() (or memory.retry(error)): the same records under the same ids "
+            "count once (a new observe or put is new evidence); "
             "start the server (for example `chroma run --path DIR --host 127.0.0.1 --port "
             "PORT`) or check the host and port"
         )
