@@ -32,7 +32,6 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from langchain_tepa.core.errors import InvalidArgumentError
-from langchain_tepa.extraction.lexical import STOP_WORDS, concepts, content_words, stem
 
 __all__ = ["HashingEmbeddings", "default_embeddings", "describe_embeddings"]
 
@@ -109,6 +108,10 @@ class HashingEmbeddings(Embeddings):
     def _features(self, text: str) -> dict[str, float]:
         if self.version == 1:
             return self._features_v1(text)
+        # Imported here: importing the extraction package costs about half a second of CPU (its
+        # pattern tables), which ``import langchain_tepa`` does not pay (issue 30).
+        from langchain_tepa.extraction.lexical import STOP_WORDS, concepts, content_words, stem
+
         feats: dict[str, float] = {}
         for w in _WORD.findall(text.casefold()):  # stop words weigh little, but something
             if w in STOP_WORDS:
@@ -255,14 +258,18 @@ def describe_embeddings(embeddings: object) -> str:
     Two embeddings with the same description give the same vectors (as far as can be told
     from outside): ``HashingEmbeddings(384, version=2)`` (plus any non-default weight or
     n-gram setting), ``OpenAIEmbeddings('text-embedding-3-small')`` (plus ``dimensions=N``
-    when set), else the class name with its ``model``/``model_name``/``deployment``. A
-    wrapper with ``underlying_embeddings`` (LangChain's ``CacheBackedEmbeddings``) is described
-    by what it wraps.
+    when set), a ``tepa_model`` string attribute where a class declares one (two classes that
+    give the same vectors declare the same), else the class name with its
+    ``model``/``model_name``/``deployment``. A wrapper with ``underlying_embeddings``
+    (LangChain's ``CacheBackedEmbeddings``) is described by what it wraps.
 
     Example:
         >>> describe_embeddings(HashingEmbeddings(256))
         'HashingEmbeddings(256, version=2)'
     """
+    declared = getattr(embeddings, "tepa_model", None)
+    if isinstance(declared, str) and declared:  # a class that names its model itself
+        return declared
     underlying = getattr(embeddings, "underlying_embeddings", None)
     if underlying is not None and underlying is not embeddings:  # CacheBackedEmbeddings
         return describe_embeddings(underlying)

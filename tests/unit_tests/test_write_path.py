@@ -154,6 +154,7 @@ def test_a_mixed_batch_writes_once_per_shard_and_its_flush_once_per_view_shard()
 
 def test_new_namespaces_add_one_directory_write() -> None:
     memory = _chroma()
+    memory.observe("k", 0, namespace="warm.up")  # the store's first write records its model
     with _UpsertCounter() as counter:
         memory.observe_many([Fact("k", i, namespace=ns) for i, ns in enumerate(NAMESPACES)])
     names = [n for n in counter.calls if n.endswith("_names")]

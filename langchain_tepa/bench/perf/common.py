@@ -100,6 +100,10 @@ class TableEmbeddings(Embeddings):
         ([1.0, 1.0], 0)
     """
 
+    tepa_model = "perf-derived-vectors"
+    """The model a store records: the same as :class:`DerivedEmbeddings` (its table holds the
+    derived vectors of its texts, read back by stores that :class:`DerivedEmbeddings` wrote)."""
+
     def __init__(self, texts: Sequence[str], matrix: np.ndarray) -> None:
         self.rows = {t: i for i, t in enumerate(texts)}
         self.matrix = matrix
@@ -134,6 +138,9 @@ class DerivedEmbeddings(Embeddings):
         >>> emb.embed_query("pizza") == emb.embed_documents(["pizza"])[0]
         True
     """
+
+    tepa_model = "perf-derived-vectors"
+    """The model a store records (see :class:`TableEmbeddings`)."""
 
     def __init__(self, dim: int = DIM) -> None:
         self.dim = dim
