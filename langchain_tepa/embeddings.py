@@ -32,6 +32,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.extraction.lexical import STOP_WORDS, concepts, content_words, stem
 
 __all__ = ["HashingEmbeddings", "default_embeddings", "describe_embeddings"]
 
@@ -108,10 +109,6 @@ class HashingEmbeddings(Embeddings):
     def _features(self, text: str) -> dict[str, float]:
         if self.version == 1:
             return self._features_v1(text)
-        # Imported here: importing the extraction package costs about half a second of CPU (its
-        # pattern tables), which ``import langchain_tepa`` does not pay (issue 30).
-        from langchain_tepa.extraction.lexical import STOP_WORDS, concepts, content_words, stem
-
         feats: dict[str, float] = {}
         for w in _WORD.findall(text.casefold()):  # stop words weigh little, but something
             if w in STOP_WORDS:

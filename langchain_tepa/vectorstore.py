@@ -245,7 +245,7 @@ class TEPAVectorStore(VectorStore):
                 else f
                 for f in facts
             ]
-            writes += [f for f in claims.facts if isinstance(f, Fact)]
+            writes += claims.facts
         results = yield ("memory", "write_many", (writes,), {})
         results = results[: len(facts)]
         yield from self._settle(claims)

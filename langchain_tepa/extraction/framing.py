@@ -34,7 +34,8 @@ _WHEN = (
     r"(?:last|this|past|previous|the\s+past|the\s+last)\s+(?:few\s+)?(?:week|month|year|weekend|"
     r"spring|summer|autumn|fall|winter|couple\s+of\s+\w+|\w+day)s?|(?:january|february|march|"
     r"april|may|june|july|august|september|october|november|december)|(?:\d+\s+|a\s+few\s+|"
-    r"several\s+)?(?:days?|weeks?|months?|years?)(?:\s+ago)?|yesterday|today|the\s+\w+"
+    r"several\s+)?(?:days?|weeks?|months?|years?)(?:\s+ago)?|yesterday|today|"
+    r"the\s+(?:weekend|holidays|spring|summer|autumn|fall|winter|new\s+year)"
 )
 _WHEN_BARE = (
     r"(?:last|this|past)\s+(?:week|month|year|weekend|spring|summer|autumn|fall|winter)"

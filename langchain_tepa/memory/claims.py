@@ -187,7 +187,7 @@ class ClaimPlan:
     """What :meth:`ItemClaims.plan` prepared for one write.
 
     Attributes:
-        facts: The claim observations (and retractions) to store in the same write as the
+        facts: The claim observations to store in the same write as the
             items, after them.
         touched: ``(claims namespace, claim key)`` pairs the write touches.
         items: ``(namespace, item key, item value id) -> claims`` of the items written, each
@@ -198,7 +198,7 @@ class ClaimPlan:
             ``(namespace, item key, claim key, claim value)``.
     """
 
-    facts: list[Fact | Decision] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
     touched: set[tuple[str, str]] = field(default_factory=set)
     items: dict[tuple[str, str, str], list[tuple[str, Any]]] = field(default_factory=dict)
     metadata: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)

@@ -31,7 +31,6 @@ from langchain_tepa.memory.adapters import make_adapter
 from langchain_tepa.memory.async_api import AsyncMemoryMixin
 from langchain_tepa.memory.core import AsOfPoint, Namespace
 from langchain_tepa.memory.engine import Engine
-from langchain_tepa.memory.exits import track, untrack
 from langchain_tepa.memory.ingest import TextIngest
 from langchain_tepa.memory.maintenance import reconcile_storage
 from langchain_tepa.memory.reading import ReadingMixin
@@ -144,8 +143,6 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
         self._ingest = TextIngest(self.embeddings, policy, extractor)
         self._closed = False
         self._on_close: Callable[[], None] | None = None
-        if not self.read_only and not isinstance(storage, InMemoryStorage):
-            track(self)  # closed at interpreter exit if still open (memory/exits.py)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -326,16 +323,9 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
         self._engine.flush(settle=True)
 
     def close(self) -> None:
-        """Flush and release the storage (and the folder lock of :meth:`from_path`).
-
-        A writable memory on a storage that outlives the process (Chroma) and still open when
-        the interpreter exits is closed then (``memory/exits.py``), so a program that never
-        calls this leaves no view behind its evidence. Call it (or use ``with``) to release
-        the folder earlier, and to see an error that closing at exit could only log.
-        """
+        """Flush and release the storage (and the folder lock of :meth:`from_path`)."""
         if self._closed:
             return
-        untrack(self)
         try:
             self._engine.close()
             self.storage.close()

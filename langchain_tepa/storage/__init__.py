@@ -8,8 +8,6 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from langchain_tepa.storage.base import (
     Commit,
     NamespaceWrite,
@@ -18,11 +16,8 @@ from langchain_tepa.storage.base import (
     as_backend,
     key_path,
 )
+from langchain_tepa.storage.chroma import AsyncChromaStorage, ChromaStorage
 from langchain_tepa.storage.memory import InMemoryStorage
-
-if TYPE_CHECKING:
-    from langchain_tepa.storage.chroma import AsyncChromaStorage as AsyncChromaStorage
-    from langchain_tepa.storage.chroma import ChromaStorage as ChromaStorage
 
 __all__ = [
     "AsyncChromaStorage",
@@ -35,21 +30,3 @@ __all__ = [
     "as_backend",
     "key_path",
 ]
-
-
-def __getattr__(name: str) -> object:
-    """``ChromaStorage`` and ``AsyncChromaStorage`` import the Chroma backend on first use."""
-    if name == "ChromaStorage":
-        from langchain_tepa.storage.chroma import ChromaStorage
-
-        return ChromaStorage
-    if name == "AsyncChromaStorage":
-        from langchain_tepa.storage.chroma import AsyncChromaStorage
-
-        return AsyncChromaStorage
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    """The module's names, the lazy ones included."""
-    return sorted(set(globals()) | set(__all__))

@@ -952,7 +952,7 @@ class TEPAStore(AsyncCoalescer, BaseStore):
                 )
                 items.append(self._items_of(put, vectors))
         if claims is not None:
-            writes.extend(f for f in claims.facts if isinstance(f, Fact))
+            writes.extend(claims.facts)
             items.extend([None] * (len(writes) - len(items)))
         self.memory.write_many(writes, items=items if any(items) else None)
         if claims is not None and self.claims is not None:
