@@ -237,7 +237,9 @@ def run_cell(
         runner = TrialRunner(
             memory,
             trial_executor,
-            trial_builder=DefaultTrialBuilder(context_k=0),
+            # one competitor, the incumbent (the world has one working value): a trial round is
+            # four executions (supportive, counterfactual and its control, polluted)
+            trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
             max_concurrency=1,
             contenders_only=True,
         )

@@ -45,6 +45,7 @@ from langchain_tepa.core.trust import SourceTrust
 from langchain_tepa.core.types import KeyState, Lifecycle, Precedent
 
 if TYPE_CHECKING:
+    from langchain_tepa.core.contest import TrialGate
     from langchain_tepa.core.step import Step, Veto
 
 __all__ = [
@@ -127,6 +128,8 @@ class ChangePoint:
         sources: Patterns (as in the trust table) of the sources with change authority.
         statements: Statements of the new value that make a change (2: one can be a slip).
         vetoes: The policy's vetoes (a vetoed value is not adopted by a change).
+        gate: TEPA-Full's trial gate: a change it holds (a value without a success against one
+            with successes) waits for its trials (:mod:`langchain_tepa.core.contest`).
 
     Example:
         >>> rule = ChangePoint()
@@ -137,6 +140,7 @@ class ChangePoint:
     sources: tuple[str, ...] = CHANGE_SOURCES
     statements: int = 2
     vetoes: tuple[Veto, ...] = ()
+    gate: TrialGate | None = None
 
     def authorised(self, source: str) -> bool:
         """Whether ``source`` (a provenance label: ``"app"`` for no source) has change authority."""
@@ -164,6 +168,8 @@ class ChangePoint:
         if not step.single or step.correction or not self.authorised(name):
             return
         if any(v.blocks(target) for v in self.vetoes):
+            return
+        if self.gate is not None and self.gate.holds(step):
             return
         runs = [
             (src, first, n)
@@ -233,11 +239,12 @@ def change_rules(
     sources: Sequence[str],
     statements: int,
     vetoes: Sequence[Veto],
+    gate: TrialGate | None = None,
 ) -> list[SourceRevision | ChangePoint]:
     """The record rules of a policy's change switches, in the order they apply."""
     out: list[SourceRevision | ChangePoint] = []
     if revise_own:
         out.append(SourceRevision(track_conflict))
     if sources:
-        out.append(ChangePoint(tuple(sources), statements, tuple(vetoes)))
+        out.append(ChangePoint(tuple(sources), statements, tuple(vetoes), gate))
     return out

@@ -68,6 +68,8 @@ def _decide(step: Step, policy: LifecyclePolicy) -> None:
     if target is None:
         return
     step.touch(target)
+    if policy.rules.gate is not None:
+        policy.rules.gate.decided(step, target)
     moved = False
     if ev.kind is EvidenceKind.PROMOTE and target.state is not Lifecycle.ACTIVE:
         if target.state is Lifecycle.REVOKED and policy.revive_fresh:
@@ -143,7 +145,13 @@ def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet, vid: st
     elif (
         target.state is Lifecycle.REVOKED
         and step.supports
-        and (step.is_outcome or not rules.vetoed(target))
+        and (
+            step.is_outcome
+            or not (
+                rules.vetoed(target)
+                or (rules.gate is not None and rules.gate.barred(state, target))
+            )
+        )
     ):
         if policy.revive_fresh:
             target.reset_counts()
@@ -214,6 +222,8 @@ def apply_evidence(
     target = step.target = _find_or_create(step, policy, rules, vid)
     if step.correction and rules.vetoed(target):  # a correction cannot overrule executions
         step.correction = False
+    if step.correction and rules.gate is not None and rules.gate.holds(step):
+        step.correction = False  # contested: the trials decide (core/contest.py)
     _weigh(step, rules, vid)
     step.others = [p for p in state.precedents.values() if p is not target and p.state in LIVE]
     rules.counts.count(step)

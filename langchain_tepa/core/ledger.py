@@ -36,6 +36,10 @@ class TrustLedger:
             each source's current belief about the key and how often it has stated it since
             it last said something else (no window; kept by
             :class:`~langchain_tepa.core.changes.ChangePoint`).
+        tried: Value identities with trial results since their last revocation or promotion.
+        judged: ``value identity -> time`` of a value revoked after its trials (kept by
+            :class:`~langchain_tepa.core.contest.TrialGate`): assertions alone do not revive
+            it until an Active value of the key fails or the value itself succeeds.
 
     Example:
         >>> from langchain_tepa.core.trust import TrustPolicy
@@ -54,6 +58,8 @@ class TrustLedger:
     used: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     last: dict[str, str] = field(default_factory=dict)
     beliefs: dict[str, tuple[str, float, int]] = field(default_factory=dict)
+    tried: set[str] = field(default_factory=set)
+    judged: dict[str, float] = field(default_factory=dict)
 
     def copy(self) -> TrustLedger:
         """An independent copy."""
@@ -62,4 +68,6 @@ class TrustLedger:
             {k: list(v) for k, v in self.used.items()},
             dict(self.last),
             dict(self.beliefs),
+            set(self.tried),
+            dict(self.judged),
         )

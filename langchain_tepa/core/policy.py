@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from langchain_tepa.core import beta, change
 from langchain_tepa.core.changes import CHANGE_SOURCES, change_rules
+from langchain_tepa.core.contest import TrialGate
 from langchain_tepa.core.errors import PolicyError
 from langchain_tepa.core.rules import (
     BoundaryRule,
@@ -263,6 +264,14 @@ class LifecyclePolicy:
             until a more trusted source or an execution supports them, and a look-alike of a
             more trusted result ranks below it. On by default (with trust); off in every other
             preset.
+        trial_gate: TEPA-Full (``promotion="trials"``, with trust): the contested cases wait
+            for trials instead of the rules (:mod:`langchain_tepa.core.contest`). A value with
+            no successful outcome that challenges an Active value with successes, by a plain
+            change or a correction, stays a Hypothesis until its trials pass, and a value the
+            trials rejected is not revived by assertions until an Active value fails. On in
+            ``tepa-full`` (which declares an executor: without one such a change is never
+            adopted), off elsewhere. Like the change rules, it needs a trust table (without
+            one it does nothing).
     """
 
     name: str = DEFAULT_POLICY
@@ -310,6 +319,7 @@ class LifecyclePolicy:
     change_sources: tuple[str, ...] = CHANGE_SOURCES
     change_statements: int = 2
     key_budgets: bool = True
+    trial_gate: bool = False
 
     def __post_init__(self) -> None:
         for name in (
@@ -417,6 +427,13 @@ class LifecyclePolicy:
         ):
             raise PolicyError(
                 f"change_statements must be an integer >= 1, got {self.change_statements!r}"
+            )
+        if not isinstance(self.trial_gate, bool):
+            raise PolicyError(f"trial_gate must be True or False, got {self.trial_gate!r}")
+        if self.trial_gate and self.promotion != "trials":
+            raise PolicyError(
+                "trial_gate holds contested values for trials: it needs promotion='trials' "
+                "(use LifecyclePolicy.preset('tepa-full'))"
             )
         if not isinstance(self.multi_valued_prefixes, tuple) or not all(
             isinstance(p, str) and p for p in self.multi_valued_prefixes
@@ -555,7 +572,13 @@ class LifecyclePolicy:
             "tepa-rev": dict(rev),
             "tepa-cd": {**rev, "revoke_recent": False, "revoke_change": True, "window": 24},
             "tepa-key": {},  # the default
-            "tepa-full": {**rev, "promotion": "trials"},
+            "tepa-full": {
+                **rev,
+                "promotion": "trials",
+                "trial_gate": True,
+                "revise_own": True,
+                "change_sources": CHANGE_SOURCES,
+            },
             "tepa-full-trials": {**rev, "promotion": "trials", "promote_on_outcomes": False},
         }
         if not isinstance(name, str) or name not in presets:
@@ -621,6 +644,9 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
             vetoes.append(change.LastOutcomeVeto())
         else:
             vetoes.append(beta.OutcomeVeto(policy.w_min, policy.theta_rec))
+    gate = TrialGate() if policy.trial_gate and policy.trust is not None else None
+    if gate is not None:
+        record.append(gate)
     if policy.trust is not None:  # change without freezing (core/changes.py)
         record.extend(
             change_rules(
@@ -629,6 +655,7 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
                 sources=policy.change_sources,
                 statements=policy.change_statements,
                 vetoes=vetoes,
+                gate=gate,
             )
         )
     promotion: PromotionRule | None = None
@@ -662,4 +689,5 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
         vetoes=tuple(vetoes),
         trust=policy.trust,
         settle_decisions=isinstance(promotion, SupportPromotion),
+        gate=gate,
     )

@@ -105,7 +105,9 @@ def test_a_change_is_not_adopted_for_a_value_whose_last_outcome_failed() -> None
 
 
 def test_the_change_rule_is_the_defaults_only() -> None:
-    """The paper's presets keep their rules: there a plain change still freezes."""
+    """The paper's presets keep their rules: there a plain change still freezes. TEPA-Full has
+    the change rules behind its trial gate: without trials a change against a value with
+    successes waits (core/contest.py)."""
     for preset in ("tepa-rev", "tepa-full", "tepa-cd"):
         mem = memory(preset)
         lisbon(mem, 4)
@@ -116,9 +118,13 @@ def test_the_change_rule_is_the_defaults_only() -> None:
     assert [type(r) for r in rules][-2:] == [SourceRevision, ChangePoint]
     assert not any(
         isinstance(r, SourceRevision | ChangePoint)
-        for name in ("tepa-rev", "tepa-full", "lww")
+        for name in ("tepa-rev", "tepa-full-trials", "lww")
         for r in LifecyclePolicy.preset(name).rules.record
     )
+    full = [
+        r for r in LifecyclePolicy.preset("tepa-full").rules.record if isinstance(r, ChangePoint)
+    ]
+    assert len(full) == 1 and full[0].gate is not None
 
 
 def test_change_switches_are_validated_and_round_trip() -> None:
@@ -170,7 +176,8 @@ def test_the_store_answers_its_latest_put() -> None:
     store = TEPAStore.in_memory()
     for v in "BCCCABA":
         store.put(("u",), "k", {"v": v})
-    assert store.get(("u",), "k").value == {"v": "A"}
+    item = store.get(("u",), "k")
+    assert item is not None and item.value == {"v": "A"}
     rows = {p.value["v"]: p for p in store.audit(("u",), "k").precedents}
     assert rows["A"].weighted_support > rows["B"].weighted_support == 0.0
 
@@ -255,7 +262,8 @@ def test_the_store_marks_a_contested_key() -> None:
     assert store.audit(ns, "diet").contested is False
     for source in ("agent", "agent", "tool.a"):  # worth 2.5, under half of vegan's 6
         store.memory.observe("diet", {"v": "keto"}, source=source, namespace="users.u1")
-    assert store.get(ns, "diet").value == {"v": "vegan"}
+    item = store.get(ns, "diet")
+    assert item is not None and item.value == {"v": "vegan"}
     assert store.audit(ns, "diet").contested is True
 
 

@@ -1,0 +1,208 @@
+"""Issue 28, trials where they pay: TEPA-Full's trial gate (core/contest.py).
+
+With an executor, the contested cases wait for trials instead of the rules: (a) a plain change
+against a value with successes, (b) a correction against one, are not adopted by the rules;
+(c) a passing trial adopts the change at its first statement; (d) a failing one keeps the
+incumbent, says why in the audit, and its verdict stands against repeated assertions until an
+Active value fails; (e) the attack matrix's spoofed `user` with an executor poisons no read.
+Each rule's test is also run with the gate off, where it must fail (``gate_off``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from langchain_tepa import HashingEmbeddings, LifecyclePolicy, PolicyError, TEPAMemory
+from langchain_tepa.core.contest import TrialGate
+
+KEY = "user.city"
+FULL = LifecyclePolicy.preset("tepa-full")
+NO_GATE = LifecyclePolicy.preset("tepa-full", trial_gate=False)
+"""TEPA-Full with the change rules but no gate: the rules decide the contested cases."""
+
+
+def memory(policy: LifecyclePolicy = FULL) -> TEPAMemory:
+    ticks = itertools.count(1)
+    return TEPAMemory.in_memory(
+        embeddings=HashingEmbeddings(), policy=policy, clock=lambda: float(next(ticks))
+    )
+
+
+def lisbon(mem: TEPAMemory, successes: int = 4) -> None:
+    mem.observe(KEY, "Lisbon", source="user")
+    for _ in range(successes):
+        mem.record_outcome(KEY, "Lisbon", True)
+
+
+def states(mem: TEPAMemory) -> dict[str, str]:
+    return {p.value: p.state.value for p in mem.audit(KEY).precedents}
+
+
+def works(value: str) -> Any:
+    """A trial executor for a world in which only ``value`` works (it reads the trial only)."""
+
+    def run(trial: Any) -> bool:
+        return bool(trial.value == value)
+
+    return run
+
+
+def trials(mem: TEPAMemory, executor: Any) -> list[Any]:
+    from langchain_tepa.graph import DefaultTrialBuilder, run_trials
+
+    return run_trials(
+        mem,
+        executor,
+        key=KEY,
+        trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
+        max_concurrency=1,
+        contenders_only=True,
+    )
+
+
+def test_the_gate_is_tepa_full_s_and_validated() -> None:
+    assert FULL.trial_gate and isinstance(FULL.rules.gate, TrialGate)
+    assert LifecyclePolicy().rules.gate is None
+    assert LifecyclePolicy.preset("tepa-full", trust=None).rules.gate is None  # needs trust
+    with pytest.raises(PolicyError, match="promotion='trials'"):
+        LifecyclePolicy(trial_gate=True)
+    assert LifecyclePolicy.from_dict(FULL.to_dict()) == FULL
+
+
+# ---------------------------------------------------------------------- (a), (b) held
+@pytest.mark.parametrize("policy", [FULL, NO_GATE], ids=["gate", "gate_off"])
+def test_a_plain_change_against_successes_waits_for_trials(policy: LifecyclePolicy) -> None:
+    mem = memory(policy)
+    lisbon(mem)
+    for _ in range(3):
+        mem.observe(KEY, "Oslo", source="user")
+    if policy is NO_GATE:  # the change rule adopts it on assertions alone
+        assert mem.get(KEY) == "Oslo"
+        return
+    assert mem.get(KEY) == "Lisbon"
+    assert states(mem) == {"Lisbon": "active", "Oslo": "hypothesis"}
+
+
+@pytest.mark.parametrize("policy", [FULL, NO_GATE], ids=["gate", "gate_off"])
+def test_a_correction_against_successes_waits_for_trials(policy: LifecyclePolicy) -> None:
+    mem = memory(policy)
+    lisbon(mem)
+    mem.observe(KEY, "Oslo", source="user", correction=True)
+    if policy is NO_GATE:
+        assert mem.get(KEY) == "Oslo"
+        return
+    assert mem.get(KEY) == "Lisbon"
+    assert states(mem)["Oslo"] == "hypothesis"
+
+
+def test_an_uncontested_change_needs_no_trial() -> None:
+    """No success behind the old value: the change rules decide, as under the default."""
+    mem = memory()
+    mem.observe(KEY, "Lisbon", source="user")
+    mem.observe(KEY, "Oslo", source="user", correction=True)
+    assert mem.get(KEY) == "Oslo"
+
+
+# ---------------------------------------------------------------------- (c) adopted at once
+@pytest.mark.parametrize("policy", [FULL, NO_GATE], ids=["gate", "gate_off"])
+def test_a_passing_trial_adopts_the_change_at_its_first_statement(
+    policy: LifecyclePolicy,
+) -> None:
+    mem = memory(policy)
+    lisbon(mem)
+    mem.observe(KEY, "Oslo", source="user")
+    decisions = trials(mem, works("Oslo"))
+    if policy is NO_GATE:  # not a contender: the answer outweighs it, no trial runs
+        assert decisions == []
+        assert mem.get(KEY) == "Lisbon"
+        return
+    assert [d.action for d in decisions] == ["promote"]
+    assert mem.get(KEY) == "Oslo"
+    old = next(p for p in mem.audit(KEY).precedents if p.value == "Lisbon")
+    assert old.state.value == "revoked"
+    assert old.revocation is not None and "counterfactual trial" in old.revocation.reason
+
+
+# ---------------------------------------------------------------------- (d) verdicts stand
+@pytest.mark.parametrize("policy", [FULL, NO_GATE], ids=["gate", "gate_off"])
+def test_a_failing_trial_keeps_the_incumbent_and_its_verdict_stands(
+    policy: LifecyclePolicy,
+) -> None:
+    mem = memory(policy)
+    lisbon(mem)
+    evil = "Atlantis"
+    for _ in range(2):
+        mem.observe(KEY, evil, source="user", correction=True)
+    decisions = trials(mem, works("Lisbon"))
+    if policy is NO_GATE:  # the correction was adopted on the spot, before any trial
+        assert mem.get(KEY) == evil
+        return
+    assert [d.action for d in decisions] == ["reject"]
+    assert mem.get(KEY) == "Lisbon"
+    rejected = next(p for p in mem.audit(KEY).precedents if p.value == evil)
+    assert rejected.revocation is not None
+    assert rejected.revocation.reason.startswith("rejected: trials 0/")
+    for _ in range(5):  # repeating the rejected value buys no revival and no new trial
+        mem.observe(KEY, evil, source="user", correction=True)
+        assert states(mem)[evil] == "revoked"
+        assert trials(mem, works("Lisbon")) == []
+    assert mem.get(KEY) == "Lisbon"
+    mem.record_outcome(KEY, "Lisbon", False)  # the world may have changed: trials again
+    mem.observe(KEY, evil, source="user")
+    assert states(mem)[evil] == "hypothesis"
+    assert [d.action for d in trials(mem, works("Lisbon"))] == ["reject"]
+
+
+def test_a_verdict_is_lifted_by_a_success_of_the_rejected_value() -> None:
+    mem = memory()
+    lisbon(mem)
+    mem.observe(KEY, "Oslo", source="user")
+    trials(mem, works("Lisbon"))
+    assert states(mem)["Oslo"] == "revoked"
+    mem.record_outcome(KEY, "Oslo", True)  # a real execution of it succeeded
+    assert states(mem)["Oslo"] == "hypothesis"
+
+
+def test_a_revocation_by_hand_is_no_verdict() -> None:
+    """Only a revocation after trials bars revival by assertions (the gate's verdict)."""
+    mem = memory()
+    lisbon(mem)
+    mem.observe(KEY, "Oslo", source="user")
+    mem.revoke(KEY, "Oslo", reason="by hand")
+    mem.observe(KEY, "Oslo", source="user")
+    assert states(mem)["Oslo"] == "hypothesis"
+
+
+# ---------------------------------------------------------------------- (e) the attack world
+@pytest.mark.parametrize("mode", ["spoof", "spoof-correction"])
+@pytest.mark.parametrize("gate", [True, False], ids=["gate", "gate_off"])
+def test_a_spoofed_user_with_an_executor_poisons_no_read(mode: str, gate: bool) -> None:
+    from langchain_tepa.bench import attack
+
+    config = attack.AttackConfig(sizes=(40,), reads=10)
+    policy = "tepa-full" if gate else "tepa-full/no-gate-test"
+    original = attack._policy
+    if not gate:
+        attack_policy = LifecyclePolicy.preset("tepa-full", trial_gate=False)
+
+        def patched(name: str) -> Any:
+            return attack_policy if name == policy else original(name)
+
+        attack._policy = patched
+    try:
+        cells = [
+            attack.run_cell(policy, 40, mode, executor=True, seed=1000 + s, config=config)
+            for s in range(3)
+        ]
+    finally:
+        attack._policy = original
+    poisoned = sum(c["poisoned"] for c in cells)
+    if not gate:  # the rules alone serve the spoofed value before its executions fail
+        assert poisoned > 0
+        return
+    assert poisoned == 0
+    assert all(c["change_cost"] < config.change_budget for c in cells)  # the change adopted
+    assert all(c["trials"] > 0 for c in cells)
