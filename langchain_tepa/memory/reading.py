@@ -173,6 +173,48 @@ class ReadingMixin(MemoryCore):
 
         return rank_with_budgets(st, candidates, k, rank, policy=self.policy, past=past)
 
+    def trust_rank(
+        self, scores: Mapping[str, float], k: int, *, namespace: Namespace | None = None
+    ) -> list[tuple[str, float]] | None:
+        """Scored precedents of a namespace in trust order, for a search ranked elsewhere.
+
+        The budgets on what a source can create, as :meth:`retrieve` applies them (issue 28):
+        precedents of keys created beyond their creator's budget are left out, and a look-alike
+        of a more trusted result (cosine of the memory's vectors) ranks below it. Used by
+        :class:`~langchain_tepa.store.TEPAStore` search, whose scores may come from its own index.
+
+        Args:
+            scores: ``precedent id -> score`` (higher is better) of the candidates.
+            k: How many are wanted.
+            namespace: The namespace (default: the memory's).
+
+        Returns:
+            The first ``k`` ``(id, score)`` in trust order (scores unchanged), or ``None`` when
+            the namespace needs no reordering (one tier of sources and no key over its budget,
+            a policy without ``key_budgets`` or trust, a namespace ranked by its own index).
+        """
+        ns = self._ns(namespace)
+        k = _validate_k(k)
+        self._check_open()
+        policy = self.policy
+        if policy.trust is None or not policy.key_budgets or not scores:
+            return None
+        with self._engine.reading([ns]) as states:
+            st = states[ns]
+            cands = [p for pid in scores if (p := st.precedent(pid)) is not None]
+            plain: list[tuple[Precedent, float]] = []
+
+            def rank(cs: Sequence[Precedent], n: int) -> list[tuple[Precedent, float]]:
+                out = sorted(((p, scores[p.id]) for p in cs), key=lambda r: -r[1])[:n]
+                if len(cs) == len(cands) and n == k:
+                    plain.extend(out)  # the plain ranking: no reordering was needed
+                return out
+
+            ranked = rank_with_budgets(st, cands, k, rank, policy=policy)
+            if plain and [p.id for p, _ in plain] == [p.id for p, _ in ranked]:
+                return None
+            return [(p.id, s) for p, s in ranked]
+
     def vectors(
         self, ids: Sequence[str], *, namespace: Namespace | None = None
     ) -> dict[str, list[float]]:

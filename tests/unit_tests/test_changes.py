@@ -9,6 +9,7 @@ successes the old value earned; (b) a source's newest statement is its current b
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 
@@ -343,3 +344,36 @@ def test_trusted_top_finds_the_fact_below_any_number_of_look_alikes() -> None:
     top = trusted_top(ranked, tiers, vecs.get, 0.8, 4)
     assert [p.id for p, _ in top] == ["other0", "other1", "other2", "fact"]
     assert {p.id: s for p, s in top}["fact"] == 0.5  # scores are the similarities
+
+
+def store_flooded(source: str, n: int = 40, **kwargs: Any) -> TEPAStore:
+    """:func:`flooded` through the store: the app's put, then look-alikes put as ``source``."""
+    store = TEPAStore.in_memory(**kwargs)
+    store.put(("users", "u1"), "user.home_city", {"text": "home city of the user: Lisbon"})
+    flood = TEPAStore(store.memory, index=kwargs.get("index"), source=source)  # its puts
+    for i in range(n):
+        text = "what is the user's home city? home city of the user: Lisbon"  # n copies
+        flood.put(("users", "u1"), f"user.home_city_{i}", {"text": text})
+    return store
+
+
+@pytest.mark.parametrize("source", FLOOD_SOURCES)
+@pytest.mark.parametrize("filtered", [False, True], ids=["plain", "filtered"])
+@pytest.mark.parametrize("indexed", [False, True], ids=["memory-vectors", "store-index"])
+def test_a_look_alike_flood_does_not_push_a_put_out_of_store_search_top_k(
+    source: str, filtered: bool, indexed: bool
+) -> None:
+    """Store search top-k applies the budgets too (TEPAStore.search, issue 28), whether it
+    scores with the memory's vectors or its own index."""
+    query = "what is the user's home city?"
+    flt = {"text": {"$ne": "nothing"}} if filtered else None
+    emb = HashingEmbeddings()
+    index: Any = {"dims": len(emb.embed_query("x")), "embed": emb} if indexed else None
+    store = store_flooded(source, index=index)
+    items = store.search(("users",), query=query, limit=4, filter=flt)
+    assert "user.home_city" in [it.key for it in items]
+    assert all(it.score is not None for it in items)
+    # without the budgets the same flood buries it (the check can fail)
+    plain = store_flooded(source, index=index, policy=LifecyclePolicy(key_budgets=False))
+    buried = plain.search(("users",), query=query, limit=4, filter=flt)
+    assert "user.home_city" not in [it.key for it in buried]
