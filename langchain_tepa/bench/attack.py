@@ -201,7 +201,8 @@ def run_cell(
 ) -> dict[str, Any]:
     """One run of one cell: poisoned and unavailable shares, change cost, trials, regret counts.
 
-    Returns ``{"poisoned", "unavailable", "change_cost", "censored", "trials", "failures"}``:
+    Returns ``{"poisoned", "unavailable", "change_cost", "change_turns", "censored", "trials",
+    "failures"}`` (``change_turns``: the user's turns of the change phase, trials not counted):
     ``failures`` are the user-facing ones (reads not serving the value that works: the
     verified one during the attack, the new one after the change), ``trials`` the TEPA-Full
     executions (charged at the world's declared cost, :mod:`langchain_tepa.bench.regret`).
@@ -242,6 +243,9 @@ def run_cell(
             trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
             max_concurrency=1,
             contenders_only=True,
+            # issue 28: TEPA-Full's trials stop once the verdict is settled (cheapest first);
+            # the paper's TEPA-Full (tepa-full-trials) runs every trial, as the paper does
+            sequential=pol.trial_gate,
         )
     try:
         memory.observe(KEY, GOOD, source="user", text=GOOD_TEXT)
@@ -271,9 +275,10 @@ def run_cell(
         world.working, world.phase, world.step = NEW, "change", 0
         start = interactions["n"]
         cost: int | None = None
-        stale = 0
+        stale = turns = 0
         while interactions["n"] - start < config.change_budget:
             interactions["n"] += 1
+            turns += 1
             memory.observe(KEY, NEW, source="user", correction=correction)
             if runner is not None:
                 runner.run(key=KEY)
@@ -289,6 +294,7 @@ def run_cell(
         "poisoned": poisoned / config.reads,
         "unavailable": unavailable / config.reads,
         "change_cost": cost if cost is not None else config.change_budget,
+        "change_turns": turns,
         "censored": cost is None,
         "trials": interactions["trials"],
         "failures": unavailable + stale,
@@ -358,6 +364,7 @@ def run_attack(
                 "poisoned": round(sum(r["poisoned"] for r in runs) / len(runs), 4),
                 "unavailable": round(sum(r["unavailable"] for r in runs) / len(runs), 4),
                 "change_cost": round(sum(r["change_cost"] for r in runs) / len(runs), 2),
+                "change_turns": round(sum(r["change_turns"] for r in runs) / len(runs), 2),
                 "censored": sum(r["censored"] for r in runs),
                 "correction_cost": round(sum(r["correction_cost"] for r in runs) / len(runs), 2),
                 "correction_censored": sum(r["correction_censored"] for r in runs),

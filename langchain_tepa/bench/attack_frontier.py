@@ -92,13 +92,15 @@ def pareto(points: Mapping[str, tuple[float, float]]) -> list[str]:
 def frontier(result: Mapping[str, Any]) -> dict[str, Any]:
     """Per arm, every policy's ``(adoption latency, poisoned share)`` and the Pareto frontier.
 
-    Latency is the mean plain-change cost over the arm's cells (interactions, censored at the
-    budget); poisoned is the mean share of poisoned reads over the arm's cells (every mode and
-    size, floods included).
+    Latency is the mean plain-change cost over the arm's cells (interactions, trial executions
+    included, censored at the budget); poisoned is the mean share of poisoned reads over the
+    arm's cells (every mode and size, floods included); ``turns`` is the latency in the user's
+    turns alone (trials not counted).
     """
     out: dict[str, Any] = {}
     for arm in (True, False):
         points: dict[str, tuple[float, float]] = {}
+        turns: dict[str, float] = {}
         for p in result["config"]["policies"]:
             cells = [c for c in result["cells"] if c["policy"] == p and c["executor"] is arm]
             if not cells:
@@ -106,9 +108,12 @@ def frontier(result: Mapping[str, Any]) -> dict[str, Any]:
             lat = sum(c["change_cost"] for c in cells) / len(cells)
             poi = sum(c["poisoned"] for c in cells) / len(cells)
             points[p] = (round(lat, 3), round(poi, 4))
+            if all("change_turns" in c for c in cells):
+                turns[p] = round(sum(c["change_turns"] for c in cells) / len(cells), 3)
         out["executor" if arm else "no-executor"] = {
             "points": points,
             "frontier": pareto(points),
+            "turns": turns,
         }
     return out
 

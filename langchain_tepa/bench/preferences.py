@@ -456,6 +456,7 @@ def run_preference_seed(
             trial_builder=DefaultTrialBuilder(context_k=0),
             max_concurrency=1,
             contenders_only=CONTENDERS_ONLY,
+            sequential=policy.trial_gate,  # issue 28: TEPA-Full stops once the verdict is settled
         )
     records: list[SessionRecord] = []
     adoption: list[int] = []
@@ -482,8 +483,8 @@ def run_preference_seed(
                     trials = runner.build(cands)
                     # each trial serves the user once; they must leave the session's own turn
                     if trials and len(trials) < budget[s.user] - used[s.user]:
-                        results = [runner.execute(t) for t in trials]
-                        for decision in runner.decide(cands, trials, results):
+                        ran, results = runner.execute_all(cands, trials)
+                        for decision in runner.decide(cands, ran, results):
                             runner.apply(decision)
             used[s.user] += 1 + len(channel.served)
             # scorer side: did the memory hold the user's lasting value when a glitch came?

@@ -68,6 +68,12 @@ TRIAL_COST: dict[str, tuple[float, str]] = {
         "a trial serves the value to the user to see whether it satisfies them: the user sees "
         "it, but as a question (did you mean...?), which costs less than a wrong answer",
     ),
+    "contested": (
+        0.25,
+        "a trial is a dry run of the delivery booking to the candidate address in the "
+        "carrier's sandbox: it costs a quarter of an interaction and nobody sees it fail; a "
+        "wrong address served sends a real parcel astray",
+    ),
     "attack": (
         0.1,
         "a trial is a test payment to the candidate endpoint in the bank's sandbox: no money "

@@ -644,7 +644,9 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
             vetoes.append(change.LastOutcomeVeto())
         else:
             vetoes.append(beta.OutcomeVeto(policy.w_min, policy.theta_rec))
-    gate = TrialGate() if policy.trial_gate and policy.trust is not None else None
+    gate = None
+    if policy.trial_gate and policy.trust is not None:
+        gate = TrialGate(policy.change_sources, policy.trust)
     if gate is not None:
         record.append(gate)
     if policy.trust is not None:  # change without freezing (core/changes.py)

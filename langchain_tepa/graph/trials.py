@@ -403,11 +403,11 @@ def _held(policy: Any, p: Precedent, precs: Sequence[Precedent]) -> bool:
 
     Under ``policy.trial_gate`` (:mod:`langchain_tepa.core.contest`) a Hypothesis without a
     successful outcome of its own, backed now (its current belief) by a source with change
-    authority or one that may correct, that challenges an Active value with successes waits
-    for its trials: it is tested at its first statement.
+    authority or one that may correct, in a key where another value has successes (Active or
+    revoked since) waits for its trials: it is tested at its first statement.
     """
     if successes(p) > 1e-9 or not any(
-        q.key == p.key and q.state is Lifecycle.ACTIVE and successes(q) > 1e-9 for q in precs
+        q.key == p.key and q.value_id != p.value_id and successes(q) > 1e-9 for q in precs
     ):
         return False
     change = ChangePoint(policy.change_sources)

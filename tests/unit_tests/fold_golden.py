@@ -13,8 +13,9 @@ application, a source with change authority whose newest statement now withdraws
 ones); every other digest is unchanged, and the new entry ``tepa-key/no-change`` (the default with
 both rules off) was checked equal to ``tepa-key``'s digests from before.
 Regenerated for issue 28's trial gate (``core/contest.py``, TEPA-Full's ``trial_gate`` with the
-change rules): only ``tepa-full`` changed; the new entry ``tepa-full/no-gate`` (the gate and the
-change rules off) was checked equal to ``tepa-full``'s digests from before.
+change rules): only ``tepa-full`` changed (1,570 of the 2,000 sequences); the new entry
+``tepa-full/no-gate`` (the gate and the change rules off) was checked equal to ``tepa-full``'s
+digests from before.
 When the default became the key test (issue 14) no digest changed: the ``tepa-rev/*`` variants,
 written ``LifecyclePolicy(...)`` before, are built on ``LifecyclePolicy.preset("tepa-rev")``, and
 the new entry ``default`` (``LifecyclePolicy()``) was checked equal to ``tepa-key``'s digests

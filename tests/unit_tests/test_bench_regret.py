@@ -21,7 +21,7 @@ from langchain_tepa.bench.runner import RunOutcome, RunSpec, run_one
 
 def test_every_world_declares_a_trial_cost_and_why() -> None:
     assert COST_AXIS == (0.1, 0.25, 0.5, 1.0)
-    for world in ("drift", "filedrift", "preferences", "attack"):
+    for world in ("drift", "filedrift", "preferences", "attack", "contested"):
         cost, why = TRIAL_COST[world]
         assert 0 < cost <= 1 and len(why) > 40
 

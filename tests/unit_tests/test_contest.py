@@ -123,7 +123,8 @@ def test_a_passing_trial_adopts_the_change_at_its_first_statement(
     assert mem.get(KEY) == "Oslo"
     old = next(p for p in mem.audit(KEY).precedents if p.value == "Lisbon")
     assert old.state.value == "revoked"
-    assert old.revocation is not None and "counterfactual trial" in old.revocation.reason
+    assert old.revocation is not None
+    assert old.revocation.reason == "revoked: 'Oslo' adopted after its trials (trial gate)"
 
 
 # ---------------------------------------------------------------------- (d) verdicts stand
@@ -206,3 +207,81 @@ def test_a_spoofed_user_with_an_executor_poisons_no_read(mode: str, gate: bool) 
     assert poisoned == 0
     assert all(c["change_cost"] < config.change_budget for c in cells)  # the change adopted
     assert all(c["trials"] > 0 for c in cells)
+
+
+# ---------------------------------------------------------------------- sequential trials
+@pytest.mark.parametrize("sequential", [True, False], ids=["sequential", "all_trials"])
+def test_sequential_trials_stop_once_the_verdict_is_settled(sequential: bool) -> None:
+    """Cheapest first, and no trial that cannot change the decision: two executions decide a
+    change that works and one that does not (four and three without: a counterfactual trial
+    whose control run fails skips its competitor), with the same decisions."""
+    from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
+
+    for works_now, action, every in (("Oslo", "promote", 4), ("Lisbon", "reject", 3)):
+        mem = memory()
+        lisbon(mem)
+        mem.observe(KEY, "Oslo", source="user")
+        calls: list[str] = []
+
+        def run(trial: Any, calls: list[str] = calls, value: str = works_now) -> bool:
+            calls.append(trial.kind.value)
+            return bool(trial.value == value)
+
+        runner = TrialRunner(
+            mem,
+            run,
+            trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
+            max_concurrency=1,
+            contenders_only=True,
+            sequential=sequential,
+        )
+        assert [d.action for d in runner.run(key=KEY)] == [action]
+        if sequential:
+            assert calls == ["supportive", "polluted"]
+        else:
+            assert len(calls) == every
+        recorded = [e for e in mem.history(KEY) if e.kind.value == "trial"]
+        assert len(recorded) == (2 if sequential else 3)  # only the trials run are evidence
+
+
+def test_a_settled_decision_needs_every_outcome_of_the_rest_to_agree() -> None:
+    from langchain_tepa.graph import TrialJudge
+    from langchain_tepa.graph.trials import Candidate, TrialKind, TrialResult
+
+    judge = TrialJudge()
+    cand = Candidate("default", KEY, "Oslo", "p1", "hypothesis", 1, 0, "user")
+    sup = TrialKind.SUPPORTIVE
+    ok = TrialResult("s", sup, True)
+    bad = TrialResult("s", sup, False)
+    rest = [TrialKind.POLLUTED, TrialKind.COUNTERFACTUAL]
+    assert judge.settled(cand, [ok], rest) is None  # 1/3 if the rest fail: rejected
+    assert judge.settled(cand, [bad], rest) is None  # 2/3 without a supportive success: kept
+    pol_ok = TrialResult("p", TrialKind.POLLUTED, True)
+    settled = judge.settled(cand, [ok, pol_ok], rest[1:])
+    assert settled is not None and settled.action == "promote"
+    assert judge.settled(cand, [], rest) is None
+
+
+# ---------------------------------------------------------------------- the contested world
+def test_the_contested_world_runs_through_the_cli(tmp_path: Any) -> None:
+    """`tepa-bench run contested`: genuine changes among spoofed ones; with an executor
+    TEPA-Full serves no spoofed value, adopts every change and pays trials for it."""
+    import json
+
+    from langchain_tepa.bench.cli import main
+    from langchain_tepa.bench.contested import ContestedConfig, run_contested
+
+    small = ContestedConfig(steps=60, changes=2, gap=15, spoofs=4)
+    for seed in (1000, 1001):
+        full = run_contested("tepa-full", executor=True, seed=seed, config=small)
+        assert full["poisoned"] == 0 and full["trials"] > 0
+        assert len(full["adoption"]) == 2 and max(full["adoption"]) < 15
+        lww = run_contested("lww", executor=True, seed=seed, config=small)
+        assert lww["poisoned"] > 0 and lww["trials"] == 0
+    args = ["run", "contested", "--methods", "tepa-full,lww", "--seeds", "2", "--quick"]
+    args += ["--out", str(tmp_path), "--no-progress", "--workers", "1"]
+    assert main(args) == 0
+    result = json.loads((tmp_path / "contested.json").read_text())
+    arm = result["arms"]["executor"]
+    assert arm["regret"]["declared_cost"] == 0.25
+    assert arm["methods"]["tepa-full"]["poisoned"] == 0
