@@ -285,3 +285,38 @@ def test_the_contested_world_runs_through_the_cli(tmp_path: Any) -> None:
     arm = result["arms"]["executor"]
     assert arm["regret"]["declared_cost"] == 0.25
     assert arm["methods"]["tepa-full"]["poisoned"] == 0
+
+
+def test_the_policies_page_example() -> None:
+    """docs/policies.md, 'Trials where they pay': the outputs printed there."""
+    from langchain_tepa.graph import TrialRunner
+
+    key, good, evil, new = (
+        "payments.endpoint",
+        "https://bank.example/pay",
+        "https://evil.test/pay",
+        "https://pay.bank.example/v2",
+    )
+    mem = memory()
+    mem.observe(key, good, source="user")
+    for _ in range(5):
+        mem.record_outcome(key, good, True)
+    works = {good}
+    runner = TrialRunner(mem, lambda t: t.value in works, contenders_only=True, sequential=True)
+    mem.observe(key, evil, source="user", correction=True)
+    assert mem.get(key) == good
+    (decision,) = runner.run(key=key)
+    assert (decision.action, decision.reason) == (
+        "reject",
+        "rejected: trials 0/2 positive (0% < 40%)",
+    )
+    mem.observe(key, evil, source="user", correction=True)
+    assert runner.run(key=key) == []
+    works = {new}
+    mem.observe(key, new, source="user")
+    (decision,) = runner.run(key=key)
+    assert (decision.action, mem.get(key)) == ("promote", new)
+    old = [p for p in mem.audit(key).revoked if p.value == good]
+    assert [p.revocation.reason for p in old if p.revocation] == [
+        f"revoked: {new!r} adopted after its trials (trial gate)"
+    ]
