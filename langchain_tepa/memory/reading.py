@@ -28,7 +28,7 @@ from langchain_tepa.memory.documents import copy_value, detached, precedent_docu
 from langchain_tepa.memory.rows import AnswerRow, AnswerTable
 from langchain_tepa.results import KeyAudit
 from langchain_tepa.state import NamespaceState, answers_of
-from langchain_tepa.state.lookalikes import rank_with_budgets
+from langchain_tepa.state.lookalikes import budgets_apply, rank_with_budgets
 from langchain_tepa.validation import validate_k as _validate_k
 from langchain_tepa.validation import validate_text as _validate_text
 
@@ -201,6 +201,8 @@ class ReadingMixin(MemoryCore):
             return None
         with self._engine.reading([ns]) as states:
             st = states[ns]
+            if not budgets_apply(st, policy):
+                return None
             cands = [p for pid in scores if (p := st.precedent(pid)) is not None]
             plain: list[tuple[Precedent, float]] = []
 
@@ -214,6 +216,21 @@ class ReadingMixin(MemoryCore):
             if plain and [p.id for p, _ in plain] == [p.id for p, _ in ranked]:
                 return None
             return [(p.id, s) for p, s in ranked]
+
+    def ranks_by_trust(self, *, namespace: Namespace | None = None) -> bool:
+        """Whether searches of a namespace apply the budgets on what a source can create now.
+
+        True when some key is over its creator's budget or the answers come from several tiers
+        of sources (cached until the namespace changes): only then does :meth:`trust_rank`
+        reorder anything.
+        """
+        ns = self._ns(namespace)
+        self._check_open()
+        policy = self.policy
+        if policy.trust is None or not policy.key_budgets:
+            return False
+        with self._engine.reading([ns]) as states:
+            return budgets_apply(states[ns], policy)
 
     def vectors(
         self, ids: Sequence[str], *, namespace: Namespace | None = None

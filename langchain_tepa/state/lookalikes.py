@@ -31,7 +31,7 @@ from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Precedent
 from langchain_tepa.state.namespace import NamespaceState
 
-__all__ = ["demote_lookalikes", "rank_with_budgets", "trusted_top"]
+__all__ = ["budgets_apply", "demote_lookalikes", "rank_with_budgets", "trusted_top"]
 
 
 def demote_lookalikes(
@@ -113,6 +113,22 @@ def trusted_top(
         if m >= n or (len(out) >= k and effective[out[k - 1][0].id] >= ranked[m][1]):
             return out[:k]
         m *= 2
+
+
+def budgets_apply(st: NamespaceState, policy: LifecyclePolicy) -> bool:
+    """Whether searches of the namespace now need the budgets (cached until it changes).
+
+    True when the policy has trust and ``key_budgets``, the namespace is ranked in process, and
+    some key is over its creator's budget or its answers come from several tiers of sources.
+    """
+    trust = policy.trust
+    if trust is None or not policy.key_budgets or st.dedicated or st.vectors is None:
+        return False
+    hidden = st.derived(
+        "tepa.over_budget", lambda s: over_budget(trust, s.keys.values(), DEFAULT_BUDGETS)
+    )
+    tiers = st.derived("tepa.tiers", lambda s: tiers_of(trust, s.active()))
+    return bool(hidden) or st.derived("tepa.mixed", lambda s: len(set(tiers.values())) > 1)
 
 
 def rank_with_budgets(

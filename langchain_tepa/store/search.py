@@ -165,7 +165,7 @@ def trusted_scopes(
         rows = scope.table.rows
         cand = scope.live[~np.isnan(sc[scope.live])]
         ranked = None
-        if len(cand):
+        if len(cand) and memory.ranks_by_trust(namespace=".".join(scope.labels)):
             ranked = memory.trust_rank(
                 {rows[i].id: float(sc[i]) for i in cand.tolist()},
                 len(cand) if complete else max(1, m),
