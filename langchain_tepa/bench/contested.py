@@ -125,12 +125,25 @@ def _schedule(seed: int, config: ContestedConfig) -> tuple[list[int], dict[int, 
 
 
 class _World:
-    """Outcomes with common random numbers per (seed, interaction, purpose)."""
+    """Outcomes with common random numbers per (seed, interaction, purpose).
+
+    The address that holds is private (``__holds``): the driver changes it and the scorer asks
+    :meth:`serves`; a trial executor gets only :meth:`act`'s answer (a tripwire test checks it).
+    """
 
     def __init__(self, seed: int, config: ContestedConfig) -> None:
         self.seed, self.config = seed, config
-        self.holds = GENUINE[0]
+        self.__holds = GENUINE[0]
         self.calls = 0
+
+    def change(self, value: str) -> str:
+        """The user's address changes to ``value`` (the driver's step); returns it."""
+        self.__holds = value
+        return value
+
+    def serves(self, value: Any) -> bool:
+        """Whether ``value`` is the address that holds (the scorer's question)."""
+        return bool(value == self.__holds)
 
     def act(self, value: Any) -> tuple[Any, bool]:
         """Act on ``value`` (``None``: a value at random); what was tried and whether it worked."""
@@ -138,7 +151,7 @@ class _World:
         r = random.Random(f"contested-act-{self.seed}-{self.calls}")
         if value not in (*GENUINE, *SPOOFED):
             value = r.choice((*GENUINE, *SPOOFED))
-        p = self.config.p_right if value == self.holds else self.config.p_wrong
+        p = self.config.p_right if value == self.__holds else self.config.p_wrong
         return value, r.random() < p
 
 
@@ -186,12 +199,13 @@ def run_contested(
         for _ in range(config.warmup):
             memory.record_outcome(KEY, GENUINE[0], True, source="agent")
         restate = False
+        current = GENUINE[0]  # what the user knows (their own address)
         for step in range(config.steps):
             if version < len(changes) and step == changes[version]:
                 if since is not None:  # the last change was never adopted: censored
                     adoption.append(step - since)
                 version += 1
-                world.holds = GENUINE[version]
+                current = world.change(GENUINE[version])
                 since, tried = step, count["trials"]
                 restate = True
             if step in spoofs:
@@ -199,14 +213,14 @@ def run_contested(
                 for _ in range(2):
                     memory.observe(KEY, value, source="user", correction=correction)
             if restate:  # the user says their address (plain)
-                memory.observe(KEY, world.holds, source="user")
+                memory.observe(KEY, current, source="user")
             if runner is not None:
                 runner.run(key=KEY)
             served = memory.get(KEY)
-            if since is not None and served == world.holds:  # interactions, trials included
+            ok = world.serves(served)
+            if since is not None and ok:  # interactions, trials included
                 adoption.append(step - since + 1 + count["trials"] - tried)
                 since = None
-            ok = served == world.holds
             failures += not ok
             poisoned += served in SPOOFED
             restate = not ok  # served the wrong address: the user says theirs again

@@ -320,3 +320,41 @@ def test_the_policies_page_example() -> None:
     assert [p.revocation.reason for p in old if p.revocation] == [
         f"revoked: {new!r} adopted after its trials (trial gate)"
     ]
+
+
+def test_no_trial_executor_reads_the_contested_world_s_hidden_address(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The address that holds is read by the world's own methods only, and with the library
+    (TEPA-Full's trials) on the stack only by ``act``: the world's answer to one execution."""
+    import sys
+    from pathlib import Path
+
+    import langchain_tepa
+    from langchain_tepa.bench import contested as C  # noqa: N812
+
+    package = Path(langchain_tepa.__file__).parent
+    library = tuple(
+        str(p) for p in package.iterdir() if p.name not in ("bench", "__pycache__", "py.typed")
+    )
+    reads: list[tuple[str, bool]] = []
+    real = C._World.__getattribute__
+
+    def spy(self: Any, name: str) -> Any:
+        if name == "_World__holds":
+            frame: Any = sys._getframe(1)
+            func = frame.f_code.co_name
+            stack = []
+            while frame is not None:
+                stack.append(frame.f_code.co_filename)
+                frame = frame.f_back
+            reads.append((func, any(f.startswith(library) for f in stack)))
+        return real(self, name)
+
+    monkeypatch.setattr(C._World, "__getattribute__", spy)
+    small = C.ContestedConfig(steps=60, changes=2, gap=15, spoofs=4)
+    out = C.run_contested("tepa-full", executor=True, seed=1000, config=small)
+    assert out["trials"] > 0
+    assert {f for f, _ in reads} <= {"__init__", "change", "serves", "act"}
+    assert any(lib for f, lib in reads if f == "act")  # the tripwire saw the trials
+    assert not any(lib for f, lib in reads if f != "act")
