@@ -270,8 +270,8 @@ class LifecyclePolicy:
             change or a correction, stays a Hypothesis until its trials pass, and a value the
             trials rejected is not revived by assertions until an Active value fails. On in
             ``tepa-full`` (which declares an executor: without one such a change is never
-            adopted), off elsewhere. Like the change rules, it needs a trust table (without
-            one it does nothing).
+            adopted; its change rules stay off, the trials decide instead), off elsewhere.
+            Like the change rules, it needs a trust table (without one it does nothing).
     """
 
     name: str = DEFAULT_POLICY
@@ -572,13 +572,7 @@ class LifecyclePolicy:
             "tepa-rev": dict(rev),
             "tepa-cd": {**rev, "revoke_recent": False, "revoke_change": True, "window": 24},
             "tepa-key": {},  # the default
-            "tepa-full": {
-                **rev,
-                "promotion": "trials",
-                "trial_gate": True,
-                "revise_own": True,
-                "change_sources": CHANGE_SOURCES,
-            },
+            "tepa-full": {**rev, "promotion": "trials", "trial_gate": True},
             "tepa-full-trials": {**rev, "promotion": "trials", "promote_on_outcomes": False},
         }
         if not isinstance(name, str) or name not in presets:

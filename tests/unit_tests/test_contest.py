@@ -16,12 +16,16 @@ from typing import Any
 import pytest
 
 from langchain_tepa import HashingEmbeddings, LifecyclePolicy, PolicyError, TEPAMemory
+from langchain_tepa.core.changes import CHANGE_SOURCES
 from langchain_tepa.core.contest import TrialGate
 
 KEY = "user.city"
 FULL = LifecyclePolicy.preset("tepa-full")
-NO_GATE = LifecyclePolicy.preset("tepa-full", trial_gate=False)
-"""TEPA-Full with the change rules but no gate: the rules decide the contested cases."""
+NO_GATE = LifecyclePolicy.preset(
+    "tepa-full", trial_gate=False, revise_own=True, change_sources=CHANGE_SOURCES
+)
+"""TEPA-Full with the default's change rules and no gate: the rules decide the contested cases
+(``tepa-full`` itself has no change rules: without the gate a correction decides)."""
 
 
 def memory(policy: LifecyclePolicy = FULL) -> TEPAMemory:
@@ -187,7 +191,7 @@ def test_a_spoofed_user_with_an_executor_poisons_no_read(mode: str, gate: bool) 
     policy = "tepa-full" if gate else "tepa-full/no-gate-test"
     original = attack._policy
     if not gate:
-        attack_policy = LifecyclePolicy.preset("tepa-full", trial_gate=False)
+        attack_policy = NO_GATE
 
         def patched(name: str) -> Any:
             return attack_policy if name == policy else original(name)
