@@ -128,8 +128,9 @@ class ChangePoint:
         sources: Patterns (as in the trust table) of the sources with change authority.
         statements: Statements of the new value that make a change (2: one can be a slip).
         vetoes: The policy's vetoes (a vetoed value is not adopted by a change).
-        gate: TEPA-Full's trial gate: a change it holds (a value without a success against one
-            with successes) waits for its trials (:mod:`langchain_tepa.core.contest`).
+        gate: The policy's trial gate (``trial_gate`` with the change rules on; ``tepa-full``
+            has the gate without them): a change it holds (a value without a success against
+            one with successes) waits for its trials (:mod:`langchain_tepa.core.contest`).
 
     Example:
         >>> rule = ChangePoint()
