@@ -50,6 +50,7 @@ PLUGIN_MODULES: tuple[str, ...] = (
     "langchain_tepa.bench.preferences",
     "langchain_tepa.bench.grid",
     "langchain_tepa.bench.attack",
+    "langchain_tepa.bench.contested",
     "langchain_tepa.bench.freetext",
 )
 """Modules imported by the CLI (when installed) so that they register themselves."""
