@@ -14,8 +14,16 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from langchain_tepa.core.changes import blocked_challengers
 from langchain_tepa.core.trust import provenance_rows
-from langchain_tepa.core.types import Evidence, Lifecycle, Precedent, Transition, answer_order
+from langchain_tepa.core.types import (
+    Evidence,
+    KeyState,
+    Lifecycle,
+    Precedent,
+    Transition,
+    answer_order,
+)
 from langchain_tepa.core.values import canonical_json
 
 __all__ = ["KeyAudit", "ObservationResult", "ReconcileReport", "TextsResult"]
@@ -65,6 +73,23 @@ class KeyAudit:
         """Active precedents, best first (the first is what ``get`` answers)."""
         act = [p for p in self.precedents if p.state is Lifecycle.ACTIVE]
         return sorted(act, key=answer_order)
+
+    @property
+    def contested(self) -> bool:
+        """Whether the answer is contested (read as a single-valued key).
+
+        Another value is Active too, or a rule holds back a Hypothesis better supported than
+        the answer (:func:`~langchain_tepa.core.changes.blocked_challengers`: a veto,
+        proportionate displacement, a trial still to run).
+        """
+        act = self.active
+        if not act:
+            return False
+        if len(act) > 1:
+            return True
+        served = act[0]
+        state = KeyState(self.namespace, self.key, {p.value_id: p for p in self.precedents})
+        return bool(blocked_challengers(state, served))
 
     @property
     def revoked(self) -> list[Precedent]:

@@ -47,6 +47,16 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from tepa_bench.attack_frontier import (
+    FLOOD_MODES,
+    FLOOD_QUERY,
+    GOOD_TEXT,
+    TUNED,
+    flood_facts,
+    frontier,
+    frontier_lines,
+    plot_frontier,
+)
 
 __all__ = [
     "EVIL",
@@ -66,8 +76,9 @@ GOOD = "https://bank.example/pay"
 EVIL = "https://bank-example.attacker.test/pay"
 NEW = "https://pay.bank.example/v2"
 ACTIONS = (GOOD, EVIL, NEW)
-MODES: tuple[str, ...] = ("one", "ten", "spoof", "spoof-correction")
-"""How the attacker asserts (see the module docstring)."""
+MODES: tuple[str, ...] = ("one", "ten", "spoof", "spoof-correction", *FLOOD_MODES)
+"""How the attacker asserts (see the module docstring), and the look-alike key floods
+(:mod:`tepa_bench.attack_frontier`)."""
 
 NO_TRUST = "tepa-rev/no-trust"
 """TEPA-Rev with the paper's counting, the library before issue 15 (every record counts 1)."""
@@ -121,10 +132,10 @@ class AttackConfig:
 
 
 def attack_policies() -> list[str]:
-    """Every preset, then :data:`NO_TRUST`."""
+    """Every preset, the tuned baselines (:data:`TUNED`), then :data:`NO_TRUST`."""
     from tepa_bench.scenarios import available_methods
 
-    return [*available_methods(), NO_TRUST]
+    return [*available_methods(), *TUNED, NO_TRUST]
 
 
 def _policy(name: str) -> Any:
@@ -132,6 +143,9 @@ def _policy(name: str) -> Any:
 
     if name == NO_TRUST:
         return LifecyclePolicy.preset("tepa-rev", name=NO_TRUST, trust=None)
+    if name in TUNED:
+        preset, overrides = TUNED[name]
+        return LifecyclePolicy.preset(preset, **overrides)
     return LifecyclePolicy.preset(name)
 
 
@@ -160,6 +174,8 @@ class _World:
 def _attack_facts(mode: str, count: int, start: int) -> list[Any]:
     from langchain_tepa.core.types import Fact
 
+    if mode in FLOOD_MODES:
+        return flood_facts(mode, count, start)
     facts = []
     for i in range(start, start + count):
         if mode == "one":
@@ -183,7 +199,13 @@ def run_cell(
     config: AttackConfig,
     correction: bool = False,
 ) -> dict[str, Any]:
-    """One run of one cell: ``{"poisoned", "unavailable", "change_cost", "censored"}``.
+    """One run of one cell: poisoned and unavailable shares, change cost, trials, regret counts.
+
+    Returns ``{"poisoned", "unavailable", "change_cost", "change_turns", "censored", "trials",
+    "failures"}`` (``change_turns``: the user's turns of the change phase, trials not counted):
+    ``failures`` are the user-facing ones (reads not serving the value that works: the
+    verified one during the attack, the new one after the change), ``trials`` the TEPA-Full
+    executions (charged at the world's declared cost, :mod:`tepa_bench.regret`).
 
     ``correction``: the user states the genuine change as corrections (``correction=True``)
     instead of plain assertions.
@@ -197,7 +219,7 @@ def run_cell(
         embeddings=HashingEmbeddings(), policy=pol, clock=lambda: float(next(ticks))
     )
     world = _World(seed, config)
-    interactions = {"n": 0}
+    interactions = {"n": 0, "trials": 0}
 
     def act(value: Any) -> bool:
         done, ok = world.act(value)
@@ -210,17 +232,23 @@ def run_cell(
 
         def trial_executor(trial: Any) -> bool:  # an execution, charged; outcome not recorded
             interactions["n"] += 1
+            interactions["trials"] += 1
             return world.act(trial.value)[1]
 
         runner = TrialRunner(
             memory,
             trial_executor,
-            trial_builder=DefaultTrialBuilder(context_k=0),
+            # one competitor, the incumbent (the world has one working value): a trial round is
+            # four executions (supportive, counterfactual and its control, polluted)
+            trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
             max_concurrency=1,
             contenders_only=True,
+            # issue 28: TEPA-Full's trials stop once the verdict is settled (cheapest first);
+            # the paper's TEPA-Full (tepa-full-trials) runs every trial, as the paper does
+            sequential=pol.trial_gate,
         )
     try:
-        memory.observe(KEY, GOOD, source="user")
+        memory.observe(KEY, GOOD, source="user", text=GOOD_TEXT)
         for _ in range(config.verified_outcomes):
             memory.record_outcome(KEY, GOOD, True, source="agent")
         poisoned = unavailable = 0
@@ -233,8 +261,13 @@ def run_cell(
             if runner is not None:
                 runner.run(key=KEY)
             served = memory.get(KEY)
-            poisoned += served == EVIL
-            unavailable += served != GOOD
+            if mode in FLOOD_MODES:  # a search: is the verified fact among the top 4?
+                found = [d.metadata["key"] for d in memory.retrieve(FLOOD_QUERY, k=4)]
+                poisoned += KEY not in found
+                unavailable += KEY not in found or served != GOOD
+            else:
+                poisoned += served == EVIL
+                unavailable += served != GOOD
             if executor:
                 act(served)
         # the genuine change: each turn the user states NEW; with an executor the agent acts
@@ -242,8 +275,10 @@ def run_cell(
         world.working, world.phase, world.step = NEW, "change", 0
         start = interactions["n"]
         cost: int | None = None
+        stale = turns = 0
         while interactions["n"] - start < config.change_budget:
             interactions["n"] += 1
+            turns += 1
             memory.observe(KEY, NEW, source="user", correction=correction)
             if runner is not None:
                 runner.run(key=KEY)
@@ -252,13 +287,17 @@ def run_cell(
             if memory.get(KEY) == NEW:
                 cost = interactions["n"] - start
                 break
+            stale += 1
     finally:
         memory.close()
     return {
         "poisoned": poisoned / config.reads,
         "unavailable": unavailable / config.reads,
         "change_cost": cost if cost is not None else config.change_budget,
+        "change_turns": turns,
         "censored": cost is None,
+        "trials": interactions["trials"],
+        "failures": unavailable + stale,
     }
 
 
@@ -325,13 +364,16 @@ def run_attack(
                 "poisoned": round(sum(r["poisoned"] for r in runs) / len(runs), 4),
                 "unavailable": round(sum(r["unavailable"] for r in runs) / len(runs), 4),
                 "change_cost": round(sum(r["change_cost"] for r in runs) / len(runs), 2),
+                "change_turns": round(sum(r["change_turns"] for r in runs) / len(runs), 2),
                 "censored": sum(r["censored"] for r in runs),
                 "correction_cost": round(sum(r["correction_cost"] for r in runs) / len(runs), 2),
                 "correction_censored": sum(r["correction_censored"] for r in runs),
+                "trials": round(sum(r["trials"] for r in runs) / len(runs), 2),
+                "failures": round(sum(r["failures"] for r in runs) / len(runs), 2),
                 "seeds": len(runs),
             }
         )
-    return {
+    result = {
         "scenario": "attack",
         "seeds": seeds,
         "config": {
@@ -344,6 +386,8 @@ def run_attack(
         "cells": cells,
         "comparisons": [],
     }
+    result["frontier"] = frontier(result)
+    return result
 
 
 def _fmt(x: float) -> str:
@@ -397,7 +441,42 @@ def format_attack_table(result: dict[str, Any]) -> str:
                     f"{p:<18} {m:<17} {'yes' if e else 'no':<4} {pois:<22} {unav:<22} "
                     f"{cost:<27}{corr}"
                 )
-    return "\n".join(lines)
+    return "\n".join([*lines, *frontier_lines(result), *regret_lines(result)])
+
+
+def regret_lines(result: dict[str, Any], cost: float | None = None) -> list[str]:
+    """Per policy and arm: trials and regret at the declared trial cost and the cost axis.
+
+    Summed over the matrix's cells (means over seeds).
+    """
+    from tepa_bench.regret import COST_AXIS, TRIAL_COST, is_baseline
+
+    declared, why = TRIAL_COST["attack"]
+    axis = sorted({*COST_AXIS, declared if cost is None else cost})
+    lines = [f"regret = user-facing failures + c x trials, summed over the cells ({why})"]
+    totals: dict[tuple[str, bool], tuple[float, float]] = {}
+    for p in result["config"]["policies"]:
+        for e in result["config"]["executors"]:
+            cells = [c for c in result["cells"] if c["policy"] == p and c["executor"] is e]
+            if not cells or "failures" not in cells[0]:
+                continue
+            f = sum(c["failures"] for c in cells)
+            t = sum(c["trials"] for c in cells)
+            totals[(p, e)] = (f, t)
+            vals = " ".join(f"c={c:g}:{f + c * t:.1f}" for c in axis)
+            lines.append(f"  {p:<18} {'exec' if e else 'no-exec':<8} trials {t:6.1f}  {vals}")
+    for e in result["config"]["executors"]:  # break-even of the trial presets (issue 28)
+        pool = [(f, p) for (p, arm), (f, _) in totals.items() if arm is e and is_baseline(p)]
+        if not pool:
+            continue
+        best_f, best = min(pool)
+        for (p, arm), (f, t) in totals.items():
+            if arm is e and p.startswith("tepa-full") and t > 0:
+                lines.append(
+                    f"  {p} ({'exec' if e else 'no-exec'}) vs best baseline {best}: break-even "
+                    f"trial cost {(best_f - f) / t:.2f}"
+                )
+    return lines
 
 
 def _scenario(options: Any) -> dict[str, Any]:
@@ -440,10 +519,6 @@ def _setting(name: str, value: Any) -> Any:
     return tuple(str(x).strip() for x in items)
 
 
-def _no_plot(result: dict[str, Any], path: Any) -> None:
-    return None
-
-
 def _register() -> None:
     from tepa_bench.registry import ScenarioEntry, register_scenario
 
@@ -453,7 +528,7 @@ def _register() -> None:
             "attack matrix: poisoning a verified fact, every policy, with and without executor",
             _scenario,
             table=format_attack_table,
-            plot=_no_plot,
+            plot=plot_frontier,
             demo=False,
         )
     )

@@ -16,9 +16,11 @@ Every scenario also holds one or two unrelated memories (distractors). The groun
 memories are stale, current, independent) and each memory's ideal claims are for the scorer and
 the scripted "ideal extractor" only; the systems under test see the texts and the query.
 
-The phrasings come from two modules that share no template and no value:
-:mod:`~tepa_bench.freetext_phrasings_dev` (tune on it) and
-:mod:`~tepa_bench.freetext_phrasings_test` (held out: never read it to tune).
+The phrasings come from modules that share no template and no value:
+:mod:`~tepa_bench.freetext_phrasings_dev` (tune on it),
+:mod:`~tepa_bench.freetext_phrasings_dev2` and
+:mod:`~tepa_bench.freetext_phrasings_dev3` (further development parts, written apart)
+and :mod:`~tepa_bench.freetext_phrasings_test` (held out: never read it to tune).
 
 Example:
     >>> scenarios = generate_scenarios("dev", n_change=10, seed=1)
@@ -53,9 +55,11 @@ __all__ = [
     "template_sets",
 ]
 
-SPLITS = ("dev", "test", "dev2")
-"""The parts: ``dev`` (tune on it), ``test`` (held out) and ``dev2`` (a second development
-part written apart from both, to check that tuning on ``dev`` generalises)."""
+SPLITS = ("dev", "test", "dev2", "dev3")
+"""The parts: ``dev`` (tune on it), ``test`` (held out), ``dev2`` (a second development
+part written apart from both, to check that tuning on ``dev`` generalises) and ``dev3`` (a third,
+written fresh after ``dev`` and ``dev2`` had been tuned on: new change verbs and the shapes of
+memory tools' summaries, measured before the extractor was changed for it)."""
 
 KINDS = ("change", "multi", "other_subject", "hypothetical")
 """Scenario kinds."""
@@ -199,6 +203,8 @@ def phrasings(split: str) -> dict[str, Any]:
         from tepa_bench import freetext_phrasings_dev as module
     elif split == "dev2":
         from tepa_bench import freetext_phrasings_dev2 as module
+    elif split == "dev3":
+        from tepa_bench import freetext_phrasings_dev3 as module
     else:
         from tepa_bench import freetext_phrasings_test as module
     table: dict[str, Any] = module.PHRASINGS

@@ -70,6 +70,7 @@ __all__ = [
     "Cell",
     "GridOptions",
     "check_replay",
+    "choose",
     "compare_cell",
     "evaluate",
     "evaluation_cells",
@@ -303,6 +304,50 @@ def settings(tuned: dict[str, Any], method: str) -> dict[str, Any]:
     return dict(tuned.get(base, {}).get("chosen", {}))
 
 
+def choose(options: GridOptions, tuned: dict[str, Any]) -> dict[str, Any]:
+    """One entrant per side, chosen on the tuning cells and seeds only (issue 28).
+
+    Each TEPA preset (at its tuned setting) and each deployable baseline (at its tuned
+    setting) is scored by its mean success on the tuning cells and seeds; the best TEPA preset
+    is *the* TEPA method of every evaluation cell, and the best baseline the baseline it is
+    compared with on equal terms (the best baseline per cell, picked on the evaluation seeds,
+    stays as a harder comparison). Before issue 28 the best of four TEPA presets was picked per
+    cell on the evaluation seeds, a selection no baseline had.
+
+    Returns:
+        ``{"tepa": name, "baseline": name, "tuning_success": {method: success}}``.
+    """
+    entrants = [m for m in (*TEPA_PRESETS, *BASELINES) if m in options.methods]
+    scores: dict[str, float] = {}
+    missing = []
+    for method in entrants:
+        rows = tuned.get(method, {}).get("candidates", [])
+        chosen = settings(tuned, method)
+        hit = [r["success"] for r in rows if r["overrides"] == chosen]
+        if hit:
+            scores[method] = float(hit[0])
+        else:
+            missing.append(method)
+    specs = [
+        _spec(options, cell, method, seed, settings(tuned, method))
+        for method in missing
+        for cell in options.tuning
+        for seed in options.tuning_seeds
+    ]
+    outs = run_many(specs, workers=options.workers, progress=options.progress, description="choose")
+    found: dict[str, list[float]] = {}
+    for spec, out in zip(specs, outs, strict=True):
+        found.setdefault(spec.method, []).append(float(out.successes.mean()))
+    scores.update({m: round(float(np.mean(v)), 4) for m, v in found.items()})
+    tepa = [m for m in TEPA_PRESETS if m in scores]
+    base = [m for m in BASELINES if m in scores]
+    return {
+        "tepa": max(tepa, key=lambda m: scores[m]) if tepa else None,
+        "baseline": max(base, key=lambda m: scores[m]) if base else None,
+        "tuning_success": scores,
+    }
+
+
 def evaluate(options: GridOptions, tuned: dict[str, Any]) -> dict[str, dict[str, list[RunOutcome]]]:
     """Every method with its tuned setting on every evaluation cell and seed."""
     specs = [
@@ -350,27 +395,47 @@ def _method_summary(runs: Sequence[RunOutcome], seed: int = 0) -> dict[str, Any]
     }
 
 
-def summarise_cell(methods: dict[str, list[RunOutcome]], seed: int = 0) -> dict[str, Any]:
-    """Per-method figures of one cell, and the best TEPA preset against the best baseline.
+def summarise_cell(
+    methods: dict[str, list[RunOutcome]], seed: int = 0, choice: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Per-method figures of one cell, and TEPA against the best baseline.
 
     The comparison takes the best deployable tuned baseline and tests the paired difference
-    over seeds.
+    over seeds; with ``choice`` (:func:`choose`) TEPA is the one preset chosen on the tuning
+    cells, and it is also compared with the one baseline chosen there (``comparison_chosen``).
     """
-    return compare_cell({m: _method_summary(runs, seed) for m, runs in methods.items()}, seed)
+    summary = {m: _method_summary(runs, seed) for m, runs in methods.items()}
+    return compare_cell(summary, seed, choice)
 
 
-def compare_cell(summary: dict[str, dict[str, Any]], seed: int = 0) -> dict[str, Any]:
-    """The comparisons of one cell from its per-method summaries (see :func:`summarise_cell`)."""
+def compare_cell(
+    summary: dict[str, dict[str, Any]], seed: int = 0, choice: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The comparisons of one cell from its per-method summaries (see :func:`summarise_cell`).
+
+    Without ``choice`` (grids before issue 28) TEPA is the best preset of the cell, picked on
+    the evaluation seeds.
+    """
     tepa = [m for m in TEPA_PRESETS if m in summary]
     base = [m for m in BASELINES if m in summary]
     comparison: dict[str, Any] = {}
     presets: dict[str, dict[str, Any]] = {}
+    out: dict[str, Any] = {}
     if tepa and base:
-        best_t = max(tepa, key=lambda m: summary[m]["success"])
         best_b = max(base, key=lambda m: summary[m]["success"])
         presets = {m: _compare(summary[m], summary[best_b], seed) for m in tepa}
-        comparison = {"tepa": best_t, "baseline": best_b, **presets[best_t]}
-    return {"methods": summary, "comparison": comparison, "presets": presets}
+        entrant = (choice or {}).get("tepa")
+        if entrant not in summary:
+            entrant = max(tepa, key=lambda m: summary[m]["success"])
+        comparison = {"tepa": entrant, "baseline": best_b, **presets[entrant]}
+        chosen_b = (choice or {}).get("baseline")
+        if choice and chosen_b in summary:
+            out["comparison_chosen"] = {
+                "tepa": entrant,
+                "baseline": chosen_b,
+                **_compare(summary[entrant], summary[chosen_b], seed),
+            }
+    return {"methods": summary, "comparison": comparison, "presets": presets, **out}
 
 
 def _compare(tepa: dict[str, Any], base: dict[str, Any], seed: int) -> dict[str, Any]:
@@ -379,11 +444,13 @@ def _compare(tepa: dict[str, Any], base: dict[str, Any], seed: int) -> dict[str,
     y = np.array(base["per_seed"])
     diff = x - y
     p = paired_permutation_test(x, y, seed=seed)
-    verdict = "loses"
+    # issue 28: "better" and "loses" use the same paired test (before, "loses" meant below the
+    # baseline's 95% CI, a different test from "better"'s)
+    verdict = "within"
     if diff.mean() > 0 and p < 0.01:
         verdict = "better"
-    elif x.mean() >= base["ci95"][0]:
-        verdict = "within"
+    elif diff.mean() < 0 and p < 0.01:
+        verdict = "loses"
     return {
         "diff": round(float(diff.mean()), 4),
         "diff_ci95": [round(v, 4) for v in bootstrap_ci(diff, seed=seed)],
@@ -443,26 +510,31 @@ def operating_curves(options: GridOptions) -> dict[str, Any]:
 
 def _verdict_counts(cells: Sequence[dict[str, Any]]) -> dict[str, Any]:
     verdicts = [c["comparison"]["verdict"] for c in cells if c["comparison"]]
+    chosen = [c["comparison_chosen"]["verdict"] for c in cells if c.get("comparison_chosen")]
     by_preset: dict[str, dict[str, int]] = {}
     for c in cells:
         for m, cmp_ in c["presets"].items():
             counts = by_preset.setdefault(m, {"better": 0, "within": 0, "loses": 0})
             counts[cmp_["verdict"]] += 1
-    return {
+    out: dict[str, Any] = {
         "verdicts": {v: verdicts.count(v) for v in ("better", "within", "loses")},
         "preset_verdicts": by_preset,
     }
+    if chosen:
+        out["chosen_verdicts"] = {v: chosen.count(v) for v in ("better", "within", "loses")}
+    return out
 
 
 def run_grid(options: GridOptions, *, curves: bool = True) -> dict[str, Any]:
     """Tune, evaluate and summarise; the result JSON of ``tepa-bench grid``."""
     start = time.perf_counter()
     tuned = tune(options)
+    choice = choose(options, tuned)
     tuned_s = time.perf_counter() - start
     runs = evaluate(options, tuned)
     cells = []
     for cell in options.cells:
-        cells.append({**asdict(cell), **summarise_cell(runs[cell.name])})
+        cells.append({**asdict(cell), **summarise_cell(runs[cell.name], choice=choice)})
     curve_data = operating_curves(options) if curves else {}
     return {
         "scenario": "grid",
@@ -478,6 +550,7 @@ def run_grid(options: GridOptions, *, curves: bool = True) -> dict[str, Any]:
             "storage": "in-process (TEPAMemory.in_memory), offline agent, retrieval k=4",
             "tuning_objective": "mean success over all interactions, tuning cells x seeds",
             "seconds_tuning": round(tuned_s, 1),
+            "choice": choice,
             "seconds": round(time.perf_counter() - start, 1),
             "workers": options.workers,
         },
@@ -561,7 +634,7 @@ def merge_grids(full: dict[str, Any], part: dict[str, Any]) -> dict[str, Any]:
     cells = []
     for c in full["cells"]:
         summary = {**c["methods"], **parts[c["name"]]["methods"]}
-        cells.append({**c, **compare_cell(summary)})
+        cells.append({**c, **compare_cell(summary, choice=a.get("choice"))})
     methods = list(a["methods"]) + [m for m in b["methods"] if m not in a["methods"]]
     curves = dict(full.get("operating_curves") or {})
     extra = (part.get("operating_curves") or {}).get("curves", {})

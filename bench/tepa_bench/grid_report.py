@@ -109,12 +109,12 @@ def format_grid(result: dict[str, Any]) -> str:
         lines.append(f"  {method:<9} {row}")
     lines += [
         "",
-        "per cell: success = mean over all interactions (trials included) and seeds; TEPA = best "
-        "of tepa-rev/tepa-cd/tepa-key/tepa-full,",
+        "per cell: success = mean over all interactions (trials included) and seeds; TEPA = the "
+        "preset chosen on the tuning cells (older grids: the best preset of each cell),",
         "base = best deployable tuned baseline (oracles excluded); diff = TEPA - base with its 95% "
         "bootstrap CI; p = paired permutation",
-        "test over seeds; verdict: + better (p < 0.01), = within the base's 95% CI or above, - "
-        "loses. FR = false revocations per task",
+        "test over seeds; verdict: + better, - loses (both p < 0.01, the same test), = within. "
+        "FR = false revocations per task",
         "(an Active value revoked while it was the working action); cost = median steps from a "
         "change to 3 correct actions in a row.",
         "",
@@ -146,6 +146,16 @@ def format_grid(result: dict[str, Any]) -> str:
         f"verdicts: better {v['better']}, within {v['within']}, loses {v['loses']} of {n} cells "
         f"(at or within: {(v['better'] + v['within']) / max(n, 1):.0%})",
     ]
+    choice = cfg.get("choice")
+    if choice:  # issue 28: one TEPA preset and one baseline, chosen on the tuning cells
+        cv = result.get("chosen_verdicts") or {"better": 0, "within": 0, "loses": 0}
+        lines += [
+            f"TEPA = {choice['tepa']} in every cell (chosen on the tuning cells and seeds: "
+            + ", ".join(f"{m} {x:.4f}" for m, x in sorted(choice["tuning_success"].items()))
+            + ")",
+            f"against the one baseline chosen there ({choice['baseline']}): better {cv['better']},"
+            f" within {cv['within']}, loses {cv['loses']} (same paired test, p < 0.01)",
+        ]
     for method, pv in (result.get("preset_verdicts") or {}).items():
         lines.append(
             f"  {method:<9} alone: better {pv['better']}, within {pv['within']}, loses "

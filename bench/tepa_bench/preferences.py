@@ -378,15 +378,17 @@ class UserChannel:
         (True, [('vegan', True)])
     """
 
-    __slots__ = ("_user", "served")
+    __slots__ = ("_serve", "served")
 
     def __init__(self, user: SimulatedUser) -> None:
-        self._user = user
+        # the user is captured by a function, never stored on the channel (issue 28): walking
+        # the channel's attributes reaches no session
+        self._serve: Callable[[str], bool] = lambda value: user.serve(value)
         self.served: list[tuple[str, bool]] = []
 
     def serve(self, value: str) -> bool:
         """Serve ``value`` now (one charged interaction)."""
-        ok = self._user.serve(value)
+        ok = self._serve(value)
         self.served.append((value, ok))
         return ok
 
@@ -454,20 +456,37 @@ def run_preference_seed(
             trial_builder=DefaultTrialBuilder(context_k=0),
             max_concurrency=1,
             contenders_only=CONTENDERS_ONLY,
+            sequential=policy.trial_gate,  # issue 28: TEPA-Full stops once the verdict is settled
         )
     records: list[SessionRecord] = []
     adoption: list[int] = []
     pending: dict[tuple[int, str], int] = {}
     start = time.perf_counter()
+    # issue 28: trials come out of the same interaction budget as the sessions: each user has
+    # as many interactions as sessions, a trial uses one, and the sessions beyond the budget
+    # are not played (before, trials were extra interactions no other method had)
+    budget: dict[int, int] = {}
+    for x in stream.sessions:
+        budget[x.user] = budget.get(x.user, 0) + 1
+    used: dict[int, int] = dict.fromkeys(budget, 0)
     try:
         for s in stream.sessions:
             ns = f"users.u{s.user}"
+            if used[s.user] >= budget[s.user]:
+                continue  # this user's interactions were spent (on trials)
             user.begin(s)
             channel.served.clear()
             if runner is not None and s.cue is None:  # the agent is about to rely on memory
                 audit = memory.audit(s.slot, namespace=ns)
                 if any(p.state is Lifecycle.HYPOTHESIS for p in audit.precedents):
-                    runner.run(key=s.slot, namespace=ns)
+                    cands = runner.select(key=s.slot, namespace=ns)
+                    trials = runner.build(cands)
+                    # each trial serves the user once; they must leave the session's own turn
+                    if trials and len(trials) < budget[s.user] - used[s.user]:
+                        ran, results = runner.execute_all(cands, trials)
+                        for decision in runner.decide(cands, ran, results):
+                            runner.apply(decision)
+            used[s.user] += 1 + len(channel.served)
             # scorer side: did the memory hold the user's lasting value when a glitch came?
             held = s.event == "glitch" and memory.get(s.slot, namespace=ns) == s.current
             if s.event == "change" and policy.honour_boundary:
@@ -683,13 +702,26 @@ def summarise(
         bootstrap_seed=bootstrap_seed,
     )
     seeds = len(next(iter(by_method.values())))
-    return {
+    result = {
         "scenario": "preferences",
         "seeds": seeds,
         "config": config,
         "methods": methods,
         "comparisons": comparisons,
     }
+    from tepa_bench.regret import attach_regret
+
+    attach_regret(  # issue 28: failed sessions + c x trials, per seed
+        result,
+        {
+            name: (
+                np.array([sum(not r.success for r in run["records"]) for run in runs]),
+                np.array([run["trials"] for run in runs]),
+            )
+            for name, runs in by_method.items()
+        },
+    )
+    return result
 
 
 def run_preferences(
@@ -822,7 +854,10 @@ def format_preferences_table(result: dict[str, Any]) -> str:
             f"{m['glitch_trials_per_seed']:>6g} {adopt:>6} {inter:>16} {paper:>6}{ps}"
         )
     lines.append("* paper: the paper's overall success on its own stream (a different experiment)")
-    return "\n".join(lines)
+    from tepa_bench.regret import format_regret
+
+    regret = format_regret(result)
+    return "\n".join([*lines, regret] if regret else lines)
 
 
 def plot_preferences(result: dict[str, Any], path: Any) -> Any:

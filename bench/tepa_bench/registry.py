@@ -50,6 +50,7 @@ PLUGIN_MODULES: tuple[str, ...] = (
     "tepa_bench.preferences",
     "tepa_bench.grid",
     "tepa_bench.attack",
+    "tepa_bench.contested",
     "tepa_bench.freetext",
 )
 """Modules imported by the CLI (when installed) so that they register themselves."""

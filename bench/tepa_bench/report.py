@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from tepa_bench.regret import attach_regret, failures_and_trials, format_regret
 from tepa_bench.runner import RunOutcome
 from tepa_bench.stats import (
     adaptation_curve,
@@ -217,13 +218,19 @@ def build_result(
     }
     if extras:
         cfg["extras_per_seed"] = extras
-    return {
+    result = {
         "scenario": scenario,
         "seeds": len(first),
         "config": cfg,
         "methods": methods,
         "comparisons": comparisons,
     }
+    counts = {m: [failures_and_trials(o) for o in runs] for m, runs in groups.items()}
+    attach_regret(
+        result,
+        {m: (np.array([f for f, _ in c]), np.array([t for _, t in c])) for m, c in counts.items()},
+    )
+    return result
 
 
 def _fmt_ci(phase: dict[str, Any]) -> str:
@@ -323,7 +330,8 @@ def format_table(result: dict[str, Any], *, paper: bool = True) -> str:
         if show_p:
             row += f" {(format_p(pvals[name]) if name in pvals else ''):>13}"
         lines.append(row)
-    return "\n".join(lines)
+    regret = format_regret(result)
+    return "\n".join([*lines, regret] if regret else lines)
 
 
 def write_result(result: dict[str, Any], out: Path) -> Path:

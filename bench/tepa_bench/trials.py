@@ -78,6 +78,7 @@ def make_trial_hook(
             trial_builder=DefaultTrialBuilder(tasks=[task.text], context_k=0),
             max_concurrency=1,
             contenders_only=CONTENDERS_ONLY,
+            sequential=memory.policy.trial_gate,  # TEPA-Full (issue 28): settled verdicts stop
         )
         for task in tasks
     }

@@ -226,6 +226,13 @@ class WorldChannel:
     Every execution is an interaction of the method: it advances the task's clock, counts in the
     method's interactions and its outcome counts in the score (the runner reads :attr:`log`).
 
+    The channel holds no reference to the world in any attribute, private ones included: it
+    keeps three functions (the tasks, the budget left, execute) made by the world's owner, so
+    an executor that walks the channel's attributes finds no schedule and no future draws
+    (issue 28; ``bench/tests/unit_tests/test_bench_isolation.py`` walks them). What no in-process
+    benchmark can close is CPython's own introspection of those functions' closures; the
+    tripwires of the isolation test catch any read of the hidden state made that way.
+
     Args:
         world: The world.
         on_execute: Called after each execution with the :class:`Interaction` (the runner's log).
@@ -239,20 +246,19 @@ class WorldChannel:
         (0, True, 199)
     """
 
-    __slots__ = ("_on_execute", "_world")
+    __slots__ = ("_ops",)
 
     def __init__(self, world: World, on_execute: Any) -> None:
-        self._world = world
-        self._on_execute = on_execute
+        self._ops = _channel_ops(world, on_execute)
 
     @property
     def tasks(self) -> list[Any]:
         """The tasks (keys, texts, possible actions: what the agent is told)."""
-        return list(self._world.tasks)
+        return list(self._ops[0]())
 
     def remaining(self, task_index: int) -> int:
         """Interactions left in the task's budget."""
-        return self._world.horizon - self._world.clock(task_index)
+        return int(self._ops[1](task_index))
 
     def execute(self, task_index: int, action: str) -> bool:
         """Run ``action`` as a trial in the world now; return the observed outcome.
@@ -260,9 +266,25 @@ class WorldChannel:
         Raises:
             HorizonReachedError: When the task has no interaction left.
         """
-        if self.remaining(task_index) <= 0:
+        return bool(self._ops[2](task_index, action))
+
+
+def _channel_ops(world: World, on_execute: Any) -> tuple[Any, Any, Any]:
+    """The channel's three functions; the world is captured, never stored on the channel."""
+    tasks = tuple(world.tasks)
+
+    def listed() -> tuple[Task, ...]:
+        return tasks
+
+    def remaining(task_index: int) -> int:
+        return world.horizon - world.clock(task_index)
+
+    def execute(task_index: int, action: str) -> bool:
+        if remaining(task_index) <= 0:
             raise HorizonReachedError("this task's interaction budget is used up")
-        step = self._world.clock(task_index)
-        ok = self._world.execute(task_index, action, trial=True)
-        self._on_execute(Interaction(task_index, step, action, ok, True))
+        step = world.clock(task_index)
+        ok = world.execute(task_index, action, trial=True)
+        on_execute(Interaction(task_index, step, action, ok, True))
         return ok
+
+    return listed, remaining, execute

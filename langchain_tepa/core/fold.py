@@ -78,8 +78,11 @@ def _decide(step: Step, policy: LifecyclePolicy) -> None:
     elif ev.kind is EvidenceKind.REVOKE and target.state is not Lifecycle.REVOKED:
         step.move(target, Lifecycle.REVOKED, ev.reason or "revoked by hand")
         moved = True
-    refresh_posterior(target, policy)
     rules = policy.rules
+    if rules.gate is not None:  # trials where they pay (core/contest.py)
+        single = not policy.is_multi_valued(step.state.key)
+        rules.gate.decided(step, target, moved=moved, single=single)
+    refresh_posterior(target, policy)
     if moved and rules.settle_decisions and rules.promotion is not None:
         # the answer stays the best-supported believable value after a decision
         step.single = not policy.is_multi_valued(step.state.key)
@@ -143,17 +146,37 @@ def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet, vid: st
     elif (
         target.state is Lifecycle.REVOKED
         and step.supports
-        and (step.is_outcome or not rules.vetoed(target))
+        and (step.is_outcome or _may_revive(step, rules, target))
     ):
-        if policy.revive_fresh:
+        held = not step.is_outcome and rules.gate is not None and rules.vetoed(target)
+        if policy.revive_fresh or held:
             target.reset_counts()
-            if step.is_outcome:  # a success starts a new window; an assertion does not erase it
-                target.recent.clear()
-        step.move(target, Lifecycle.HYPOTHESIS, "revived: new support after revocation")
+            if step.is_outcome or held:  # a success starts a new window; an assertion does not
+                target.recent.clear()  # erase it, unless the trials will check it (held)
+        reason = "revived: new support after revocation"
+        if held:
+            reason = "revived: restated after its failures, held for trials (trial gate)"
+        step.move(target, Lifecycle.HYPOTHESIS, reason)
     step.touch(target)
     if target.text is None and ev.text:
         target.text = ev.text
     return target
+
+
+def _may_revive(step: Step, rules: RuleSet, target: Precedent) -> bool:
+    """Whether an assertion revives Revoked ``target``: not vetoed, not barred by a verdict.
+
+    Under TEPA-Full's trial gate a statement from a source with change authority (or one that
+    may correct) revives a vetoed value as a held Hypothesis with a fresh epoch (its failures
+    belong to before; only its trials can promote it: :mod:`langchain_tepa.core.contest`); a
+    trials' verdict bars it still.
+    """
+    gate = rules.gate
+    if gate is not None and gate.barred(step.state, target):
+        return False
+    if not rules.vetoed(target):
+        return True
+    return gate is not None and gate.speaks(step)
 
 
 def _scope(step: Step, target: Precedent) -> list[Precedent]:
@@ -214,6 +237,8 @@ def apply_evidence(
     target = step.target = _find_or_create(step, policy, rules, vid)
     if step.correction and rules.vetoed(target):  # a correction cannot overrule executions
         step.correction = False
+    if step.correction and rules.gate is not None and rules.gate.holds(step):
+        step.correction = False  # contested: the trials decide (core/contest.py)
     _weigh(step, rules, vid)
     step.others = [p for p in state.precedents.values() if p is not target and p.state in LIVE]
     rules.counts.count(step)

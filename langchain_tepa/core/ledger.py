@@ -32,6 +32,14 @@ class TrustLedger:
         used: ``entry pattern -> [(time, weight counted)]`` within the window (capped entries).
         last: ``source -> value identity`` of its last assertion on the key: a source that
             asserts another value starts a new run (its latest say counts in full).
+        beliefs: ``source -> (value identity, time of the run's first statement, statements)``:
+            each source's current belief about the key and how often it has stated it since
+            it last said something else (no window; kept by
+            :class:`~langchain_tepa.core.changes.ChangePoint`).
+        tried: Value identities with trial results since their last revocation or promotion.
+        judged: ``value identity -> time`` of a value revoked after its trials (kept by
+            :class:`~langchain_tepa.core.contest.TrialGate`): assertions alone do not revive
+            it until an Active value of the key fails or the value itself succeeds.
 
     Example:
         >>> from langchain_tepa.core.trust import TrustPolicy
@@ -49,6 +57,9 @@ class TrustLedger:
     repeats: dict[tuple[str, str], list[float]] = field(default_factory=dict)
     used: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     last: dict[str, str] = field(default_factory=dict)
+    beliefs: dict[str, tuple[str, float, int]] = field(default_factory=dict)
+    tried: set[str] = field(default_factory=set)
+    judged: dict[str, float] = field(default_factory=dict)
 
     def copy(self) -> TrustLedger:
         """An independent copy."""
@@ -56,4 +67,7 @@ class TrustLedger:
             {k: list(v) for k, v in self.repeats.items()},
             {k: list(v) for k, v in self.used.items()},
             dict(self.last),
+            dict(self.beliefs),
+            set(self.tried),
+            dict(self.judged),
         )

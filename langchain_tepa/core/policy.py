@@ -24,6 +24,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
 from langchain_tepa.core import beta, change
+from langchain_tepa.core.changes import CHANGE_SOURCES, change_rules
+from langchain_tepa.core.contest import TrialGate
 from langchain_tepa.core.errors import PolicyError
 from langchain_tepa.core.rules import (
     BoundaryRule,
@@ -33,7 +35,7 @@ from langchain_tepa.core.rules import (
     RuleSet,
     Veto,
 )
-from langchain_tepa.core.trust import Correction, SupportPromotion, TrustPolicy
+from langchain_tepa.core.trust import Correction, SourceTrust, SupportPromotion, TrustPolicy
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -66,6 +68,8 @@ _SWITCHES = (
     "revoke_change",
     "revoke_keyed",
     "promote_on_outcomes",
+    "revise_own",
+    "key_budgets",
 )
 
 POLICY_NAMES: tuple[str, ...] = (
@@ -96,9 +100,13 @@ _PAPER_RULE: dict[str, Any] = {
     "revoke_keyed": False,
     "revive_fresh": True,
     "window": 3,
+    "revise_own": False,
+    "change_sources": (),
+    "key_budgets": False,
 }
-"""The paper's recent-window rule and its counting, which every preset but ``tepa-key`` keeps:
-the fields in which ``tepa-rev`` differs from the default ``LifecyclePolicy()``."""
+"""The paper's recent-window rule and its counting, which every preset but ``tepa-key`` keeps,
+and the change rules (issue 28), which only the default has: the fields in which ``tepa-rev``
+differs from the default ``LifecyclePolicy()``."""
 
 
 @dataclass(frozen=True)
@@ -238,6 +246,32 @@ class LifecyclePolicy:
             includes a successful outcome (a real execution) is promoted by the same rule as
             TEPA-Rev's, and only values supported by assertions alone wait for a trial. On: an
             outcome is the evidence a trial would gather. ``False`` is the paper's TEPA-Full.
+        revise_own: A source's newest statement about a single-valued key is its current
+            belief (:class:`~langchain_tepa.core.changes.SourceRevision`): the support it gave
+            the key's other values is withdrawn instead of its statement counting as conflict
+            against its own earlier word. On by default (with trust); off in every other preset.
+        change_sources: Sources whose plain restatement of a new value is change evidence
+            (:class:`~langchain_tepa.core.changes.ChangePoint`): once they have stated it
+            ``change_statements`` times with no trusted support or success of the believed
+            value since, the believed value is revoked and the new one Active, whatever
+            successes the old one earned before. Default: the user, the application and the
+            user's own text (:data:`~langchain_tepa.core.changes.CHANGE_SOURCES`); ``()`` (every
+            other preset) turns the rule off.
+        change_statements: Statements that make a change. 2: one can be a slip.
+        key_budgets: Searches (``retrieve``, the retriever) apply the budgets on what a
+            source can create (:mod:`langchain_tepa.core.budgets`): keys a source below the
+            user created beyond its tier's budget per namespace and day are not searched
+            until a more trusted source or an execution supports them, and a look-alike of a
+            more trusted result ranks below it. On by default (with trust); off in every other
+            preset.
+        trial_gate: TEPA-Full (``promotion="trials"``, with trust): the contested cases wait
+            for trials instead of the rules (:mod:`langchain_tepa.core.contest`). A value with
+            no successful outcome that challenges an Active value with successes, by a plain
+            change or a correction, stays a Hypothesis until its trials pass, and a value the
+            trials rejected is not revived by assertions until an Active value fails. On in
+            ``tepa-full`` (which declares an executor: without one such a change is never
+            adopted; its change rules stay off, the trials decide instead), off elsewhere.
+            Like the change rules, it needs a trust table (without one it does nothing).
     """
 
     name: str = DEFAULT_POLICY
@@ -281,6 +315,11 @@ class LifecyclePolicy:
     answer_by: AnswerBy = "validity"
     promote_on_outcomes: bool = True
     displace_ratio: float = 0.5
+    revise_own: bool = True
+    change_sources: tuple[str, ...] = CHANGE_SOURCES
+    change_statements: int = 2
+    key_budgets: bool = True
+    trial_gate: bool = False
 
     def __post_init__(self) -> None:
         for name in (
@@ -377,6 +416,25 @@ class LifecyclePolicy:
             raise PolicyError(
                 f"answer_by must be 'net_support' or 'validity', got {self.answer_by!r}"
             )
+        if not isinstance(self.change_sources, tuple):
+            raise PolicyError("change_sources must be a tuple of source patterns")
+        for pattern in self.change_sources:
+            SourceTrust(pattern)  # validates the pattern
+        if (
+            isinstance(self.change_statements, bool)
+            or not isinstance(self.change_statements, int)
+            or self.change_statements < 1
+        ):
+            raise PolicyError(
+                f"change_statements must be an integer >= 1, got {self.change_statements!r}"
+            )
+        if not isinstance(self.trial_gate, bool):
+            raise PolicyError(f"trial_gate must be True or False, got {self.trial_gate!r}")
+        if self.trial_gate and self.promotion != "trials":
+            raise PolicyError(
+                "trial_gate holds contested values for trials: it needs promotion='trials' "
+                "(use LifecyclePolicy.preset('tepa-full'))"
+            )
         if not isinstance(self.multi_valued_prefixes, tuple) or not all(
             isinstance(p, str) and p for p in self.multi_valued_prefixes
         ):
@@ -430,6 +488,7 @@ class LifecyclePolicy:
         """The policy as a JSON-serialisable dict."""
         data = asdict(self)
         data["multi_valued_prefixes"] = list(self.multi_valued_prefixes)
+        data["change_sources"] = list(self.change_sources)
         data["trust"] = None if self.trust is None else self.trust.to_dict()
         return data
 
@@ -443,6 +502,8 @@ class LifecyclePolicy:
         clean = dict(data)
         if "multi_valued_prefixes" in clean:
             clean["multi_valued_prefixes"] = tuple(clean["multi_valued_prefixes"])
+        if "change_sources" in clean:
+            clean["change_sources"] = tuple(clean["change_sources"])
         return cls(**clean)
 
     def with_overrides(self, **overrides: Any) -> LifecyclePolicy:
@@ -511,7 +572,7 @@ class LifecyclePolicy:
             "tepa-rev": dict(rev),
             "tepa-cd": {**rev, "revoke_recent": False, "revoke_change": True, "window": 24},
             "tepa-key": {},  # the default
-            "tepa-full": {**rev, "promotion": "trials"},
+            "tepa-full": {**rev, "promotion": "trials", "trial_gate": True},
             "tepa-full-trials": {**rev, "promotion": "trials", "promote_on_outcomes": False},
         }
         if not isinstance(name, str) or name not in presets:
@@ -577,6 +638,22 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
             vetoes.append(change.LastOutcomeVeto())
         else:
             vetoes.append(beta.OutcomeVeto(policy.w_min, policy.theta_rec))
+    gate = None
+    if policy.trial_gate and policy.trust is not None:
+        gate = TrialGate(policy.change_sources, policy.trust)
+    if gate is not None:
+        record.append(gate)
+    if policy.trust is not None:  # change without freezing (core/changes.py)
+        record.extend(
+            change_rules(
+                track_conflict=policy.track_conflict,
+                revise_own=policy.revise_own,
+                sources=policy.change_sources,
+                statements=policy.change_statements,
+                vetoes=vetoes,
+                gate=gate,
+            )
+        )
     promotion: PromotionRule | None = None
     paper = policy.trust is None and policy.answer_by == "validity"
     by_net = policy.answer_by == "net_support"
@@ -608,4 +685,5 @@ def rules_for(policy: LifecyclePolicy) -> RuleSet:
         vetoes=tuple(vetoes),
         trust=policy.trust,
         settle_decisions=isinstance(promotion, SupportPromotion),
+        gate=gate,
     )

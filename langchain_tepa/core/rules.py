@@ -59,6 +59,7 @@ from langchain_tepa.core.change import (
     key_rates,
     trailing_failures,
 )
+from langchain_tepa.core.contest import TrialGate
 from langchain_tepa.core.step import (
     LIVE,
     BoundaryRule,
@@ -114,7 +115,8 @@ class RuleSet:
     ``trust`` weighs each observation before it is counted (``None``: every record counts 1);
     with ``settle_decisions`` a revocation or promotion decided by hand or by the trial judge is
     followed by the promotion rule on the key's other Hypotheses, so the answer is always the
-    best-supported believable value.
+    best-supported believable value; ``gate`` (TEPA-Full's ``trial_gate``) holds the contested
+    cases for trials (:mod:`langchain_tepa.core.contest`).
 
     Example:
         >>> from langchain_tepa.core.policy import LifecyclePolicy
@@ -132,6 +134,7 @@ class RuleSet:
     vetoes: tuple[Veto, ...] = ()
     trust: TrustPolicy | None = None
     settle_decisions: bool = False
+    gate: TrialGate | None = None
 
     def vetoed(self, p: Precedent) -> bool:
         """Whether any veto blocks ``p``."""

@@ -30,6 +30,7 @@ from langchain_tepa.extraction.families import (
     family_of_label,
     nearest_family,
 )
+from langchain_tepa.extraction.generic import infer_family
 from langchain_tepa.extraction.lexicon import DIETS, OCCUPATIONS, normalize_key_part
 from langchain_tepa.extraction.values import (
     clean_value,
@@ -335,6 +336,8 @@ def _labelled(
 ) -> list[Claim] | None:
     label = clean_value(label, "raw")
     family = family_of_label(label)
+    if family is None and loose and (inferred := infer_family(label.split(), value)) is not None:
+        family, value = FAMILIES[inferred[0]], inferred[1]  # "calendar: EET": the time zone
     if family is None:
         if not loose or len(label.split()) > 5 or not label.strip():
             return None

@@ -39,7 +39,8 @@ _WHEN = (
 )
 _WHEN_BARE = (
     r"(?:last|this|past)\s+(?:week|month|year|weekend|spring|summer|autumn|fall|winter)"
-    r"|(?:\d+|a\s+few|several|two|three)\s+(?:days|weeks|months|years)\s+ago|a\s+(?:day|week|"
+    r"|(?:\d+|a\s+few|several|two|three|a\s+couple(?:\s+of)?)\s+(?:days|weeks|months|years)\s+ago"
+    r"|a\s+(?:day|week|"
     r"month|year)\s+ago|yesterday|today"
 )
 _LEAD = re.compile(

@@ -5,7 +5,8 @@ as its content words: stop words dropped ("where does the user live" -> "live"),
 stemmed by a small suffix stripper of our own (``live``/``lives``/``lived``/``living`` ->
 ``liv``), and each stem that names an attribute of a person adds that attribute's *concept*
 ("live", "moved", "city", "based" all add ``home_city``), taken from the attribute families of
-:mod:`langchain_tepa.extraction.families` (their nouns, verbs and value vocabularies). So "where
+:mod:`langchain_tepa.extraction.families` (their nouns, verbs and value vocabularies) and from
+the cue words of :data:`langchain_tepa.extraction.generic.CUES` ("money" adds ``bank``). So "where
 does the user live" meets "User moved to Oslo" although they share no word.
 
 Example:
@@ -85,6 +86,7 @@ def content_words(text: str) -> list[str]:
 @functools.lru_cache(maxsize=1)
 def _concept_table() -> dict[str, tuple[str, ...]]:
     from langchain_tepa.extraction.families import FAMILIES
+    from langchain_tepa.extraction.generic import CUES
 
     members: dict[str, set[str]] = {}
     for family in FAMILIES.values():
@@ -96,6 +98,8 @@ def _concept_table() -> dict[str, tuple[str, ...]]:
             if short is not None:
                 words.add(short.group(1))
         words.update(w for w in family.vocab if w.isalpha())
+        for cue in CUES.get(family.name, ()):  # the words of its meaning ("money": the bank)
+            words.update(_WORD.findall(cue.casefold()))
         for w in words:
             if w not in STOP_WORDS and len(w) > 1:
                 members.setdefault(stem(w), set()).add(family.name)

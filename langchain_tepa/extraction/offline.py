@@ -58,6 +58,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections.abc import Iterator
 
@@ -66,6 +67,7 @@ from langchain_tepa.extraction.base import ExtractionReport, Unextracted, Unextr
 from langchain_tepa.extraction.claims import Claim, parse_user_sentence
 from langchain_tepa.extraction.families import FAMILIES, Family, canonical_relation
 from langchain_tepa.extraction.framing import split_list, unframe
+from langchain_tepa.extraction.generic import EVENT_VERBS, infer_family, user_predicate
 from langchain_tepa.extraction.lexicon import (
     _ABBREVIATIONS,
     _ADJ_PREP,
@@ -109,6 +111,7 @@ from langchain_tepa.extraction.lexicon import (
     _words,
     normalize_key_part,
 )
+from langchain_tepa.extraction.markup import strip_markup
 from langchain_tepa.extraction.values import attribute_text, is_hypothetical, vocab_value
 
 __all__ = ["DIETS", "OCCUPATIONS", "OfflineFactExtractor", "normalize_key_part"]
@@ -217,14 +220,17 @@ class OfflineFactExtractor:
             yield from split_list(s) if s else ()
 
     @staticmethod
-    def _prepare(sentence: str) -> tuple[str, bool]:
-        """The sentence as the shapes read it, and whether it states a correction.
+    def _prepare(sentence: str) -> tuple[str, bool, str]:
+        """The sentence as the shapes read it, its correction flag and the value it replaced.
 
-        Discourse openers ("Actually, ...") and the correction words ("now", "instead",
-        "instead of X") are removed, so is a trailing contrast (", not X", ", no longer X"),
-        and ``I'm`` becomes ``I am``.
+        The replaced value is "" when none is named. Note markup (timestamps, bullets, headers,
+        arrows: :func:`strip_markup`), discourse openers ("Actually, ...") and the correction
+        words ("now", "instead", "instead of X") are removed, so is a trailing contrast (", not
+        X", ", no longer X"), and ``I'm`` becomes ``I am``.
         """
-        correction = bool(_CORRECTION.search(sentence))
+        marked = strip_markup(sentence)
+        sentence = marked.text
+        correction = marked.change or bool(_CORRECTION.search(sentence))
         stop = sentence.rstrip()[len(sentence.rstrip().rstrip(".!")) :]
         sentence, framed = unframe(sentence)
         sentence += stop  # the shapes read the sentence's own full stop
@@ -236,14 +242,16 @@ class OfflineFactExtractor:
             body = _INSTEAD_OF.sub("", body)
             body = _TRAILING_ADVERB.sub("", body)
             body = _INNER_NOW.sub(r"\1 ", body)
-        return body, correction
+        return body, correction, marked.previous
 
     def _parse(self, sentence: str) -> list[Fact] | UnextractedReason:
         if sentence.endswith("?"):
             return "question"
-        body, correction = self._prepare(sentence)
+        body, correction, previous = self._prepare(sentence)
         claims = parse_user_sentence(body, correction)
         if isinstance(claims, list):
+            if previous and len(claims) == 1 and not claims[0].previous:
+                claims = [dataclasses.replace(claims[0], previous=previous, correction=True)]
             return [self._claim_fact(sentence, c) for c in claims]
         if claims == "hypothetical":
             return "hypothetical"
@@ -251,8 +259,22 @@ class OfflineFactExtractor:
             return "negated"
         if is_hypothetical(body):
             return "hypothetical"
-        fact = self._generic(sentence, body, correction)
-        return [fact] if isinstance(fact, Fact) else fact
+        inferred = user_predicate(body)
+        if inferred is not None and inferred[2]:  # a verb no family lists, words that name one
+            relation, value, _, _ = inferred  # ("keeps the money at Nordea": the bank)
+            claim = Claim("user", relation, value, False, correction or bool(previous), previous)
+            return [self._claim_fact(sentence, claim)]
+        generic = self._generic(sentence, body, correction, previous)
+        if isinstance(generic, Fact) or inferred is None:
+            return [generic] if isinstance(generic, Fact) else generic
+        # no shape read it: the predicate's own words name the attribute, for key resolution
+        # to place ("the user signed up at BeFit"); "also", "too" add a value of several
+        relation, value, _, adds = inferred
+        changed = (correction or bool(previous)) and not adds
+        fact = self._claim_fact(sentence, Claim("user", relation, value, adds, changed, previous))
+        meta = dict(fact.metadata or {})
+        meta.pop("family", None)
+        return [dataclasses.replace(fact, metadata=meta)]
 
     def _claim_fact(self, sentence: str, claim: Claim) -> Fact:
         subject = self.user_subject + claim.subject[len("user") :]
@@ -272,7 +294,9 @@ class OfflineFactExtractor:
             },
         )
 
-    def _generic(self, sentence: str, body: str, correction: bool) -> Fact | UnextractedReason:
+    def _generic(
+        self, sentence: str, body: str, correction: bool, previous: str = ""
+    ) -> Fact | UnextractedReason:
         for parser in (
             self._name,
             self._self_description,
@@ -286,7 +310,7 @@ class OfflineFactExtractor:
             parsed = parser(body)
             if parsed is not None:
                 subject, relation_words, value = parsed
-                fact = self._fact(sentence, subject, relation_words, value, correction)
+                fact = self._fact(sentence, subject, relation_words, value, correction, previous)
                 return fact if fact is not None else "no_known_shape"
         return "no_known_shape"
 
@@ -297,7 +321,9 @@ class OfflineFactExtractor:
         relation_words: list[str],
         value: str,
         correction: bool = False,
+        previous: str = "",
     ) -> Fact | None:
+        raw_value = value
         value = _strip_value(value)
         category, value = _split_category(value)
         relation = _relation([*relation_words, *category])
@@ -306,9 +332,18 @@ class OfflineFactExtractor:
             subj = self.user_subject
         if not subj or not relation or not value or len(value) > 300:
             return None
+        if subj == self.user_subject and relation_words and relation_words[0] in EVENT_VERBS:
+            return None  # "User asked about the weather": a moment of the talk, no attribute
         family = canonical_relation(relation) if subj == self.user_subject else None
+        named = family is not None
         if family is not None and family in FAMILIES and not _fits(FAMILIES[family], value):
             family = None  # "I go by bus" names no one; "I drink tea" is no coffee order
+        if not named and subj == self.user_subject:
+            # no shape named the attribute: the words around the value may ("keeps the money
+            # at Nordea": the bank), see langchain_tepa.extraction.generic
+            inferred = infer_family(relation_words, _strip_value(raw_value))
+            if inferred is not None:
+                family, value = inferred
         if family is not None:
             relation = family
         key = f"{subj}.{relation}"
@@ -325,7 +360,8 @@ class OfflineFactExtractor:
                 "relation": " ".join(relation.split("_")),
                 **({"family": family} if family is not None else {}),
                 **({"multi_valued": True} if multi else {}),
-                **({"correction": True} if correction else {}),
+                **({"correction": True} if correction or previous else {}),
+                **({"previous_value": previous} if previous else {}),
                 "attribute_text": attribute_text(sentence, value),
             },
         )

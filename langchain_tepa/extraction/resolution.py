@@ -279,7 +279,8 @@ def resolve_families(
       family's canonical key (``user.home_city``); when a known key of the same subject
       already names that family (``user.live_in`` stored by an older extractor), that key.
     * A claim with a ``previous`` value (it says which value it replaces) moves onto the known
-      key of the same subject whose current value (``values``) is that value.
+      key of the same subject whose current value (``values``) is that value, or else the one
+      key whose value holds it as whole words ("on the Lebara network" holds "Lebara").
 
     Args:
         keys: The claims' keys.
@@ -326,11 +327,11 @@ def resolve_families(
         old = previous[i] if previous is not None else None
         if old and values:
             wanted = str(old).casefold()
-            hits = [
-                k
-                for k in known_list
-                if _parent(k) == parent and k in values and wanted in _casefolded(values[k])
-            ]
+            same = [k for k in known_list if _parent(k) == parent and k in values]
+            hits = [k for k in same if wanted in _casefolded(values[k])]
+            if not hits:  # "no longer A": a stored value that holds A ("on the A network")
+                inside = re.compile(rf"(?<!\w){re.escape(wanted)}(?!\w)")
+                hits = [k for k in same if any(inside.search(v) for v in _casefolded(values[k]))]
             if len(hits) == 1:
                 target = hits[0]
         last = target.rsplit(".", 1)[-1]
@@ -354,3 +355,79 @@ def is_family_key(key: str, user_subject: str = "user") -> bool:
     from langchain_tepa.extraction.families import FAMILIES
 
     return _is_user_key(key, user_subject) and key.rsplit(".", 1)[-1] in FAMILIES
+
+
+def _kind(value: object) -> str:
+    text = str(value).strip()
+    if any(c.isdigit() for c in text[:3]):
+        return "number"
+    return "name" if text[:1].isupper() else "word"
+
+
+def _family_stems() -> dict[str, set[str]]:
+    from langchain_tepa.extraction.generic import family_stems
+
+    return family_stems()
+
+
+def change_target(
+    key: str,
+    attribute: str | None,
+    value: object,
+    candidates: Mapping[str, Sequence[str]],
+    values: Mapping[str, object],
+) -> str | None:
+    """The known key a changed claim on an unknown key most likely changes, or None.
+
+    For a claim that says a value changed ("now", "switched", an ``UPDATE:`` header) but whose
+    key the namespace does not know, each known key of the same subject (``candidates``: key
+    -> the attribute texts seen for it) is scored: +2 when the new value is a word of the
+    key's family vocabulary (value-type agreement: a shell replacing a shell), +1 for each
+    word stem the claim's attribute text shares with the key's family words and its own
+    attribute texts. The value kinds must agree (a name replacing a name, a number a number)
+    unless the vocabulary decided; multi-valued keys are never candidates. The best key must
+    score at least 1, more than every other candidate and more than the claim's own key.
+
+    Example:
+        >>> change_target("user.keeps_money_at", "user no longer keeps the money at",
+        ...     "Nordea", {"user.bank": ["user's bank is"], "user.gym": ["user trains at"]},
+        ...     {"user.bank": "Bunq", "user.gym": "PureGym"})
+        'user.bank'
+    """
+    from langchain_tepa.extraction.families import FAMILIES, canonical_relation
+    from langchain_tepa.extraction.generic import content_stems
+    from langchain_tepa.extraction.values import vocab_value
+
+    stems = _family_stems()
+    words = content_stems([attribute or "", key.rsplit(".", 1)[-1].replace("_", " ")])
+
+    def score(cand: str, texts: Sequence[str]) -> float:
+        fam = canonical_relation(cand.rsplit(".", 1)[-1])
+        family = FAMILIES.get(fam) if fam else None
+        if family is not None and family.multi_valued:
+            return -1.0
+        s = 0.0
+        vocab_hit = bool(
+            family is not None
+            and family.vocab
+            and vocab_value(str(value), family.name, family.vocab) is not None
+        )
+        if vocab_hit:
+            s += 2.0
+        elif cand in values and _kind(values[cand]) != _kind(value):
+            return -1.0
+        own = set(stems.get(fam or "", set())) | content_stems(
+            [*texts, cand.rsplit(".", 1)[-1].replace("_", " ")]
+        )
+        return s + len(words & own)
+
+    own_fam = canonical_relation(key.rsplit(".", 1)[-1])
+    own_score = len(words & stems.get(own_fam or "", set())) if own_fam else 0
+    ranked = sorted(
+        ((score(c, texts), c) for c, texts in candidates.items() if c != key), reverse=True
+    )
+    if not ranked or ranked[0][0] < 1 or ranked[0][0] <= own_score:
+        return None
+    if len(ranked) > 1 and ranked[1][0] >= ranked[0][0]:
+        return None
+    return ranked[0][1]

@@ -213,6 +213,28 @@ class TrialJudge:
         extra = "supportive success" if supportive else "no supportive success"
         return make("keep", f"kept as hypothesis: {summary}, {extra}")
 
+    def settled(
+        self, candidate: Candidate, results: Sequence[TrialResult], pending: Sequence[TrialKind]
+    ) -> Decision | None:
+        """The decision on ``results`` if no outcome of the ``pending`` trials can change it.
+
+        The decision is monotone in the positive results, so it is settled when it is the same
+        with every pending trial positive and with every one negative, and the results so far
+        give it too. ``None``: run the next trial.
+        """
+        if not results:
+            return None
+
+        def fake(kind: TrialKind, ok: bool) -> TrialResult:
+            return TrialResult(f"pending.{kind.value}", kind, ok)
+
+        best = self.judge(candidate, [*results, *(fake(k, True) for k in pending)])
+        worst = self.judge(candidate, [*results, *(fake(k, False) for k in pending)])
+        if best.action != worst.action:
+            return None
+        now = self.judge(candidate, results)
+        return now if now.action == best.action else None
+
 
 def review_decision(decision: Decision, verdict: str) -> Decision:
     """A pending promotion after a reviewer's ``"approve"``, ``"reject"`` or ``"keep"``."""

@@ -78,6 +78,12 @@ class TrialRunner:
         contenders_only: Test only Hypotheses that could become their key's answer (see
             :func:`~langchain_tepa.graph.trials.select_candidates`): fewer trials, each of
             which can change what the agent is told.
+        sequential: Run each candidate's trials one at a time, those of one execution first
+            (supportive, polluted, then counterfactual with its control run), and stop once
+            no result of the rest can change the judge's decision
+            (:meth:`~langchain_tepa.graph.judge.TrialJudge.settled`): every trial is an
+            execution, and one that cannot change the verdict is not worth its cost. Only the
+            trials run are recorded. Off by default (every trial runs, in parallel).
 
     Example:
         >>> from langchain_tepa import TEPAMemory
@@ -99,6 +105,7 @@ class TrialRunner:
         supersede: bool = True,
         restore: bool = True,
         contenders_only: bool = False,
+        sequential: bool = False,
     ) -> None:
         self.memory = memory
         self.executor = (
@@ -111,6 +118,7 @@ class TrialRunner:
         self.supersede = bool(supersede)
         self.restore = bool(restore)
         self.contenders_only = bool(contenders_only)
+        self.sequential = bool(sequential)
 
     # ------------------------------------------------------------------ steps
     def select(
@@ -239,9 +247,13 @@ class TrialRunner:
         superseded: list[Any] = []
         restored: list[Any] = []
         if decision.action == "promote":
+            before = self._active(cand)
             mem.promote(cand.key, cand.value, reason=decision.reason, namespace=cand.namespace)
             if self.supersede and not mem.policy.is_multi_valued(cand.key):
                 superseded = self._supersede(decision)
+            # under TEPA-Full's trial gate the promotion itself revokes the other Active values
+            now = self._active(cand)
+            superseded += [v for vid, v in before.items() if vid not in now and v not in superseded]
         elif decision.action == "reject":
             mem.revoke(cand.key, cand.value, reason=decision.reason, namespace=cand.namespace)
         if decision.action != "promote" and self.restore:
@@ -249,6 +261,15 @@ class TrialRunner:
         return dataclasses.replace(
             decision, applied=True, superseded=tuple(superseded), restored=tuple(restored)
         )
+
+    def _active(self, cand: Candidate) -> dict[str, Any]:
+        """The Active values of the candidate's key other than it, by value identity."""
+        mine = self._vid(cand.value)
+        return {
+            p.value_id: p.value
+            for p in self.memory.audit(cand.key, namespace=cand.namespace).active
+            if p.value_id != mine
+        }
 
     def _restore(self, decision: Decision) -> list[Any]:
         """Promote the Revoked competitors that succeeded where the candidate failed."""
@@ -317,7 +338,9 @@ class TrialRunner:
         """
         cands = self.select(key=key, namespace=namespace, candidates=candidates)
         trials = self.build(cands)
-        if len(trials) <= 1 or self.executor.max_concurrency == 1:
+        if self.sequential:
+            trials, results = self._run_sequential(cands, trials)
+        elif len(trials) <= 1 or self.executor.max_concurrency == 1:
             results = [self.execute(t) for t in trials]
         else:
             workers = min(self.executor.max_concurrency, len(trials))
@@ -341,11 +364,47 @@ class TrialRunner:
             self.select, key=key, namespace=namespace, candidates=candidates
         )
         trials = await asyncio.to_thread(self.build, cands)
-        results = list(await asyncio.gather(*(self.aexecute(t) for t in trials)))
+        if self.sequential:
+            trials, results = await asyncio.to_thread(self._run_sequential, cands, trials)
+        else:
+            results = list(await asyncio.gather(*(self.aexecute(t) for t in trials)))
         decisions = await asyncio.to_thread(self.decide, cands, trials, results)
         if review is not None:
             decisions = self.review(decisions, review)
         return [await asyncio.to_thread(self.apply, d) for d in decisions]
+
+    def execute_all(
+        self, cands: Sequence[Candidate], trials: Sequence[Trial]
+    ) -> tuple[list[Trial], list[TrialResult]]:
+        """Run the trials of ``cands`` one at a time: the trials run and their results.
+
+        With ``sequential`` each candidate's trials stop once its decision is settled; without,
+        every trial runs. Pass both lists to :meth:`decide`.
+        """
+        if self.sequential:
+            return self._run_sequential(cands, trials)
+        return list(trials), [self.execute(t) for t in trials]
+
+    def _run_sequential(
+        self, cands: Sequence[Candidate], trials: Sequence[Trial]
+    ) -> tuple[list[Trial], list[TrialResult]]:
+        """Each candidate's trials, cheapest first, until its decision is settled."""
+        ran: list[Trial] = []
+        results: list[TrialResult] = []
+        for cand in cands:
+            mine = sorted(
+                (t for t in trials if self._owner(t) == self._owner_of(cand)),
+                key=lambda t: _COST_ORDER[t.kind],
+            )
+            got: list[TrialResult] = []
+            for i, trial in enumerate(mine):
+                got.append(self.execute(trial))
+                ran.append(trial)
+                rest = [t.kind for t in mine[i + 1 :]]
+                if rest and self.judge.settled(cand, got, rest) is not None:
+                    break
+            results.extend(got)
+        return ran, results
 
     # ------------------------------------------------------------------ helpers
     def _vid(self, value: Any) -> str:
@@ -356,6 +415,11 @@ class TrialRunner:
 
     def _owner_of(self, cand: Candidate) -> tuple[str, str, str]:
         return (cand.namespace, cand.key, self._vid(cand.value))
+
+
+_COST_ORDER = {TrialKind.SUPPORTIVE: 0, TrialKind.POLLUTED: 1, TrialKind.COUNTERFACTUAL: 2}
+"""Sequential trials run in this order: one execution each, then two (a counterfactual trial
+runs its control as well)."""
 
 
 def _shown(value: Any) -> str:

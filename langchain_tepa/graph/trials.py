@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from langchain_core.documents import Document
 
+from langchain_tepa.core.changes import ChangePoint
+from langchain_tepa.core.contest import successes
 from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentError
 from langchain_tepa.core.rules import Step
 from langchain_tepa.core.trust import SupportPromotion
@@ -346,7 +348,9 @@ def select_candidates(
             own when the key has no Active value; better than the answer and backed in
             proportion when it has one), and every Hypothesis of a multi-valued key. A value
             the answer outweighs would only be tested to be turned down, and every trial is an
-            execution. Explicit ``candidates`` are always taken.
+            execution. Under ``policy.trial_gate`` also the contested changes it holds: a
+            Hypothesis that a source with change authority, or one that may correct, backs
+            against the answer. Explicit ``candidates`` are always taken.
 
     Returns:
         The candidates, by key and then creation order.
@@ -381,6 +385,8 @@ def _contends(memory: TEPAMemory, p: Precedent, precs: Sequence[Precedent]) -> b
     policy = memory.policy
     if policy.is_multi_valued(p.key):
         return True
+    if policy.trial_gate and _held(policy, p, precs):
+        return True
     rule = SupportPromotion(
         policy.theta_pro,
         policy.n_pro,
@@ -390,6 +396,28 @@ def _contends(memory: TEPAMemory, p: Precedent, precs: Sequence[Precedent]) -> b
     state = KeyState(p.namespace, p.key, {q.value_id: q for q in precs if q.key == p.key})
     step = Step(state, Evidence.observation(p.key, p.value, time=0.0, id="contender"))
     return rule.reason(p, step) is not None
+
+
+def _held(policy: Any, p: Precedent, precs: Sequence[Precedent]) -> bool:
+    """Whether the trial gate holds ``p`` for trials: a contested change or correction.
+
+    Under ``policy.trial_gate`` (:mod:`langchain_tepa.core.contest`) a Hypothesis without a
+    successful outcome of its own, backed now (its current belief) by a source with change
+    authority or one that may correct, in a key where another value has successes (Active or
+    revoked since) waits for its trials: it is tested at its first statement.
+    """
+    if successes(p) > 1e-9 or not any(
+        q.key == p.key and q.value_id != p.value_id and successes(q) > 1e-9 for q in precs
+    ):
+        return False
+    change = ChangePoint(policy.change_sources)
+    trust = policy.trust
+    for label, (support, _) in p.provenance.items():
+        if support <= 1e-9:
+            continue
+        if change.authorised(label) or (trust is not None and trust.entry(label).corrections):
+            return True
+    return False
 
 
 def _explicit_candidates(

@@ -22,7 +22,7 @@ from langchain_core.documents import Document
 
 from langchain_tepa.core.fold import refresh_posterior
 from langchain_tepa.core.policy import LifecyclePolicy
-from langchain_tepa.core.types import Evidence, Precedent
+from langchain_tepa.core.types import Evidence, Lifecycle, Precedent
 
 __all__ = ["copy_value", "detached", "detached_evidence", "precedent_document"]
 
@@ -69,6 +69,14 @@ def detached_evidence(ev: Evidence) -> Evidence:
     return clone
 
 
+def _alternative(r: Precedent) -> dict[str, Any]:
+    """One entry of ``alternatives``: an Active rival, or a challenger a rule holds back."""
+    out = {"value": copy_value(r.value), "validity": round(r.validity, 4)}
+    if r.state is not Lifecycle.ACTIVE:
+        out["state"] = r.state.value  # blocked although better supported: issue 28
+    return out
+
+
 def precedent_document(
     p: Precedent,
     policy: LifecyclePolicy,
@@ -79,8 +87,9 @@ def precedent_document(
 
     Metadata: key, value, state, support, conflict, validity (posterior mean), lower_95,
     namespace, precedent_id, evidence_ids (the last 20), created_at, updated_at, contested
-    (other values of the key are Active too: ``rivals``) with their ``alternatives``
-    (``[{"value", "validity"}]``) and, when ranked, score (cosine similarity).
+    (``rivals``: other values of the key are Active too, or a rule holds back a better supported
+    one) with their ``alternatives`` (``[{"value", "validity"}]``, plus ``"state":
+    "hypothesis"`` for a held-back one) and, when ranked, score (cosine similarity).
     """
     refresh_posterior(p, policy)
     meta: dict[str, Any] = {
@@ -101,9 +110,7 @@ def precedent_document(
     if rivals:
         for r in rivals:
             refresh_posterior(r, policy)
-        meta["alternatives"] = [
-            {"value": copy_value(r.value), "validity": round(r.validity, 4)} for r in rivals
-        ]
+        meta["alternatives"] = [_alternative(r) for r in rivals]
     if score is not None:
         meta["score"] = round(float(score), 6)
     return Document(page_content=p.page_content, metadata=meta, id=p.id)

@@ -168,6 +168,7 @@ resolve_families`): ``user.lives_in`` and ``user.moved_to`` become ``user.home_c
                 strict=True,
             ):
                 mapped[i] = key
+            self._changes(namespace, facts, mapped, set(known), values or {}, resolver)
             resolver.register_attributes(
                 namespace,
                 [(k, a) for k, a in zip(mapped, attributes, strict=True) if isinstance(a, str)],
@@ -187,6 +188,44 @@ resolve_families`): ``user.lives_in`` and ``user.moved_to`` become ``user.home_c
                 )
             out.append(fact)
         return out
+
+    @staticmethod
+    def _changes(
+        namespace: str,
+        facts: list[Fact],
+        mapped: list[str],
+        known: set[str],
+        values: Mapping[str, Any],
+        resolver: Any,
+    ) -> None:
+        """Step 4: a change claim on a key still unknown lands on the known key it changes.
+
+        Only claims that say their value changed ("now", "switched", "UPDATE:") and whose key
+        no step resolved are moved, onto a known key of the same subject chosen by
+        :func:`~langchain_tepa.extraction.resolution.change_target` (``mapped`` is updated).
+        """
+        from langchain_tepa.extraction.resolution import change_target
+
+        groups = resolver._attributes.get(namespace, {})
+        for i, (fact, key) in enumerate(zip(facts, mapped, strict=True)):
+            meta = fact.metadata or {}
+            if key in known or "." not in key or not meta.get("correction"):
+                continue
+            parent = key.rsplit(".", 1)[0]
+            if parent != "user":
+                continue
+            texts: dict[str, list[str]] = {k: [] for k in known if k.rsplit(".", 1)[0] == parent}
+            group = groups.get(parent)
+            if group is not None:
+                for text, owner in group.by_text.items():
+                    if owner in texts:
+                        texts[owner].append(text)
+            attribute = meta.get("attribute_text")
+            target = change_target(
+                key, attribute if isinstance(attribute, str) else None, fact.value, texts, values
+            )
+            if target is not None:
+                mapped[i] = target
 
     def registered(self, namespace: str, keys: Sequence[str]) -> None:
         """Remember keys just stored, so later calls resolve onto them."""

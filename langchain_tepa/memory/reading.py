@@ -28,6 +28,7 @@ from langchain_tepa.memory.documents import copy_value, detached, precedent_docu
 from langchain_tepa.memory.rows import AnswerRow, AnswerTable
 from langchain_tepa.results import KeyAudit
 from langchain_tepa.state import NamespaceState, answers_of
+from langchain_tepa.state.lookalikes import budgets_apply, rank_with_budgets
 from langchain_tepa.validation import validate_k as _validate_k
 from langchain_tepa.validation import validate_text as _validate_text
 
@@ -150,11 +151,86 @@ class ReadingMixin(MemoryCore):
                 candidates = [
                     p for p in candidates if p.key == prefix or p.key.startswith(prefix + ".")
                 ]
-            ranked = self._engine.rank(st, candidates, vector, k, key_prefix=prefix)
+            ranked = self._trusted_rank(st, candidates, vector, k, prefix, point is not None)
             return [
                 precedent_document(p, self.policy, score, rivals_of.get(p.id, []))
                 for p, score in ranked
             ]
+
+    def _trusted_rank(
+        self,
+        st: NamespaceState,
+        candidates: Sequence[Precedent],
+        vector: Sequence[float],
+        k: int,
+        prefix: str | None,
+        past: bool,
+    ) -> list[tuple[Precedent, float]]:
+        """:meth:`MemoryEngine.rank` with the budgets on what a source can create (issue 28)."""
+
+        def rank(cands: Sequence[Precedent], n: int) -> list[tuple[Precedent, float]]:
+            return self._engine.rank(st, cands, vector, n, key_prefix=prefix)
+
+        return rank_with_budgets(st, candidates, k, rank, policy=self.policy, past=past)
+
+    def trust_rank(
+        self, scores: Mapping[str, float], k: int, *, namespace: Namespace | None = None
+    ) -> list[tuple[str, float]] | None:
+        """Scored precedents of a namespace in trust order, for a search ranked elsewhere.
+
+        The budgets on what a source can create, as :meth:`retrieve` applies them (issue 28):
+        precedents of keys created beyond their creator's budget are left out, and a look-alike
+        of a more trusted result (cosine of the memory's vectors) ranks below it. Used by
+        :class:`~langchain_tepa.store.TEPAStore` search, whose scores may come from its own index.
+
+        Args:
+            scores: ``precedent id -> score`` (higher is better) of the candidates.
+            k: How many are wanted.
+            namespace: The namespace (default: the memory's).
+
+        Returns:
+            The first ``k`` ``(id, score)`` in trust order (scores unchanged), or ``None`` when
+            the namespace needs no reordering (one tier of sources and no key over its budget,
+            a policy without ``key_budgets`` or trust, a namespace ranked by its own index).
+        """
+        ns = self._ns(namespace)
+        k = _validate_k(k)
+        self._check_open()
+        policy = self.policy
+        if policy.trust is None or not policy.key_budgets or not scores:
+            return None
+        with self._engine.reading([ns]) as states:
+            st = states[ns]
+            if not budgets_apply(st, policy):
+                return None
+            cands = [p for pid in scores if (p := st.precedent(pid)) is not None]
+            plain: list[tuple[Precedent, float]] = []
+
+            def rank(cs: Sequence[Precedent], n: int) -> list[tuple[Precedent, float]]:
+                out = sorted(((p, scores[p.id]) for p in cs), key=lambda r: -r[1])[:n]
+                if len(cs) == len(cands) and n == k:
+                    plain.extend(out)  # the plain ranking: no reordering was needed
+                return out
+
+            ranked = rank_with_budgets(st, cands, k, rank, policy=policy)
+            if plain and [p.id for p, _ in plain] == [p.id for p, _ in ranked]:
+                return None
+            return [(p.id, s) for p, s in ranked]
+
+    def ranks_by_trust(self, *, namespace: Namespace | None = None) -> bool:
+        """Whether searches of a namespace apply the budgets on what a source can create now.
+
+        True when some key is over its creator's budget or the answers come from several tiers
+        of sources (cached until the namespace changes): only then does :meth:`trust_rank`
+        reorder anything.
+        """
+        ns = self._ns(namespace)
+        self._check_open()
+        policy = self.policy
+        if policy.trust is None or not policy.key_budgets:
+            return False
+        with self._engine.reading([ns]) as states:
+            return budgets_apply(states[ns], policy)
 
     def vectors(
         self, ids: Sequence[str], *, namespace: Namespace | None = None

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from langchain_tepa.core.changes import blocked_challengers
 from langchain_tepa.core.fold import apply_evidence, fold
 from langchain_tepa.core.log import NamespaceSummary, Page, clock_digest
 from langchain_tepa.core.policy import LifecyclePolicy
@@ -45,8 +46,8 @@ def answers_of(
             continue
         if policy.is_multi_valued(ks.key):
             out.extend((p, []) for p in act)
-        else:
-            out.append((act[0], act[1:]))
+        else:  # the other Active values, then what a rule holds back with more support
+            out.append((act[0], act[1:] + blocked_challengers(ks, act[0])))
     return out
 
 
@@ -62,7 +63,9 @@ class Ranking:
     Attributes:
         precedents: The answering precedents (a list that stays the same object while the
             state does not change, so per-list caches stay valid).
-        rivals: ``precedent id -> the key's other Active values`` (contested keys only).
+        rivals: ``precedent id -> the key's other Active values``, then its Hypotheses held
+            back by a rule although better supported than the answer
+            (:func:`~langchain_tepa.core.changes.blocked_challengers`; contested keys only).
     """
 
     precedents: list[Precedent]

@@ -70,7 +70,7 @@ from langchain_tepa.store.planning import (
     read_namespace,
     validate_op,
 )
-from langchain_tepa.store.search import Scope, best, newest
+from langchain_tepa.store.search import Scope, best, newest, trusted_scopes
 from langchain_tepa.store.ttl import STAMP_SIZE, TTL_SPACE, TTLKeeper
 
 __all__ = ["ExecutionMixin"]
@@ -323,7 +323,16 @@ class ExecutionMixin:
         else:
             qvec = vectors[f"\x00query:{search.query}"]
             scores = [self._scores(scope, qvec) for scope in search.scopes]
-            picks = best(search.scopes, scores, op.filter, wanted)
+            # issue 28: budgets on new keys and look-alikes below what they imitate
+            scopes, order = trusted_scopes(
+                self.memory, search.scopes, scores, wanted, complete=bool(op.filter)
+            )
+            picks = best(scopes, order, op.filter, wanted)
+            shown = {id(sc): sv for sc, sv in zip(scopes, scores, strict=True)}
+            picks = [
+                (None if score is None else float(shown[id(sc)][i]), sc, i)
+                for score, sc, i in picks
+            ]
         page = picks[op.offset : wanted]
         if op.refresh_ttl:
             for _, scope, i in page:

@@ -26,14 +26,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from langchain_tepa.memory import AnswerRow, AnswerTable
 from langchain_tepa.store.queries import matches_filter
 
-__all__ = ["Pick", "Scope", "best", "item_view", "newest"]
+if TYPE_CHECKING:
+    from langchain_tepa.memory import TEPAMemory
+
+__all__ = ["Pick", "Scope", "best", "item_view", "newest", "trusted_scopes"]
 
 
 @dataclass(frozen=True)
@@ -136,3 +139,59 @@ def best(
         unscored = scope.live[np.isnan(all_scores[scope.live])]
         rest.extend((None, scope, i) for i in _passing(scope, unscored, flt, m - len(out)))
     return out + _merged(rest, len(scopes), scored=False)[: m - len(out)]
+
+
+def trusted_scopes(
+    memory: TEPAMemory,
+    scopes: Sequence[Scope],
+    scores: Sequence[np.ndarray],
+    m: int,
+    *,
+    complete: bool = False,
+) -> tuple[list[Scope], list[np.ndarray]]:
+    """The scopes and scores a search ranks, with the budgets on what a source can create.
+
+    Per namespace, :meth:`~langchain_tepa.memory.TEPAMemory.trust_rank` gives its first ``m``
+    scored rows in trust order (issue 28: keys created beyond their creator's budget left out, a
+    look-alike of a more trusted item below it); the returned scores keep that order (each row
+    just under the one before it, the rows after the ``m`` under the last), so :func:`best`
+    ranks as the memory's searches do. With ``complete`` (a filtered search, which may read past
+    the first ``m``) every scored row is placed, and the rows left out are dropped. Namespaces
+    that need no reordering keep their scope and scores. Items show their own scores still.
+    """
+    out_scopes: list[Scope] = []
+    out_scores: list[np.ndarray] = []
+    for scope, sc in zip(scopes, scores, strict=True):
+        rows = scope.table.rows
+        cand = scope.live[~np.isnan(sc[scope.live])]
+        ranked = None
+        if len(cand) and memory.ranks_by_trust(namespace=".".join(scope.labels)):
+            ranked = memory.trust_rank(
+                {rows[i].id: float(sc[i]) for i in cand.tolist()},
+                len(cand) if complete else max(1, m),
+                namespace=".".join(scope.labels),
+            )
+        if ranked is None:
+            out_scopes.append(scope)
+            out_scores.append(sc)
+            continue
+        pos = {rows[i].id: i for i in cand.tolist()}
+        eff = sc.copy()
+        placed: set[int] = set()
+        prev = np.inf
+        for pid, _ in ranked:
+            i = pos[pid]
+            prev = min(float(sc[i]), float(np.nextafter(prev, -np.inf)))
+            eff[i] = prev
+            placed.add(i)
+        rest = [i for i in cand.tolist() if i not in placed]
+        if complete:  # left out by the budgets
+            live = np.array([i for i in scope.live.tolist() if i not in set(rest)], dtype=int)
+            scope = Scope(scope.labels, scope.table, live)
+        else:
+            floor = float(np.nextafter(prev, -np.inf))
+            for i in rest:
+                eff[i] = min(float(sc[i]), floor)
+        out_scopes.append(scope)
+        out_scores.append(eff)
+    return out_scopes, out_scores

@@ -6,6 +6,15 @@ baselines' digests did not, and the ``*/paper`` variants reproduce the TEPA pres
 from before. After the merge of issue 15 into the ``rule`` branch only the ``tepa-key`` entries
 were regenerated (``tepa-key``, ``tepa-key/fresh-eager``, and ``tepa-key/paper``, which
 reproduces the ``tepa-key`` digest from before trust); every other digest is main's.
+Regenerated for issue 28 (change without freezing: ``SourceRevision`` and ``ChangePoint`` of
+``core/changes.py``, the default's only): ``tepa-key``, ``default`` and ``tepa-key/fresh-eager``
+changed (1,412, 1,412 and 1,388 of the 2,000 sequences: their observations come from the
+application, a source with change authority whose newest statement now withdraws its earlier
+ones); every other digest is unchanged, and the new entry ``tepa-key/no-change`` (the default with
+both rules off) was checked equal to ``tepa-key``'s digests from before.
+Regenerated for issue 28's trial gate (``core/contest.py``, TEPA-Full's ``trial_gate``): only
+``tepa-full`` changed (1,032 of the 2,000 sequences); the new entry ``tepa-full/no-gate`` (the
+gate off) was checked equal to ``tepa-full``'s digests from before.
 When the default became the key test (issue 14) no digest changed: the ``tepa-rev/*`` variants,
 written ``LifecyclePolicy(...)`` before, are built on ``LifecyclePolicy.preset("tepa-rev")``, and
 the new entry ``default`` (``LifecyclePolicy()``) was checked equal to ``tepa-key``'s digests
@@ -90,6 +99,11 @@ POLICIES: dict[str, LifecyclePolicy] = {
     "tepa-key/paper": LifecyclePolicy.preset("tepa-key", trust=None),
     "tepa-rev/net": _rev(answer_by="net_support"),
     "default": LifecyclePolicy(),  # since issue 14 the key test: tepa-key's digests
+    # issue 28: the default without the change rules reproduces tepa-key's digests from before
+    "tepa-key/no-change": LifecyclePolicy(revise_own=False, change_sources=()),
+    # issue 28, trials where they pay: TEPA-Full without its gate reproduces tepa-full's
+    # digests from before
+    "tepa-full/no-gate": LifecyclePolicy.preset("tepa-full", trial_gate=False),
     "tepa-rev/strict-trust": _rev(
         trust=TrustPolicy(repeat_decay=1.0, window_s=3.0), displace_ratio=1.0
     ),

@@ -5,6 +5,8 @@ objects (``langchain_tepa.core.rules``); any change of a state, a count, a poste
 or a reason string shows here. See ``fold_golden.py`` to regenerate after an intended change.
 Regenerated for issue 15 (trust): the baselines' digests are unchanged, the TEPA presets'
 changed, and the ``*/paper`` variants equal the TEPA presets' digests from before it.
+Regenerated for issue 28: only the default's entries changed (``tepa-key``, ``default``,
+``tepa-key/fresh-eager``); ``tepa-key/no-change`` keeps the default's digests from before.
 """
 
 from __future__ import annotations

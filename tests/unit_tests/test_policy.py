@@ -40,6 +40,10 @@ def test_tepa_rev_keeps_the_papers_rules() -> None:
         "revoke_recent": (False, True),
         "revoke_keyed": (True, False),
         "revive_fresh": (False, True),
+        # issue 28: the change rules are the default's only (core/changes.py)
+        "revise_own": (True, False),
+        "change_sources": (("user.*", "app", "offline-extractor"), ()),
+        "key_budgets": (True, False),
     }
 
 

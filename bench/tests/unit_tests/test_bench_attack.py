@@ -90,3 +90,31 @@ def test_registered_and_runs_through_the_cli(tmp_path: Path) -> None:
         A._scenario(
             type("O", (), {"methods": None, "seeds": 1, "quick": True, "overrides": {"x": 1}})()
         )
+
+
+# ---------------------------------------------------------------------- issue 28
+@pytest.mark.parametrize("mode", ["flood-bot", "flood-agent", "flood-tool"])
+def test_a_look_alike_key_flood_buries_the_fact_only_without_budgets(mode: str) -> None:
+    from tepa_bench.attack import AttackConfig, run_cell
+
+    config = AttackConfig(reads=5, change_budget=5)
+    kept = run_cell("tepa-key", 40, mode, executor=False, seed=0, config=config)
+    buried = run_cell("tepa-rev", 40, mode, executor=False, seed=0, config=config)
+    assert kept["poisoned"] == 0.0
+    assert buried["poisoned"] >= 0.6
+
+
+def test_the_frontier_is_the_pareto_set_per_arm() -> None:
+    from tepa_bench.attack_frontier import frontier, pareto
+
+    assert pareto({"fast": (1, 0.5), "safe": (9, 0.0), "both": (2, 0.0), "bad": (9, 0.5)}) == [
+        "fast",
+        "both",
+    ]
+    cells = [
+        {"policy": p, "executor": e, "change_cost": c, "poisoned": x}
+        for p, c, x in (("lww", 1, 0.6), ("tepa-key", 2, 0.0), ("tepa-rev", 30, 0.0))
+        for e in (True, False)
+    ]
+    result = {"config": {"policies": ["lww", "tepa-key", "tepa-rev"]}, "cells": cells}
+    assert frontier(result)["no-executor"]["frontier"] == ["lww", "tepa-key"]

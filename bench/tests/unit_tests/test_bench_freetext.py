@@ -64,6 +64,16 @@ def test_dev_and_test_share_no_template_value_query_or_relation() -> None:
         assert not dev[part] & test[part], part
 
 
+def test_dev3_shares_no_value_query_or_relation_with_the_other_development_splits() -> None:
+    dev3 = D.template_sets("dev3")
+    for other in ("dev", "dev2"):
+        known = D.template_sets(other)
+        for part in ("values", "queries", "relations"):
+            assert not dev3[part] & known[part], (other, part)
+        # only the plainest frame ("User lives in {v}.") may coincide with another split's
+        assert len(dev3["templates"] & known["templates"]) <= 12, other
+
+
 def test_rendered_test_texts_never_appear_in_dev() -> None:
     dev = {m.text for s in D.generate_scenarios("dev", 500) for m in s.memories}
     test = {m.text for s in D.generate_scenarios("test", 500) for m in s.memories}

@@ -200,3 +200,32 @@ def test_a_method_run_alone_merges_exactly_into_a_full_run() -> None:
 def test_grid_methods_option_is_checked() -> None:
     assert cli.main(["grid", "--methods", "tepa-nothing"]) == 2
     assert cli.main(["grid", "--merge", "/nonexistent/grid.json", "--methods", "tepa-key"]) == 2
+
+
+def test_tepa_enters_every_cell_with_the_one_preset_chosen_on_tuning() -> None:
+    """Issue 28: no per-cell pick of the best TEPA preset on the evaluation seeds."""
+    seeds = range(8)
+    runs = {
+        "tepa-rev": [_outcome("tepa-rev", s, 0.3) for s in seeds],
+        "tepa-key": [_outcome("tepa-key", s, 0.9) for s in seeds],
+        "reactive": [_outcome("reactive", s, 0.5 + 0.01 * s) for s in seeds],
+        "lww": [_outcome("lww", s, 0.2) for s in seeds],
+    }
+    choice = {"tepa": "tepa-rev", "baseline": "lww", "tuning_success": {}}
+    cell = G.summarise_cell(runs, choice=choice)
+    assert cell["comparison"]["tepa"] == "tepa-rev"  # chosen on tuning, though it loses here
+    assert cell["comparison"]["verdict"] == "loses"
+    assert cell["comparison_chosen"]["baseline"] == "lww"
+    assert cell["comparison_chosen"]["verdict"] == "better"
+
+
+def test_better_and_loses_use_the_same_paired_test() -> None:
+    seeds = range(8)
+    noisy = G.summarise_cell(  # below on average, but not by the paired test: within
+        {
+            "tepa-rev": [_outcome("tepa-rev", s, 0.5 + (0.3 if s % 2 else -0.3)) for s in seeds],
+            "reactive": [_outcome("reactive", s, 0.6) for s in seeds],
+        }
+    )["comparison"]
+    assert noisy["diff"] < 0 and noisy["p_value"] >= 0.01
+    assert noisy["verdict"] == "within"

@@ -30,7 +30,11 @@ COMPARISON_KEYS = {"a", "b", "phase", "diff", "p_value"}
 
 def check_contract(result: dict[str, Any]) -> None:
     """The exact shape other tools read."""
-    assert set(result) == {"scenario", "seeds", "config", "methods", "comparisons"}
+    required = {"scenario", "seeds", "config", "methods", "comparisons"}
+    assert required <= set(result) <= required | {"regret", "regret_verdicts"}  # issue 28
+    if "regret" in result:
+        assert set(result["regret"]) == {"declared_cost", "why", "costs", "methods"}
+        assert set(result["regret"]["methods"]) == set(result["methods"])
     assert isinstance(result["scenario"], str)
     assert isinstance(result["seeds"], int)
     assert isinstance(result["config"], dict)

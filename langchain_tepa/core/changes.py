@@ -1,0 +1,251 @@
+"""Change without freezing: a source's newest say is its belief; a restated change is a change.
+
+Two record rules of the default policy (``tepa-key``), applied after the counts
+(:mod:`langchain_tepa.core.rules`), and what reads call a contest:
+
+* :class:`SourceRevision` (``policy.revise_own``): a source's newest statement about a
+  single-valued key is its current belief. When a source states a value, the support it gave
+  the key's other values is withdrawn and its statement adds no conflict to them: it changed its
+  mind, it did not gain a second voice. Each source therefore backs at most one value of a key.
+* :class:`ChangePoint` (``policy.change_sources``, ``policy.change_statements``): a statement
+  from a source with change authority (the user, the application, the user's own text) that
+  contradicts the believed value is change evidence. Once such sources have stated the new value
+  ``change_statements`` times (2) with no success of the believed value, and no support for it
+  from a source with change authority, in between, the evidence before that point stops voting:
+  the new value is Active and the old one is revoked, however many successes it earned before.
+  One statement is not enough (a slip, a misheard word); a success of the old value, or the
+  user saying it again, restarts the count.
+* :func:`blocked_challengers`: the values a rule holds back (a veto, proportionate
+  displacement, a trial still to run) although they hold more support than the value served:
+  reads mark such a key ``contested``.
+
+Example:
+    >>> from langchain_tepa.core.fold import fold
+    >>> from langchain_tepa.core.policy import LifecyclePolicy
+    >>> from langchain_tepa.core.types import Evidence
+    >>> evs = [Evidence.observation("user.city", "Lisbon", time=1, id="e1", source="user")]
+    >>> evs += [Evidence.outcome_of("user.city", "Lisbon", True, time=t, id=f"e{t}")
+    ...         for t in range(2, 6)]
+    >>> evs += [Evidence.observation("user.city", "Oslo", time=t, id=f"e{t}", source="user")
+    ...         for t in (6, 7)]
+    >>> [p.value for p in fold(evs[:-1], LifecyclePolicy()).active()]
+    ['Lisbon']
+    >>> [p.value for p in fold(evs, LifecyclePolicy()).active()]
+    ['Oslo']
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from langchain_tepa.core.trust import SourceTrust
+from langchain_tepa.core.types import KeyState, Lifecycle, Precedent
+
+if TYPE_CHECKING:
+    from langchain_tepa.core.contest import TrialGate
+    from langchain_tepa.core.step import Step, Veto
+
+__all__ = [
+    "CHANGE_SOURCES",
+    "ChangePoint",
+    "SourceRevision",
+    "blocked_challengers",
+]
+
+CHANGE_SOURCES: tuple[str, ...] = ("user.*", "app", "offline-extractor")
+"""Sources whose plain restatement is change evidence by default: the person the memory is about,
+the application's own code, and the facts read in the user's own text. Not ``langgraph-store``
+(LangMem's and LangGraph's writers are LLMs that also read untrusted content), ``agent``,
+``tool.*``, undeclared sources, ``llm.*`` or ``web.*``."""
+
+_EPS = 1e-9
+
+
+def _shown(value: Any) -> str:
+    from langchain_tepa.core.values import canonical_json
+
+    return repr(value) if isinstance(value, str) else canonical_json(value)
+
+
+@dataclass(frozen=True)
+class SourceRevision:
+    """A source's newest statement about a single-valued key is its current belief.
+
+    When the record is an assertion, every other live value its source supported loses that
+    support, and the record's conflict against that value is not counted (the source withdraws
+    its word instead of contradicting itself). Integer ``support`` and ``conflict`` still count
+    records (the audit's record counts); the weighted counts, which the posterior uses, move.
+    Support from other sources and from outcomes is untouched.
+
+    Example:
+        >>> SourceRevision().track_conflict
+        True
+    """
+
+    track_conflict: bool = True
+
+    def apply(self, step: Step) -> None:
+        """Withdraw the record's source's support from the key's other values."""
+        if step.is_outcome or not step.supports or not step.single:
+            return
+        label, w = step.label, step.weight
+        for q in step.others:
+            prov = q.provenance.get(label)
+            if prov is None or prov[0] <= _EPS:
+                continue
+            q.weighted_support = max(0.0, q.weighted_support - prov[0])
+            prov[0] = 0.0
+            if self.track_conflict:  # the counts rule added `w` of conflict from this record
+                q.weighted_conflict = max(0.0, q.weighted_conflict - w)
+                prov[1] = max(0.0, prov[1] - w)
+            if prov[1] <= _EPS:
+                del q.provenance[label]
+
+
+@functools.lru_cache(maxsize=64)
+def _matchers(patterns: tuple[str, ...]) -> tuple[SourceTrust, ...]:
+    return tuple(SourceTrust(p) for p in patterns)
+
+
+@dataclass(frozen=True)
+class ChangePoint:
+    """A trusted source's restated change: the evidence before it stops voting.
+
+    Every assertion updates its source's current belief about the key (kept in the key's trust
+    ledger: value, time of the first statement counted, statements counted). Support for another
+    value from a source with change authority, or a successful outcome of another value,
+    restarts the count (the old value was confirmed after the change was stated). When sources
+    matching ``sources`` hold the record's value as their belief and have stated it
+    ``statements`` times together since, and the value is not vetoed (its last outcome did not
+    fail, under the default), the key's Active values are revoked and the record's value is
+    Active. A correction (handled by :class:`~langchain_tepa.core.trust.Correction`) needs no
+    restatement.
+
+    Attributes:
+        sources: Patterns (as in the trust table) of the sources with change authority.
+        statements: Statements of the new value that make a change (2: one can be a slip).
+        vetoes: The policy's vetoes (a vetoed value is not adopted by a change).
+        gate: The policy's trial gate (``trial_gate`` with the change rules on; ``tepa-full``
+            has the gate without them): a change it holds (a value without a success against
+            one with successes) waits for its trials (:mod:`langchain_tepa.core.contest`).
+
+    Example:
+        >>> rule = ChangePoint()
+        >>> rule.authorised("user"), rule.authorised("user.web_form"), rule.authorised("agent")
+        (True, True, False)
+    """
+
+    sources: tuple[str, ...] = CHANGE_SOURCES
+    statements: int = 2
+    vetoes: tuple[Veto, ...] = ()
+    gate: TrialGate | None = None
+
+    def authorised(self, source: str) -> bool:
+        """Whether ``source`` (a provenance label: ``"app"`` for no source) has change authority."""
+        return any(m.matches(source) for m in _matchers(self.sources))
+
+    def apply(self, step: Step) -> None:
+        """Track the source's belief; adopt a change once it is restated."""
+        ledger = step.state.ledger
+        target = step.target
+        if not step.supports or ledger is None or target is None:
+            return
+        name, vid, now = step.label, target.value_id, step.ev.time
+        if step.is_outcome or self.authorised(name):
+            # a success, or support with change authority: the other values' changes restart
+            for src, (v, first, n) in list(ledger.beliefs.items()):
+                if v != vid and n:
+                    ledger.beliefs[src] = (v, first, 0)
+        if step.is_outcome:
+            return
+        held = ledger.beliefs.get(name)
+        if held is not None and held[0] == vid and held[2]:
+            ledger.beliefs[name] = (vid, held[1], held[2] + 1)
+        else:
+            ledger.beliefs[name] = (vid, now, 1)
+        if not step.single or step.correction or not self.authorised(name):
+            return
+        if any(v.blocks(target) for v in self.vetoes):
+            return
+        if self.gate is not None and self.gate.holds(step):
+            return
+        runs = [
+            (src, first, n)
+            for src, (v, first, n) in ledger.beliefs.items()
+            if v == vid and self.authorised(src)
+        ]
+        said = sum(n for _, _, n in runs)
+        if said < self.statements:
+            return
+        stale = [
+            q
+            for q in step.state.precedents.values()
+            if q is not target and q.state is Lifecycle.ACTIVE
+        ]
+        if not stale:
+            return
+        who = ", ".join(sorted(src for src, _, _ in runs))
+        shown = _shown(target.value)
+        for q in stale:
+            step.touch(q)
+            step.move(
+                q,
+                Lifecycle.REVOKED,
+                f"revoked: changed by {who} to {shown}: stated {said} times, no success or "
+                "trusted support of this value in between (change point)",
+            )
+        if target.state is not Lifecycle.ACTIVE:
+            step.move(
+                target,
+                Lifecycle.ACTIVE,
+                f"promoted: change stated {said} times by {who} (change point)",
+            )
+
+
+def blocked_challengers(state: KeyState, served: Precedent) -> list[Precedent]:
+    """The Hypotheses of a single-valued key held back although better supported than ``served``.
+
+    A Hypothesis whose validity or weighted support exceeds the served value's is one a rule
+    blocks (a veto, proportionate displacement, a trial to run): reads mark the key
+    ``contested`` and list it among the alternatives.
+
+    Example:
+        >>> ks = KeyState("default", "k")
+        >>> ks.precedents["a"] = Precedent("default", "k", "a", "a", "pa", Lifecycle.ACTIVE,
+        ...                                validity=0.6, weighted_support=1.0)
+        >>> ks.precedents["b"] = Precedent("default", "k", "b", "b", "pb", validity=0.7,
+        ...                                weighted_support=1.5)
+        >>> [p.value for p in blocked_challengers(ks, ks.precedents["a"])]
+        ['b']
+    """
+    return [
+        q
+        for q in state.precedents.values()
+        if q.state is Lifecycle.HYPOTHESIS
+        and q is not served
+        and (
+            q.validity > served.validity + _EPS
+            or q.weighted_support > served.weighted_support + _EPS
+        )
+    ]
+
+
+def change_rules(
+    *,
+    track_conflict: bool,
+    revise_own: bool,
+    sources: Sequence[str],
+    statements: int,
+    vetoes: Sequence[Veto],
+    gate: TrialGate | None = None,
+) -> list[SourceRevision | ChangePoint]:
+    """The record rules of a policy's change switches, in the order they apply."""
+    out: list[SourceRevision | ChangePoint] = []
+    if revise_own:
+        out.append(SourceRevision(track_conflict))
+    if sources:
+        out.append(ChangePoint(tuple(sources), statements, tuple(vetoes), gate))
+    return out

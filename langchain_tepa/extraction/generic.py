@@ -1,0 +1,408 @@
+"""The family of a claim no shape knows, from the words around its value.
+
+A sentence about the user whose verb no family lists ("User keeps the money at Nordea", "I
+ported the app to ClickHouse", "User made the move to Antwerp") still says which attribute it is
+about through its other words: *money* is banking, *app* and *data* are a database or a cloud,
+*move* is where one lives. :func:`infer_family` reads them: the value's own head noun first
+("the Rose Pine theme", "a Polar watch"), then the *cue words* of the predicate (the sentence
+without its value), each voting for the families whose labels or cues hold its stem. The winner
+must be unique and its value must fit it (a name for a name family; for a family with a closed
+vocabulary, either a word of it or a short name when a cue names the family outright).
+
+The cues are words of an attribute's meaning, not sentence shapes: any verb that comes with
+*money* votes for the bank. What no cue decides is left to key resolution
+(:mod:`langchain_tepa.extraction.resolution`), which compares the claim's attribute text with
+the namespace's known ones.
+
+Example:
+    >>> infer_family(["keeps", "the", "money", "at"], "Nordea")
+    ('bank', 'Nordea')
+    >>> infer_family(["keeps", "the", "editor", "on"], "the Rose Pine theme")
+    ('editor_theme', 'Rose Pine')
+    >>> infer_family(["asked", "for", "gift", "ideas", "for"], "a colleague") is None
+    True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from langchain_tepa.extraction.families import FAMILIES, Family, family_of_label
+from langchain_tepa.extraction.values import vocab_value
+
+__all__ = [
+    "CUES",
+    "EVENT_VERBS",
+    "content_stems",
+    "family_stems",
+    "infer_family",
+    "stem",
+    "user_predicate",
+]
+
+#: Words of each attribute's meaning beyond its labels (stems are compared).
+CUES: dict[str, tuple[str, ...]] = {
+    "home_city": ("move", "relocate", "reside", "resident", "settle", "emigrate", "city", "town"),
+    "neighbourhood": ("neighbourhood", "neighborhood", "area", "district", "place", "flat"),
+    "employer": ("hire", "employ", "employed", "staff", "payroll", "salary", "job", "company"),
+    "manager": ("report", "supervise", "supervisor", "boss", "manage", "line"),
+    "occupation": ("profession", "promote", "promoted", "retrain", "career", "role", "position"),
+    "team": ("team", "squad", "department", "reorg"),
+    "diet": ("diet", "eat", "eating", "dietary", "meal", "vegetarian", "vegan"),
+    "partner": ("date", "dating", "relationship", "together", "seeing", "girlfriend", "boyfriend"),
+    "phone": ("phone", "handset", "smartphone", "cellphone"),
+    "email_client": ("email", "mail", "inbox", "e-mail"),
+    "car": ("car", "drive", "driving", "vehicle", "delivery", "dealership", "lease"),
+    "editor_theme": ("theme", "scheme", "colour scheme", "dark", "light"),
+    "editor": ("code", "coding", "ide", "editor", "develop", "development"),
+    "programming_language": ("programming", "language", "coding", "program"),
+    "shell": ("shell", "terminal", "prompt"),
+    "reply_language": ("reply", "replies", "response", "answer", "respond"),
+    "timezone": ("timezone", "clock", "calendar", "hours"),
+    "gym": ("gym", "workout", "work out", "exercise", "fitness", "train", "member", "membership"),
+    "bank": ("bank", "money", "account", "savings", "salary", "deposit"),
+    "browser": ("browser", "browse", "browsing", "surf", "web", "internet"),
+    "operating_system": ("operating", "os", "install", "reinstall", "wipe", "distro", "format"),
+    "school": ("study", "student", "enrol", "enroll", "degree", "accepted", "admit", "campus"),
+    "commute": ("commute", "commuting", "travel", "ride", "office"),
+    "airline": ("fly", "flight", "flyer", "airline", "mile", "frequent"),
+    "mobile_carrier": ("network", "carrier", "sim", "port", "number", "plan", "mobile"),
+    "music_app": ("music", "stream", "streaming", "listen", "playlist", "song"),
+    "laptop": ("laptop", "notebook", "computer", "machine"),
+    "doctor": ("doctor", "gp", "patient", "physician", "clinic", "register"),
+    "name": ("call", "called", "name", "nickname", "address"),
+    "wake_time": ("wake", "alarm", "get up", "rise", "morning"),
+    "coffee": ("coffee", "espresso", "latte", "cafe", "barista"),
+    "cloud_provider": ("cloud", "deploy", "host", "hosting", "infra", "infrastructure", "server"),
+    "database": ("database", "db", "data", "store", "storage", "query", "app"),
+    "keyboard_layout": ("keyboard", "layout", "type", "typing", "key", "finger"),
+    "health_insurer": ("insurance", "insure", "insurer", "health", "cover", "policy"),
+    "notes_app": ("note", "notes", "notebook", "journal"),
+    "password_manager": ("password", "vault", "login", "credential"),
+    "hair_colour": ("hair", "dye", "colour", "color", "coloured", "colored", "hairdresser"),
+    "watch": ("watch", "wrist", "wear"),
+    "mentor": ("mentor", "coach", "mentoring", "coaching", "mentee"),
+    "project": ("project", "staff", "assign", "sprint", "work on"),
+    "landlord": ("landlord", "rent", "lease", "tenant", "flat", "letting"),
+    "football_team": ("football", "soccer", "fan", "support", "supporter", "club", "follow"),
+    "cuisine": ("food", "cuisine", "cooking", "cook", "dish", "restaurant"),
+    "favourite_colour": ("colour", "color", "shade"),
+    "sport": ("sport", "play", "athlete", "match", "league"),
+}
+
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "es", "ed", "s", "e")
+_WORD = re.compile(r"[a-z][a-z-]*")
+_STOP = frozenset(
+    {
+        "the",
+        "a",
+        "an",
+        "to",
+        "at",
+        "in",
+        "on",
+        "of",
+        "for",
+        "with",
+        "by",
+        "from",
+        "over",
+        "into",
+        "as",
+        "and",
+        "my",
+        "our",
+        "their",
+        "his",
+        "her",
+        "user",
+        "is",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "be",
+        "been",
+        "now",
+        "new",
+        "got",
+        "get",
+        "just",
+        "also",
+        "this",
+        "that",
+        "it",
+        "them",
+        "me",
+        "you",
+        "up",
+        "out",
+        "went",
+        "made",
+        "make",
+        "set",
+        "put",
+        "took",
+        "take",
+        "everything",
+        "all",
+        "ago",
+        "week",
+        "weeks",
+        "month",
+        "year",
+        "recently",
+        "couple",
+    }
+)
+
+
+def stem(word: str) -> str:
+    """A crude stem: lower case, one common suffix off (``moving`` -> ``mov``).
+
+    Example:
+        >>> stem("Moving"), stem("moved"), stem("move")
+        ('mov', 'mov', 'mov')
+    """
+    w = word.casefold()
+    for suffix in _SUFFIXES:
+        if len(w) - len(suffix) >= 3 and w.endswith(suffix):
+            return w[: -len(suffix)]
+    return w
+
+
+def _build() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    strong: dict[str, set[str]] = {}
+    weak: dict[str, set[str]] = {}
+    for name, fam in FAMILIES.items():
+        for label in (name.replace("_", " "), *fam.labels):
+            for w in _WORD.findall(label.casefold()):
+                if w not in _STOP and len(w) > 2:
+                    strong.setdefault(stem(w), set()).add(name)
+    for name, cues in CUES.items():
+        for cue in cues:
+            for w in _WORD.findall(cue):
+                if w not in _STOP:
+                    weak.setdefault(stem(w), set()).add(name)
+    return strong, weak
+
+
+_STRONG, _WEAK = _build()
+
+
+def family_stems() -> dict[str, set[str]]:
+    """Family name -> the stems of its labels and cue words.
+
+    Example:
+        >>> "money" in family_stems()["bank"]
+        True
+    """
+    out: dict[str, set[str]] = {}
+    for table in (_STRONG, _WEAK):
+        for s, names in table.items():
+            for name in names:
+                out.setdefault(name, set()).add(s)
+    return out
+
+
+def content_stems(texts: Sequence[str]) -> set[str]:
+    """The stems of the content words of ``texts`` (stop words and short words left out).
+
+    Example:
+        >>> sorted(content_stems(["user keeps the money at"]))
+        ['keep', 'money']
+    """
+    return {
+        stem(w)
+        for text in texts
+        for w in _WORD.findall(text.casefold())
+        if w not in _STOP and len(w) > 2
+    }
+
+
+_WHEN = re.compile(
+    r"^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|"
+    r"may|june|july|august|september|october|november|december|today|tomorrow|yesterday|"
+    r"tonight|morning|afternoon|evening|noon|midnight|weekend)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _fits(family: Family, value: str, named: bool) -> str | None:
+    """``value`` read as a value of ``family``, or None (a day or month is no value)."""
+    value = re.sub(r"^(?:the|a|an)\s+", "", value.strip(), flags=re.IGNORECASE).strip(" .,!")
+    if not value or len(value.split()) > 4 or family.multi_valued or _WHEN.match(value):
+        return None
+    if family.vocab:
+        known = vocab_value(value, family.name, family.vocab)
+        if known is not None:
+            return known
+        # an unknown word of a closed vocabulary: only where a label names the family outright
+        return value if named and len(value.split()) <= 3 else None
+    if family.kind == "name" and not (value[:1].isupper() or value[:1].isdigit()):
+        return None
+    if family.kind == "number" and not any(c.isdigit() for c in value):
+        return None
+    return value
+
+
+def _value_tail(value: str) -> tuple[Family, str] | None:
+    """A value that ends with a family's noun: "the Rose Pine theme", "a Polar watch"."""
+    words = value.strip(" .,!").split()
+    for n in (2, 1):
+        if len(words) > n and all(w.islower() for w in words[-n:]):
+            family = family_of_label(" ".join(words[-n:]))
+            rest = " ".join(words[:-n])
+            rest = re.sub(r"^(?:the|a|an)\s+", "", rest, flags=re.IGNORECASE)
+            if family is not None and rest and not family.multi_valued:
+                return family, rest
+    return None
+
+
+def infer_family(predicate: Sequence[str], value: str) -> tuple[str, str] | None:
+    """The family and value of a user's claim that no shape named, or None.
+
+    Args:
+        predicate: The words of the sentence around the value (its verb phrase), in order.
+        value: The value as read ("the Rose Pine theme", "Nordea").
+
+    Returns:
+        ``(family name, value)`` when one family wins and the value fits it.
+    """
+    tail = _value_tail(value)
+    if tail is not None:
+        read = _fits(tail[0], tail[1], named=True)
+        if read is not None:
+            return tail[0].name, read
+    votes: dict[str, float] = {}
+    for word in predicate:
+        for w in _WORD.findall(word.casefold()):
+            if w in _STOP:
+                continue
+            s = stem(w)
+            strong = _STRONG.get(s, set())
+            for fam in strong:
+                votes[fam] = votes.get(fam, 0.0) + 2.0 / len(strong)
+            weak = _WEAK.get(s, set()) - strong
+            for fam in weak:
+                votes[fam] = votes.get(fam, 0.0) + 1.0 / len(weak)
+    if not votes:
+        return None
+    ranked = sorted(votes.items(), key=lambda kv: -kv[1])
+    best, score = ranked[0]
+    if (len(ranked) > 1 and ranked[1][1] >= score) or score < 1.0:
+        return None
+    # a closed vocabulary takes an unknown word only where the value names the family itself
+    # ("the murex shell", above): "I drink tea" names a drink, not a coffee order
+    read = _fits(FAMILIES[best], value, named=False)
+    return (best, read) if read is not None else None
+
+
+_USER_SUBJECT = re.compile(r"^(?:I|we|(?:the\s+)?user)\s+(?P<pred>\S.*)$", re.IGNORECASE)
+_NOT_NOW = re.compile(
+    r"^(?:(?:may|might|could|would|should|will|shall|must|can|wants?\s+to|plans?\s+to|"
+    r"hopes?\s+to|intends?\s+to|is\s+(?:going|planning|hoping|thinking|considering|about)|"
+    r"considers?|wonders?|used\s+to|was|were|had)\b|.*\b(?:if|unless|whether|maybe|perhaps)\b)",
+    re.IGNORECASE,
+)
+#: Verbs that report a moment of the conversation, not an attribute ("asked about X").
+EVENT_VERBS = frozenset(
+    {
+        "asked",
+        "asks",
+        "told",
+        "tells",
+        "said",
+        "says",
+        "thanked",
+        "thanks",
+        "talked",
+        "discussed",
+        "mentioned",
+        "requested",
+        "requests",
+        "shared",
+        "wondered",
+        "complained",
+        "reported",
+        "found",
+        "needs",
+        "needed",
+        "forgot",
+        "tried",
+        "is reading",
+        "reading",
+        "watched",
+        "had",
+    }
+)
+_ADDITIVE = re.compile(
+    r"\b(?:also|too|as\s+well|another|additionally|additional|second|other|besides)\b",
+    re.IGNORECASE,
+)
+_AUXILIARIES = frozenset(
+    {"is", "are", "am", "was", "were", "has", "have", "had", "been", "be", "the", "a", "an", "just"}
+)
+_BREAKS = frozenset(
+    {"to", "at", "in", "on", "with", "by", "for", "from", "into", "a", "an", "the", "as", "of"}
+)
+
+
+def user_predicate(text: str) -> tuple[str, str, bool, bool] | None:
+    """The relation and value of "<the user> <any verb phrase> <value>", or None.
+
+    The value is the object phrase: from the first capitalised word or number after the verb,
+    else what follows the last preposition or article, else the last word of a short
+    predicate ("has gone low-carb"). The rest of the predicate is read by
+    :func:`infer_family`; when no family wins, the relation is the predicate's own words
+    (``signed_up_at``), for key resolution to place.
+
+    Returns:
+        ``(relation, value, whether the relation is a family, whether the sentence adds a
+        value)`` or None (no object, a plan or a wish, a moment of the conversation). A
+        sentence that adds ("also", "too", "as well", "another") names one value of several.
+
+    Example:
+        >>> user_predicate("user wears a Polar watch")
+        ('watch', 'Polar', True, False)
+        >>> user_predicate("the user signed up at BeFit")
+        ('signed_up_at', 'BeFit', False, False)
+        >>> user_predicate("User is also learning Arabic")
+        ('learning', 'Arabic', False, True)
+        >>> user_predicate("The user asked about the weather") is None
+        True
+    """
+    m = _USER_SUBJECT.match(text.strip().rstrip(".!"))
+    if m is None:
+        return None
+    pred = m.group("pred")
+    additive = _ADDITIVE.search(pred) is not None
+    if additive:
+        pred = " ".join(_ADDITIVE.sub(" ", pred).split())
+    words = pred.split()
+    if len(words) < 2 or len(words) > 14 or _NOT_NOW.match(pred):
+        return None  # a plan, a wish, a past state: nothing that holds now
+    if words[0].casefold() in EVENT_VERBS:
+        return None
+    cut = next((i for i, w in enumerate(words[1:], 1) if w[:1].isupper() or w[:1].isdigit()), None)
+    if cut is None:
+        marks = [i for i, w in enumerate(words) if w.casefold() in _BREAKS]
+        if marks and marks[-1] + 1 < len(words):
+            cut = marks[-1] + 1
+        elif not marks and len(words) <= 3:
+            cut = len(words) - 1
+        else:
+            return None
+    value = " ".join(words[cut:]).strip(" ,;")
+    inferred = infer_family(words[:cut], value)
+    if inferred is not None:
+        return inferred[0], inferred[1], True, additive
+    kept = [w.casefold() for w in words[:cut] if w.casefold() not in _AUXILIARIES and w.isalpha()]
+    relation = "_".join(kept)[:60]
+    value = re.sub(r"^(?:the|a|an)\s+", "", value, flags=re.IGNORECASE)
+    if not relation or not value or len(value.split()) > 5:
+        return None
+    return relation, value, False, additive

@@ -1,0 +1,271 @@
+"""Issue 28, trials where they pay: TEPA-Full's trial gate (core/contest.py).
+
+With an executor, the contested cases wait for trials instead of the rules: (a) a plain change
+against a value with successes, (b) a correction against one, are not adopted by the rules;
+(c) a passing trial adopts the change at its first statement; (d) a failing one keeps the
+incumbent, says why in the audit, and its verdict stands against repeated assertions until an
+Active value fails; (e) the attack matrix's spoofed `user` with an executor poisons no read.
+Each rule's test is also run with the gate off, where it must fail (``gate_off``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from langchain_tepa import HashingEmbeddings, LifecyclePolicy, PolicyError, TEPAMemory
+from langchain_tepa.core.changes import CHANGE_SOURCES
+from langchain_tepa.core.contest import TrialGate
+
+KEY = "user.city"
+FULL = LifecyclePolicy.preset("tepa-full")
+NO_GATE = LifecyclePolicy.preset(
+    "tepa-full", trial_gate=False, revise_own=True, change_sources=CHANGE_SOURCES
+)
+"""TEPA-Full with the default's change rules and no gate: the rules decide the contested cases
+(``tepa-full`` itself has no change rules: without the gate a correction decides)."""
+
+
+def memory(policy: LifecyclePolicy = FULL) -> TEPAMemory:
+    ticks = itertools.count(1)
+    return TEPAMemory.in_memory(
+        embeddings=HashingEmbeddings(), policy=policy, clock=lambda: float(next(ticks))
+    )
+
+
+def lisbon(mem: TEPAMemory, successes: int = 4) -> None:
+    mem.observe(KEY, "Lisbon", source="user")
+    for _ in range(successes):
+        mem.record_outcome(KEY, "Lisbon", True)
+
+
+def states(mem: TEPAMemory) -> dict[str, str]:
+    return {p.value: p.state.value for p in mem.audit(KEY).precedents}
+
+
+def works(value: str) -> Any:
+    """A trial executor for a world in which only ``value`` works (it reads the trial only)."""
+
+    def run(trial: Any) -> bool:
+        return bool(trial.value == value)
+
+    return run
+
+
+def trials(mem: TEPAMemory, executor: Any) -> list[Any]:
+    from langchain_tepa.graph import DefaultTrialBuilder, run_trials
+
+    return run_trials(
+        mem,
+        executor,
+        key=KEY,
+        trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
+        max_concurrency=1,
+        contenders_only=True,
+    )
+
+
+def test_the_gate_is_tepa_full_s_and_validated() -> None:
+    assert FULL.trial_gate and isinstance(FULL.rules.gate, TrialGate)
+    assert LifecyclePolicy().rules.gate is None
+    assert LifecyclePolicy.preset("tepa-full", trust=None).rules.gate is None  # needs trust
+    with pytest.raises(PolicyError, match="promotion='trials'"):
+        LifecyclePolicy(trial_gate=True)
+    assert LifecyclePolicy.from_dict(FULL.to_dict()) == FULL
+
+
+# ---------------------------------------------------------------------- (a), (b) held
+@pytest.mark.parametrize("policy", [FULL, NO_GATE], ids=["gate", "gate_off"])
+def test_a_plain_change_against_successes_waits_for_trials(policy: LifecyclePolicy) -> None:
+    mem = memory(policy)
+    lisbon(mem)
+    for _ in range(3):
+        mem.observe(KEY, "Oslo", source="user")
+    if policy is NO_GATE:  # the change rule adopts it on assertions alone
+        assert mem.get(KEY) == "Oslo"
+        return
+    assert mem.get(KEY) == "Lisbon"
+    assert states(mem) == {"Lisbon": "active", "Oslo": "hypothesis"}
+
+
+@pytest.mark.parametrize("policy", [FULL, NO_GATE], ids=["gate", "gate_off"])
+def test_a_correction_against_successes_waits_for_trials(policy: LifecyclePolicy) -> None:
+    mem = memory(policy)
+    lisbon(mem)
+    mem.observe(KEY, "Oslo", source="user", correction=True)
+    if policy is NO_GATE:
+        assert mem.get(KEY) == "Oslo"
+        return
+    assert mem.get(KEY) == "Lisbon"
+    assert states(mem)["Oslo"] == "hypothesis"
+
+
+def test_an_uncontested_change_needs_no_trial() -> None:
+    """No success behind the old value: the change rules decide, as under the default."""
+    mem = memory()
+    mem.observe(KEY, "Lisbon", source="user")
+    mem.observe(KEY, "Oslo", source="user", correction=True)
+    assert mem.get(KEY) == "Oslo"
+
+
+# ---------------------------------------------------------------------- (c) adopted at once
+@pytest.mark.parametrize("policy", [FULL, NO_GATE], ids=["gate", "gate_off"])
+def test_a_passing_trial_adopts_the_change_at_its_first_statement(
+    policy: LifecyclePolicy,
+) -> None:
+    mem = memory(policy)
+    lisbon(mem)
+    mem.observe(KEY, "Oslo", source="user")
+    decisions = trials(mem, works("Oslo"))
+    if policy is NO_GATE:  # not a contender: the answer outweighs it, no trial runs
+        assert decisions == []
+        assert mem.get(KEY) == "Lisbon"
+        return
+    assert [d.action for d in decisions] == ["promote"]
+    assert mem.get(KEY) == "Oslo"
+    old = next(p for p in mem.audit(KEY).precedents if p.value == "Lisbon")
+    assert old.state.value == "revoked"
+    assert old.revocation is not None
+    assert old.revocation.reason == "revoked: 'Oslo' adopted after its trials (trial gate)"
+
+
+# ---------------------------------------------------------------------- (d) verdicts stand
+@pytest.mark.parametrize("policy", [FULL, NO_GATE], ids=["gate", "gate_off"])
+def test_a_failing_trial_keeps_the_incumbent_and_its_verdict_stands(
+    policy: LifecyclePolicy,
+) -> None:
+    mem = memory(policy)
+    lisbon(mem)
+    evil = "Atlantis"
+    for _ in range(2):
+        mem.observe(KEY, evil, source="user", correction=True)
+    decisions = trials(mem, works("Lisbon"))
+    if policy is NO_GATE:  # the correction was adopted on the spot, before any trial
+        assert mem.get(KEY) == evil
+        return
+    assert [d.action for d in decisions] == ["reject"]
+    assert mem.get(KEY) == "Lisbon"
+    rejected = next(p for p in mem.audit(KEY).precedents if p.value == evil)
+    assert rejected.revocation is not None
+    assert rejected.revocation.reason.startswith("rejected: trials 0/")
+    for _ in range(5):  # repeating the rejected value buys no revival and no new trial
+        mem.observe(KEY, evil, source="user", correction=True)
+        assert states(mem)[evil] == "revoked"
+        assert trials(mem, works("Lisbon")) == []
+    assert mem.get(KEY) == "Lisbon"
+    mem.record_outcome(KEY, "Lisbon", False)  # the world may have changed: trials again
+    mem.observe(KEY, evil, source="user")
+    assert states(mem)[evil] == "hypothesis"
+    assert [d.action for d in trials(mem, works("Lisbon"))] == ["reject"]
+
+
+def test_a_verdict_is_lifted_by_a_success_of_the_rejected_value() -> None:
+    mem = memory()
+    lisbon(mem)
+    mem.observe(KEY, "Oslo", source="user")
+    trials(mem, works("Lisbon"))
+    assert states(mem)["Oslo"] == "revoked"
+    mem.record_outcome(KEY, "Oslo", True)  # a real execution of it succeeded
+    assert states(mem)["Oslo"] == "hypothesis"
+
+
+def test_a_revocation_by_hand_is_no_verdict() -> None:
+    """Only a revocation after trials bars revival by assertions (the gate's verdict)."""
+    mem = memory()
+    lisbon(mem)
+    mem.observe(KEY, "Oslo", source="user")
+    mem.revoke(KEY, "Oslo", reason="by hand")
+    mem.observe(KEY, "Oslo", source="user")
+    assert states(mem)["Oslo"] == "hypothesis"
+
+
+# ---------------------------------------------------------------------- (e) the attack world
+# ---------------------------------------------------------------------- sequential trials
+@pytest.mark.parametrize("sequential", [True, False], ids=["sequential", "all_trials"])
+def test_sequential_trials_stop_once_the_verdict_is_settled(sequential: bool) -> None:
+    """Cheapest first, and no trial that cannot change the decision: two executions decide a
+    change that works and one that does not (four and three without: a counterfactual trial
+    whose control run fails skips its competitor), with the same decisions."""
+    from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
+
+    for works_now, action, every in (("Oslo", "promote", 4), ("Lisbon", "reject", 3)):
+        mem = memory()
+        lisbon(mem)
+        mem.observe(KEY, "Oslo", source="user")
+        calls: list[str] = []
+
+        def run(trial: Any, calls: list[str] = calls, value: str = works_now) -> bool:
+            calls.append(trial.kind.value)
+            return bool(trial.value == value)
+
+        runner = TrialRunner(
+            mem,
+            run,
+            trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
+            max_concurrency=1,
+            contenders_only=True,
+            sequential=sequential,
+        )
+        assert [d.action for d in runner.run(key=KEY)] == [action]
+        if sequential:
+            assert calls == ["supportive", "polluted"]
+        else:
+            assert len(calls) == every
+        recorded = [e for e in mem.history(KEY) if e.kind.value == "trial"]
+        assert len(recorded) == (2 if sequential else 3)  # only the trials run are evidence
+
+
+def test_a_settled_decision_needs_every_outcome_of_the_rest_to_agree() -> None:
+    from langchain_tepa.graph import TrialJudge
+    from langchain_tepa.graph.trials import Candidate, TrialKind, TrialResult
+
+    judge = TrialJudge()
+    cand = Candidate("default", KEY, "Oslo", "p1", "hypothesis", 1, 0, "user")
+    sup = TrialKind.SUPPORTIVE
+    ok = TrialResult("s", sup, True)
+    bad = TrialResult("s", sup, False)
+    rest = [TrialKind.POLLUTED, TrialKind.COUNTERFACTUAL]
+    assert judge.settled(cand, [ok], rest) is None  # 1/3 if the rest fail: rejected
+    assert judge.settled(cand, [bad], rest) is None  # 2/3 without a supportive success: kept
+    pol_ok = TrialResult("p", TrialKind.POLLUTED, True)
+    settled = judge.settled(cand, [ok, pol_ok], rest[1:])
+    assert settled is not None and settled.action == "promote"
+    assert judge.settled(cand, [], rest) is None
+
+
+# ---------------------------------------------------------------------- the contested world
+def test_the_policies_page_example() -> None:
+    """docs/policies.md, 'Trials where they pay': the outputs printed there."""
+    from langchain_tepa.graph import TrialRunner
+
+    key, good, evil, new = (
+        "payments.endpoint",
+        "https://bank.example/pay",
+        "https://evil.test/pay",
+        "https://pay.bank.example/v2",
+    )
+    mem = memory()
+    mem.observe(key, good, source="user")
+    for _ in range(5):
+        mem.record_outcome(key, good, True)
+    works = {good}
+    runner = TrialRunner(mem, lambda t: t.value in works, contenders_only=True, sequential=True)
+    mem.observe(key, evil, source="user", correction=True)
+    assert mem.get(key) == good
+    (decision,) = runner.run(key=key)
+    assert (decision.action, decision.reason) == (
+        "reject",
+        "rejected: trials 0/2 positive (0% < 40%)",
+    )
+    mem.observe(key, evil, source="user", correction=True)
+    assert runner.run(key=key) == []
+    works = {new}
+    mem.observe(key, new, source="user")
+    (decision,) = runner.run(key=key)
+    assert (decision.action, mem.get(key)) == ("promote", new)
+    old = [p for p in mem.audit(key).revoked if p.value == good]
+    assert [p.revocation.reason for p in old if p.revocation] == [
+        f"revoked: {new!r} adopted after its trials (trial gate)"
+    ]
