@@ -174,7 +174,12 @@ class ReadingMixin(MemoryCore):
         return rank_with_budgets(st, candidates, k, rank, policy=self.policy, past=past)
 
     def trust_rank(
-        self, scores: Mapping[str, float], k: int, *, namespace: Namespace | None = None
+        self,
+        scores: Mapping[str, float],
+        k: int,
+        *,
+        namespace: Namespace | None = None,
+        fresh: bool = True,
     ) -> list[tuple[str, float]] | None:
         """Scored precedents of a namespace in trust order, for a search ranked elsewhere.
 
@@ -187,6 +192,9 @@ class ReadingMixin(MemoryCore):
             scores: ``precedent id -> score`` (higher is better) of the candidates.
             k: How many are wanted.
             namespace: The namespace (default: the memory's).
+            fresh: Catch the namespace up first, as every read does. ``False`` ranks on the
+                state the process holds (the store's search, which caught it up in the same
+                call and scored those rows, passes ``False``: one read of the heads per search).
 
         Returns:
             The first ``k`` ``(id, score)`` in trust order (scores unchanged), or ``None`` when
@@ -199,7 +207,7 @@ class ReadingMixin(MemoryCore):
         policy = self.policy
         if policy.trust is None or not policy.key_budgets or not scores:
             return None
-        with self._engine.reading([ns]) as states:
+        with self._engine.reading([ns], fresh=fresh) as states:
             st = states[ns]
             if not budgets_apply(st, policy):
                 return None
@@ -217,19 +225,19 @@ class ReadingMixin(MemoryCore):
                 return None
             return [(p.id, s) for p, s in ranked]
 
-    def ranks_by_trust(self, *, namespace: Namespace | None = None) -> bool:
+    def ranks_by_trust(self, *, namespace: Namespace | None = None, fresh: bool = True) -> bool:
         """Whether searches of a namespace apply the budgets on what a source can create now.
 
         True when some key is over its creator's budget or the answers come from several tiers
         of sources (cached until the namespace changes): only then does :meth:`trust_rank`
-        reorder anything.
+        reorder anything. ``fresh`` as in :meth:`trust_rank`.
         """
         ns = self._ns(namespace)
         self._check_open()
         policy = self.policy
         if policy.trust is None or not policy.key_budgets:
             return False
-        with self._engine.reading([ns]) as states:
+        with self._engine.reading([ns], fresh=fresh) as states:
             return budgets_apply(states[ns], policy)
 
     def vectors(

@@ -165,11 +165,14 @@ def trusted_scopes(
         rows = scope.table.rows
         cand = scope.live[~np.isnan(sc[scope.live])]
         ranked = None
-        if len(cand) and memory.ranks_by_trust(namespace=".".join(scope.labels)):
+        ns = ".".join(scope.labels)
+        # the search caught these namespaces up and scored their rows: rank on that state
+        if len(cand) and memory.ranks_by_trust(namespace=ns, fresh=False):
             ranked = memory.trust_rank(
                 {rows[i].id: float(sc[i]) for i in cand.tolist()},
                 len(cand) if complete else max(1, m),
-                namespace=".".join(scope.labels),
+                namespace=ns,
+                fresh=False,
             )
         if ranked is None:
             out_scopes.append(scope)
