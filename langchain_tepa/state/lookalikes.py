@@ -8,10 +8,8 @@ user's fact cannot push it out of the top ``k`` whatever their similarity to the
 
 Example:
     >>> import numpy as np
-    >>> from langchain_tepa.core.budgets import DEFAULT_BUDGETS, over_budget, tiers_of
-from langchain_tepa.core.policy import LifecyclePolicy
-from langchain_tepa.core.types import Precedent
-from langchain_tepa.state.namespace import NamespaceState
+    >>> from langchain_tepa.core.types import Precedent
+    >>> from langchain_tepa.state.lookalikes import demote_lookalikes
     >>> fact = Precedent("ns", "user.city", "Lisbon", "lisbon", "p1")
     >>> copy = Precedent("ns", "user.city2", "Lisbon!", "lisbon!", "p2")
     >>> vecs = {"p1": np.array([1.0, 0.0]), "p2": np.array([0.99, 0.14])}
