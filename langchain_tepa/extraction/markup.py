@@ -131,13 +131,49 @@ _ADVERBS = frozenset(
 )
 
 
+_FINITE = frozenset(
+    {"is", "was", "are", "were", "has", "had", "have", "does", "did", "will", "can", "plays"}
+)
+
+
+_PARTICLES = frozenset({"the", "of", "de", "van", "von", "da", "di", "la", "le", "du", "bin"})
+
+
+def _named_subject(text: str) -> bool:
+    """Whether the line opens with a name of two or more capitalised words and then a verb.
+
+    "Thomas Kyd was born in London", "Hines Ward plays ...", "Windows Phone was developed by
+    ...": the subject is the name, not the user, although "Thomas" or "Hines" reads like a
+    verb of a subject-less line ("Lives in Ghent", "Prefers Python over Java").
+    """
+    words = text.split()
+    k = 0
+    while (
+        k < len(words)
+        and (
+            words[k][:1].isupper()
+            or (  # "Charles the Bold", "Ludwig van Beethoven"
+                k > 0
+                and words[k] in _PARTICLES
+                and k + 1 < len(words)
+                and words[k + 1][:1].isupper()
+            )
+        )
+    ):
+        k += 1
+    if k < 2 or k >= len(words):
+        return False
+    nxt = words[k].casefold().strip(",;")
+    return nxt in _FINITE or nxt.endswith(("ed", "es")) or (nxt.endswith("s") and len(nxt) > 3)
+
+
 def _fragment(text: str) -> str | None:
     """A subject-less summary line given the user as its subject, or None when it is none.
 
     Not a fragment: a line with a subject or an owner after its first words ("Nowadays I ...",
     "Swift is the user's favourite language"), a labelled note ("Heads up: ...").
     """
-    if _FRAGMENT_BLOCK.search(text) is not None:
+    if _FRAGMENT_BLOCK.search(text) is not None or _named_subject(text):
         return None
     if (m := _FRAGMENT_STATE.match(text)) is not None:
         return "User is " + text[:1].lower() + text[1:]

@@ -54,12 +54,23 @@ def test_markup_that_names_the_replaced_value() -> None:
     "text",
     [
         "Ada is a citizen of Peru.",  # a name, not a subject-less "Partner is Theo"
+        # a name whose first word reads like a verb ("Thomas", "Hines"): MemoryAgentBench's
+        # facts lost 9 points of multi-hop accuracy when these became the user's
+        "Thomas Kyd was born in the city of London.",
+        "Hines Ward plays the position of wide receiver.",
+        "Windows Phone was developed by Microsoft.",
+        "Charles the Bold is a citizen of France.",
         "Nowadays I live in Lisbon.",  # a subject after an adverb, not a fragment
         "I live in Lisbon, not Paris.",  # a contrast, not a replaced value
     ],
 )
 def test_what_is_no_markup_stays_as_written(text: str) -> None:
     assert strip_markup(text) == (text, False, "")
+
+
+def test_subject_less_lines_still_take_the_user() -> None:
+    assert strip_markup("Lives in Ghent").text == "User lives in Ghent"
+    assert strip_markup("Prefers Python over Java").text == "User prefers Python over Java"
 
 
 def test_cue_words_name_the_family_of_an_unknown_verb(ex: OfflineFactExtractor) -> None:
