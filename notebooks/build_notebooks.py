@@ -107,10 +107,11 @@ memory.get("user.pizza_topping")
 ## Contradict
 
 For a single-valued key, an observation of another value is **conflict** for the current one.
-After two mushroom observations pineapple has `s = 1, f = 2`. Both came from the same source
-(`app`), whose repeats count with diminishing weight (1, then 1/2: the trust table), so its
-weighted conflict is 1.5 and its validity `2/4.5 = 0.44 < 0.45` with `n_min = 3` observations:
-it is revoked. Nothing is deleted. (Each line below is a transition caused by that observation,
+After two mushroom observations pineapple has `s = 1, f = 2`. All three came from the same
+source (`app`): a source's newest statement is its current belief, so its own pineapple no
+longer counts as support, and a change the source states twice with no success of the old
+value in between is a **change point** (the default policy's rules, `docs/policies.md`):
+pineapple is revoked at once. Nothing is deleted. (Each line below is a transition caused by that observation,
 on any value of the key.)
 """),
     code("""

@@ -74,7 +74,8 @@ def _scenario(mem: TEPAMemory) -> None:
         ("mushroom", Lifecycle.ACTIVE),
     ]
     assert audit.revoked[0].revocation is not None
-    assert audit.revoked[0].revocation.reason.startswith("revoked: validity")
+    # the same source restated its change: the default's change point (issue 28)
+    assert audit.revoked[0].revocation.reason.endswith("(change point)")
     docs = mem.retrieve("which pizza topping?", k=10)
     assert [d.metadata["value"] for d in docs] == ["mushroom"]
     for _ in range(3):
