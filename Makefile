@@ -39,7 +39,7 @@ $(STAMP): pyproject.toml bench/pyproject.toml
 	@echo "==> [4/4] installing the benchmarks, bench/ (tepa-bench, editable, after the library): about 12 packages more: Mem0, langchain-chroma, sqlite's extension loader (usually about 10 s)"
 	$(BIN)/python -m pip install -e ./bench
 	touch $(STAMP)
-	@echo "==> $(VENV) is ready: 'make test' usually takes 7-8 min more, 'make demo' under 20 s"
+	@echo "==> $(VENV) is ready: 'make test' usually takes 8-10 min more, 'make demo' under 20 s"
 
 demo: $(STAMP)
 	@echo "==> demo: an offline agent whose memory takes a changed preference back, then one reversal step by step (usually under 20 s: about 3 s of CPU)"
