@@ -4,7 +4,9 @@ All methods compared in the benchmarks (TEPA and its baselines) are policies ove
 storage and one retrieval path, so the comparisons are fair by construction.
 
 The default (``LifecyclePolicy()``) is the key test, ``tepa-key``; the paper's rules are the
-preset ``tepa-rev``.
+preset ``tepa-rev``. The fields and their checks are
+:class:`~langchain_tepa.core.policy_fields.PolicyFields`; the rules a policy stands for,
+:func:`~langchain_tepa.core.policy_rules.rules_for` (both importable from here too).
 
 Example:
     >>> policy = LifecyclePolicy()                 # the key test (tepa-key)
@@ -19,23 +21,13 @@ Example:
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any, Literal
+from typing import Any
 
-from langchain_tepa.core import beta, change
-from langchain_tepa.core.changes import CHANGE_SOURCES, change_rules
-from langchain_tepa.core.contest import TrialGate
 from langchain_tepa.core.errors import PolicyError
-from langchain_tepa.core.rules import (
-    BoundaryRule,
-    PromotionRule,
-    RecordRule,
-    RevocationRule,
-    RuleSet,
-    Veto,
-)
-from langchain_tepa.core.trust import Correction, SourceTrust, SupportPromotion, TrustPolicy
+from langchain_tepa.core.policy_fields import DEFAULT_POLICY, AnswerBy, PolicyFields, PromotionMode
+from langchain_tepa.core.policy_rules import rules_for
+from langchain_tepa.core.rules import RuleSet
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -46,31 +38,6 @@ __all__ = [
     "rules_for",
 ]
 
-PromotionMode = Literal["posterior", "immediate", "trials"]
-AnswerBy = Literal["net_support", "validity"]
-
-_DEFAULT_TRUST = TrustPolicy()
-
-_MAX_PRIOR = 1e6
-_SWITCHES = (
-    "revoke_posterior",
-    "revoke_recent",
-    "revoke_on_first_failure",
-    "supersede",
-    "honour_boundary",
-    "track_conflict",
-    "retrieval_enabled",
-    "multi_valued",
-    "normalize_values",
-    "revive_fresh",
-    "outcome_veto",
-    "supersede_on_failure",
-    "revoke_change",
-    "revoke_keyed",
-    "promote_on_outcomes",
-    "revise_own",
-    "key_budgets",
-)
 
 POLICY_NAMES: tuple[str, ...] = (
     "no-memory",
@@ -92,9 +59,6 @@ POLICY_NAMES: tuple[str, ...] = (
 """Every preset: the paper's methods, the stronger baselines of the benchmarks, ``tepa-cd``,
 ``tepa-key`` and ``tepa-full-trials`` (the paper's TEPA-Full, whose trials always run)."""
 
-DEFAULT_POLICY = "tepa-key"
-"""The preset ``LifecyclePolicy()`` is: the key test (since issue 14's 20-seed grid)."""
-
 _PAPER_RULE: dict[str, Any] = {
     "revoke_recent": True,
     "revoke_keyed": False,
@@ -110,7 +74,7 @@ differs from the default ``LifecyclePolicy()``."""
 
 
 @dataclass(frozen=True)
-class LifecyclePolicy:
+class LifecyclePolicy(PolicyFields):
     """Thresholds and switches of the precedent lifecycle.
 
     The defaults are the key test, ``tepa-key``: TEPA-Rev's posterior rule with the key test
@@ -274,172 +238,6 @@ class LifecyclePolicy:
             Like the change rules, it needs a trust table (without one it does nothing).
     """
 
-    name: str = DEFAULT_POLICY
-    a0: float = 1.0
-    b0: float = 1.0
-    n_min: int = 3
-    theta_rev: float = 0.45
-    window: int = 40
-    w_min: int = 3
-    theta_rec: float = 0.34
-    theta_pro: float = 0.6
-    n_pro: int = 1
-    promotion: PromotionMode = "posterior"
-    revoke_posterior: bool = True
-    revoke_recent: bool = False
-    revoke_on_first_failure: bool = False
-    reactive_failures: int = 1
-    supersede: bool = False
-    supersede_on_failure: bool = False
-    temporal_window: int | None = None
-    honour_boundary: bool = False
-    track_conflict: bool = True
-    retrieval_enabled: bool = True
-    multi_valued: bool = False
-    multi_valued_prefixes: tuple[str, ...] = ()
-    normalize_values: bool = True
-    revive_fresh: bool = False
-    key_match_threshold: float = 0.9
-    outcome_veto: bool = True
-    revoke_change: bool = False
-    change_hazard: float = 0.05
-    change_max_run: int = 6
-    change_threshold: float = 1.0
-    revoke_keyed: bool = True
-    keyed_working: float = 0.8
-    keyed_failing: float = 0.2
-    keyed_hazard: float = 0.02
-    keyed_weight: float = 10.0
-    keyed_odds: float = 1.0
-    trust: TrustPolicy | None = _DEFAULT_TRUST
-    answer_by: AnswerBy = "validity"
-    promote_on_outcomes: bool = True
-    displace_ratio: float = 0.5
-    revise_own: bool = True
-    change_sources: tuple[str, ...] = CHANGE_SOURCES
-    change_statements: int = 2
-    key_budgets: bool = True
-    trial_gate: bool = False
-
-    def __post_init__(self) -> None:
-        for name in (
-            "a0",
-            "b0",
-            "theta_rev",
-            "theta_rec",
-            "theta_pro",
-            "key_match_threshold",
-            "change_hazard",
-            "change_threshold",
-            "keyed_working",
-            "keyed_failing",
-            "keyed_hazard",
-            "keyed_weight",
-            "keyed_odds",
-            "displace_ratio",
-        ):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise PolicyError(f"{name} must be a number, got {type(value).__name__}")
-            if not math.isfinite(value):
-                raise PolicyError(f"{name} must be finite, got {value!r}")
-        if not (0 < self.a0 <= _MAX_PRIOR and 0 < self.b0 <= _MAX_PRIOR):
-            raise PolicyError(
-                f"prior a0 and b0 must be > 0 and at most {_MAX_PRIOR:g} (a stronger prior would "
-                f"outweigh any evidence), got a0={self.a0}, b0={self.b0}"
-            )
-        if not isinstance(self.name, str) or not self.name:
-            raise PolicyError(f"name must be a non-empty string, got {self.name!r}")
-        for name in _SWITCHES:
-            if not isinstance(getattr(self, name), bool):
-                raise PolicyError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        for name in ("theta_rev", "theta_rec", "theta_pro", "key_match_threshold"):
-            value = getattr(self, name)
-            if not 0.0 <= value <= 1.0:
-                raise PolicyError(f"{name} must be within [0, 1], got {value}")
-        if self.theta_rev > self.theta_pro:
-            raise PolicyError(
-                f"theta_rev ({self.theta_rev}) must not exceed theta_pro ({self.theta_pro}); "
-                "otherwise a value could be promoted and revoked by the same evidence"
-            )
-        if not 0.0 < self.change_hazard < 1.0:
-            raise PolicyError(f"change_hazard must be within (0, 1), got {self.change_hazard}")
-        if not 0.0 <= self.displace_ratio <= 1e6:
-            raise PolicyError(f"displace_ratio must be within [0, 1e6], got {self.displace_ratio}")
-        if not self.change_threshold > 0.0:
-            raise PolicyError(f"change_threshold must be > 0, got {self.change_threshold}")
-        if not 0.0 <= self.keyed_failing < self.keyed_working < 1.0:
-            raise PolicyError(
-                "keyed_failing and keyed_working must satisfy 0 <= keyed_failing < keyed_working"
-                f" < 1 (a working value succeeds more often than a broken one), got "
-                f"{self.keyed_failing} and {self.keyed_working}"
-            )
-        if not 0.0 < self.keyed_hazard < 1.0:
-            raise PolicyError(f"keyed_hazard must be within (0, 1), got {self.keyed_hazard}")
-        if not (self.keyed_weight > 0.0 and self.keyed_odds > 0.0):
-            raise PolicyError(
-                f"keyed_weight and keyed_odds must be > 0, got {self.keyed_weight} and "
-                f"{self.keyed_odds}"
-            )
-        for name in ("n_min", "window", "w_min", "n_pro", "reactive_failures", "change_max_run"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise PolicyError(f"{name} must be an integer, got {type(value).__name__}")
-            if value < 1:
-                raise PolicyError(f"{name} must be >= 1, got {value}")
-        if self.w_min > self.window:
-            raise PolicyError(f"w_min ({self.w_min}) must not exceed window ({self.window})")
-        if self.reactive_failures > self.window:
-            raise PolicyError(
-                f"reactive_failures ({self.reactive_failures}) must not exceed window "
-                f"({self.window}): a precedent keeps only its last `window` outcomes"
-            )
-        if self.temporal_window is not None and (
-            isinstance(self.temporal_window, bool)
-            or not isinstance(self.temporal_window, int)
-            or self.temporal_window < 1
-        ):
-            raise PolicyError(
-                f"temporal_window must be None or an integer >= 1, got {self.temporal_window!r}"
-            )
-        if self.promotion not in ("posterior", "immediate", "trials"):
-            raise PolicyError(
-                f"promotion must be 'posterior', 'immediate' or 'trials', got {self.promotion!r}"
-            )
-        if isinstance(self.trust, dict):
-            object.__setattr__(self, "trust", TrustPolicy.from_dict(self.trust))
-        if self.trust is not None and not isinstance(self.trust, TrustPolicy):
-            raise PolicyError(
-                f"trust must be a TrustPolicy, a dict or None, got {type(self.trust).__name__}"
-            )
-        if self.answer_by not in ("net_support", "validity"):
-            raise PolicyError(
-                f"answer_by must be 'net_support' or 'validity', got {self.answer_by!r}"
-            )
-        if not isinstance(self.change_sources, tuple):
-            raise PolicyError("change_sources must be a tuple of source patterns")
-        for pattern in self.change_sources:
-            SourceTrust(pattern)  # validates the pattern
-        if (
-            isinstance(self.change_statements, bool)
-            or not isinstance(self.change_statements, int)
-            or self.change_statements < 1
-        ):
-            raise PolicyError(
-                f"change_statements must be an integer >= 1, got {self.change_statements!r}"
-            )
-        if not isinstance(self.trial_gate, bool):
-            raise PolicyError(f"trial_gate must be True or False, got {self.trial_gate!r}")
-        if self.trial_gate and self.promotion != "trials":
-            raise PolicyError(
-                "trial_gate holds contested values for trials: it needs promotion='trials' "
-                "(use LifecyclePolicy.preset('tepa-full'))"
-            )
-        if not isinstance(self.multi_valued_prefixes, tuple) or not all(
-            isinstance(p, str) and p for p in self.multi_valued_prefixes
-        ):
-            raise PolicyError("multi_valued_prefixes must be a tuple of non-empty strings")
-
     # ------------------------------------------------------------------ derived
     def is_multi_valued(self, key: str) -> bool:
         """Whether values of ``key`` coexist instead of conflicting."""
@@ -581,109 +379,3 @@ class LifecyclePolicy:
         if unknown:
             raise PolicyError(f"unknown policy fields: {sorted(unknown)}")
         return cls(**{"name": name, **presets[name], **overrides})
-
-
-def rules_for(policy: LifecyclePolicy) -> RuleSet:
-    """The :class:`RuleSet` of a policy (``policy.rules`` caches it: policies are immutable).
-
-    Each switch of :class:`LifecyclePolicy` adds one rule; the order of the rules within a stage
-    is the order below (the stages: :mod:`langchain_tepa.core.rules`).
-
-    Example:
-        >>> [type(r).__name__ for r in rules_for(LifecyclePolicy.preset("lww")).record]
-        ['Supersede']
-    """
-    boundary: list[BoundaryRule] = []
-    record: list[RecordRule] = []
-    revocation: list[RevocationRule] = []
-    vetoes: list[Veto] = []
-    if policy.trust is not None:
-        record.append(Correction())
-    if policy.honour_boundary:
-        boundary.append(beta.BoundaryReset())
-    if policy.revoke_on_first_failure:
-        record.append(beta.Reactive(policy.reactive_failures))
-    if policy.supersede:
-        record.append(beta.Supersede(on_failure=policy.supersede_on_failure))
-    if policy.temporal_window is not None:
-        record.append(beta.TemporalExpiry(policy.temporal_window))
-    if policy.revoke_posterior:
-        revocation.append(beta.PosteriorRevocation(policy.n_min, policy.theta_rev))
-    if policy.revoke_recent:
-        revocation.append(beta.RecentWindowRevocation(policy.w_min, policy.theta_rec))
-    if policy.revoke_keyed:
-        revocation.append(
-            change.KeyChangeRevocation(
-                policy.keyed_working,
-                policy.keyed_failing,
-                policy.keyed_hazard,
-                policy.keyed_weight,
-                policy.keyed_odds,
-            )
-        )
-    drop = None
-    if policy.revoke_change:
-        drop = change.ChangeRevocation(
-            policy.change_hazard, policy.change_max_run, policy.change_threshold
-        )
-        revocation.append(drop)
-    if policy.outcome_veto:
-        if drop is not None:
-            vetoes.append(change.ChangeVeto(drop))
-            if policy.trust is not None:
-                # a value that never worked shows no drop: with corrections, veto it as well
-                vetoes.append(beta.OutcomeVeto(policy.w_min, policy.theta_rec))
-        elif policy.revoke_keyed:
-            # covers a value that never worked too: its last outcome failed
-            vetoes.append(change.LastOutcomeVeto())
-        else:
-            vetoes.append(beta.OutcomeVeto(policy.w_min, policy.theta_rec))
-    gate = None
-    if policy.trial_gate and policy.trust is not None:
-        gate = TrialGate(policy.change_sources, policy.trust)
-    if gate is not None:
-        record.append(gate)
-    if policy.trust is not None:  # change without freezing (core/changes.py)
-        record.extend(
-            change_rules(
-                track_conflict=policy.track_conflict,
-                revise_own=policy.revise_own,
-                sources=policy.change_sources,
-                statements=policy.change_statements,
-                vetoes=vetoes,
-                gate=gate,
-            )
-        )
-    promotion: PromotionRule | None = None
-    paper = policy.trust is None and policy.answer_by == "validity"
-    by_net = policy.answer_by == "net_support"
-    if policy.promotion == "immediate":
-        promotion = beta.ImmediatePromotion(policy.name)
-    elif policy.promotion == "posterior":
-        promotion = (
-            beta.PosteriorPromotion(policy.theta_pro, policy.n_pro)
-            if paper
-            else SupportPromotion(
-                policy.theta_pro, policy.n_pro, by_net=by_net, displace_ratio=policy.displace_ratio
-            )
-        )
-    elif policy.promote_on_outcomes:  # TEPA-Full: real executions promote, assertions wait
-        promotion = SupportPromotion(
-            policy.theta_pro,
-            policy.n_pro,
-            require_outcome=True,
-            by_net=by_net,
-            displace_ratio=policy.displace_ratio,
-        )
-    counts_rule = change.HistoryCounts if policy.revoke_keyed else beta.BetaCounts
-    return RuleSet(
-        counts=counts_rule(policy.track_conflict, policy.window),
-        boundary=tuple(boundary),
-        record=tuple(record),
-        revocation=tuple(revocation),
-        promotion=promotion,
-        vetoes=tuple(vetoes),
-        trust=policy.trust,
-        settle_decisions=isinstance(promotion, SupportPromotion),
-        gate=gate,
-    )

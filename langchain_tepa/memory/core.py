@@ -2,8 +2,9 @@
 
 The facade is split by job: :class:`MemoryCore` (state, validation helpers, copies),
 :class:`~langchain_tepa.memory.writing.WritingMixin` (observations, outcomes, decisions),
-:class:`~langchain_tepa.memory.reading.ReadingMixin` (retrieval, audit, points in time) and the
-facade itself (constructors, maintenance, adapters).
+:class:`~langchain_tepa.memory.reading.ReadingMixin` (answers, audit, points in time) over
+:class:`~langchain_tepa.memory.retrieval.RetrievalMixin` (ranked retrieval, trust, vectors) and
+the facade itself (constructors, maintenance, adapters).
 
 Example:
     >>> from langchain_tepa import TEPAMemory
