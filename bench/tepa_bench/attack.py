@@ -57,6 +57,7 @@ from tepa_bench.attack_frontier import (
     frontier_lines,
     plot_frontier,
 )
+from tepa_bench.trials import trial_runner
 
 __all__ = [
     "EVIL",
@@ -228,25 +229,17 @@ def run_cell(
 
     runner = None
     if executor and pol.uses_trials:
-        from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
+        from langchain_tepa.graph import DefaultTrialBuilder
 
         def trial_executor(trial: Any) -> bool:  # an execution, charged; outcome not recorded
             interactions["n"] += 1
             interactions["trials"] += 1
             return world.act(trial.value)[1]
 
-        runner = TrialRunner(
-            memory,
-            trial_executor,
-            # one competitor, the incumbent (the world has one working value): a trial round is
-            # four executions (supportive, counterfactual and its control, polluted)
-            trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
-            max_concurrency=1,
-            contenders_only=True,
-            # issue 28: TEPA-Full's trials stop once the verdict is settled (cheapest first);
-            # the paper's TEPA-Full (tepa-full-trials) runs every trial, as the paper does
-            sequential=pol.trial_gate,
-        )
+        # one competitor, the incumbent (the world has one working value): a trial round is
+        # four executions (supportive, counterfactual and its control, polluted)
+        builder = DefaultTrialBuilder(context_k=0, max_competitors=1)
+        runner = trial_runner(memory, trial_executor, builder, contenders_only=True)
     try:
         memory.observe(KEY, GOOD, source="user", text=GOOD_TEXT)
         for _ in range(config.verified_outcomes):

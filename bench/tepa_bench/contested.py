@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from tepa_bench.trials import trial_runner
 
 __all__ = [
     "KEY",
@@ -173,22 +174,14 @@ def run_contested(
     count = {"trials": 0}
     runner = None
     if executor and pol.uses_trials:
-        from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
+        from langchain_tepa.graph import DefaultTrialBuilder
 
         def trial_executor(trial: Any) -> bool:  # sees the trial only; charged
             count["trials"] += 1
             return world.act(trial.value)[1]
 
-        runner = TrialRunner(
-            memory,
-            trial_executor,
-            trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
-            max_concurrency=1,
-            contenders_only=True,
-            # issue 28: TEPA-Full's trials stop once the verdict is settled (cheapest first);
-            # the paper's TEPA-Full (tepa-full-trials) runs every trial, as the paper does
-            sequential=pol.trial_gate,
-        )
+        builder = DefaultTrialBuilder(context_k=0, max_competitors=1)
+        runner = trial_runner(memory, trial_executor, builder, contenders_only=True)
     failures = poisoned = 0
     adoption: list[int] = []
     since: int | None = None

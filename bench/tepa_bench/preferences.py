@@ -64,6 +64,7 @@ from langchain_core.documents import Document
 
 from langchain_tepa.core.errors import InvalidArgumentError
 from tepa_bench.agent import OfflineAgent, render_prompt
+from tepa_bench.trials import trial_runner
 from tepa_bench.world import Task
 
 __all__ = [
@@ -448,15 +449,14 @@ def run_preference_seed(
     channel = UserChannel(user)
     runner = None
     if policy.uses_trials:
-        from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
+        from langchain_tepa.graph import DefaultTrialBuilder
 
-        runner = TrialRunner(
+        explore = random.Random(f"pref-trials-{seed}")
+        runner = trial_runner(
             memory,
-            _executor(channel, random.Random(f"pref-trials-{seed}")),
-            trial_builder=DefaultTrialBuilder(context_k=0),
-            max_concurrency=1,
+            _executor(channel, explore),
+            DefaultTrialBuilder(context_k=0),
             contenders_only=CONTENDERS_ONLY,
-            sequential=policy.trial_gate,  # issue 28: TEPA-Full stops once the verdict is settled
         )
     records: list[SessionRecord] = []
     adoption: list[int] = []

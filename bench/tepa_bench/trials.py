@@ -34,12 +34,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
 from langchain_tepa.core.types import Lifecycle
+from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
 from langchain_tepa.memory import TEPAMemory
 from tepa_bench.world import WorldChannel
 
-__all__ = ["CONTENDERS_ONLY", "make_trial_hook", "max_executions"]
+__all__ = ["CONTENDERS_ONLY", "make_trial_hook", "max_executions", "trial_runner"]
 
 CONTENDERS_ONLY = True
 """TEPA-Full tests only the Hypotheses that could become the key's answer (the trial runner's
@@ -52,12 +54,33 @@ def max_executions(trials: list[object]) -> int:
     return sum(2 if getattr(t, "kind", None) == "counterfactual" else 1 for t in trials)
 
 
+def trial_runner(
+    memory: TEPAMemory,
+    executor: Callable[[Any], bool],
+    builder: DefaultTrialBuilder,
+    *,
+    contenders_only: bool,
+) -> TrialRunner:
+    """The trial runner every benchmark gives TEPA-Full: one trial at a time, contenders only.
+
+    Under TEPA-Full's trial gate (issue 28) the trials stop once the verdict is settled
+    (cheapest first); the paper's TEPA-Full (``tepa-full-trials``) runs every trial, as the
+    paper does.
+    """
+    return TrialRunner(
+        memory,
+        executor,
+        trial_builder=builder,
+        max_concurrency=1,
+        contenders_only=contenders_only,
+        sequential=memory.policy.trial_gate,
+    )
+
+
 def make_trial_hook(
     memory: TEPAMemory, channel: WorldChannel, *, seed: int = 0
 ) -> Callable[[int], int]:
     """A hook ``task_index -> trial executions`` for the runner (the trial methods only)."""
-    from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
-
     rng = random.Random(f"tepa-full-explore-{seed}")
     tasks = channel.tasks
     index = {task.key: i for i, task in enumerate(tasks)}
@@ -72,13 +95,11 @@ def make_trial_hook(
         return channel.execute(i, action)
 
     runners = {
-        task.key: TrialRunner(
+        task.key: trial_runner(
             memory,
             executor,
-            trial_builder=DefaultTrialBuilder(tasks=[task.text], context_k=0),
-            max_concurrency=1,
+            DefaultTrialBuilder(tasks=[task.text], context_k=0),
             contenders_only=CONTENDERS_ONLY,
-            sequential=memory.policy.trial_gate,  # TEPA-Full (issue 28): settled verdicts stop
         )
         for task in tasks
     }
