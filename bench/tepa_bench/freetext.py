@@ -281,7 +281,10 @@ def run_freetext(
 
 def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--split", choices=SPLITS, default="test", help="dev, dev2, dev3 or test (default test)"
+        "--split",
+        choices=SPLITS,
+        default="test",
+        help="dev, dev2, dev3, dev4 (a second held-out estimate) or test (default test)",
     )
     p.add_argument(
         "--scenarios",

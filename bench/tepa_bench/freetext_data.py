@@ -19,7 +19,9 @@ the scripted "ideal extractor" only; the systems under test see the texts and th
 The phrasings come from modules that share no template and no value:
 :mod:`~tepa_bench.freetext_phrasings_dev` (tune on it),
 :mod:`~tepa_bench.freetext_phrasings_dev2` and
-:mod:`~tepa_bench.freetext_phrasings_dev3` (further development parts, written apart)
+:mod:`~tepa_bench.freetext_phrasings_dev3` (further development parts, written apart),
+:mod:`~tepa_bench.freetext_phrasings_dev4` (written after ``dev3`` without reading the
+extractor: a second held-out estimate, never read it to tune)
 and :mod:`~tepa_bench.freetext_phrasings_test` (held out: never read it to tune).
 
 Example:
@@ -55,11 +57,13 @@ __all__ = [
     "template_sets",
 ]
 
-SPLITS = ("dev", "test", "dev2", "dev3")
+SPLITS = ("dev", "test", "dev2", "dev3", "dev4")
 """The parts: ``dev`` (tune on it), ``test`` (held out), ``dev2`` (a second development
 part written apart from both, to check that tuning on ``dev`` generalises) and ``dev3`` (a third,
 written fresh after ``dev`` and ``dev2`` had been tuned on: new change verbs and the shapes of
-memory tools' summaries, measured before the extractor was changed for it)."""
+memory tools' summaries, measured before the extractor was changed for it) and ``dev4`` (a
+fourth, written fresh after ``dev3`` without reading the extractor: a second held-out estimate,
+not to be tuned on)."""
 
 KINDS = ("change", "multi", "other_subject", "hypothetical")
 """Scenario kinds."""
@@ -205,6 +209,8 @@ def phrasings(split: str) -> dict[str, Any]:
         from tepa_bench import freetext_phrasings_dev2 as module
     elif split == "dev3":
         from tepa_bench import freetext_phrasings_dev3 as module
+    elif split == "dev4":
+        from tepa_bench import freetext_phrasings_dev4 as module
     else:
         from tepa_bench import freetext_phrasings_test as module
     table: dict[str, Any] = module.PHRASINGS
@@ -431,7 +437,7 @@ def generate_scenarios(
     result is a function of the arguments only.
 
     Args:
-        split: ``dev`` or ``test``.
+        split: One of :data:`SPLITS` (``dev``, ``dev2``, ``dev3``, ``dev4`` or ``test``).
         n_change: Number of change scenarios (the benchmark uses at least 500).
         seed: Random seed.
         background: Unrelated memories per scenario beside the probed distractors.

@@ -74,6 +74,36 @@ def test_dev3_shares_no_value_query_or_relation_with_the_other_development_split
         assert len(dev3["templates"] & known["templates"]) <= 12, other
 
 
+def test_dev4_shares_no_value_query_or_relation_with_any_other_split() -> None:
+    dev4 = D.template_sets("dev4")
+    for other in ("dev", "dev2", "dev3", "test"):
+        known = D.template_sets(other)
+        for part in ("values", "queries", "relations"):
+            assert not dev4[part] & known[part], (other, part)
+        # written fresh: at most a plain line or two may coincide with another split's
+        assert len(dev4["templates"] & known["templates"]) <= 3, other
+
+
+def test_dev4_has_five_phrasings_of_every_statement_and_change_on_its_own() -> None:
+    table = D.phrasings("dev4")
+    assert set(table["families"]) == set(D.ATTRIBUTES)
+    assert set(table["multi"]) == set(D.MULTI_ATTRIBUTES)
+    for family, spec in table["families"].items():
+        for part in ("initial", "change"):
+            assert len(set(spec[part])) + len(table[f"generic_{part}"]) >= 5, (family, part)
+        assert spec["other"] and spec["hypothetical"], family
+        assert len(spec["values"]) >= 4 and len(spec["queries"]) >= 2, family
+    for family, spec in table["multi"].items():
+        assert len(spec["initial"]) >= 3 and len(spec["add"]) >= 3, family
+
+
+def test_rendered_dev4_texts_never_appear_in_another_split() -> None:
+    dev4 = {m.text for s in D.generate_scenarios("dev4", 500) for m in s.memories}
+    for other in ("dev", "dev2", "dev3", "test"):
+        texts = {m.text for s in D.generate_scenarios(other, 500) for m in s.memories}
+        assert not dev4 & texts, other
+
+
 def test_rendered_test_texts_never_appear_in_dev() -> None:
     dev = {m.text for s in D.generate_scenarios("dev", 500) for m in s.memories}
     test = {m.text for s in D.generate_scenarios("test", 500) for m in s.memories}
