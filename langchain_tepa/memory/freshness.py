@@ -5,13 +5,6 @@ namespace's head; if another writer appended since this memory's clock, only the
 clock are read and folded (:meth:`FreshnessMixin.reading`). A namespace whose write epoch the
 storage still vouches for is current without a head read (``storage/chroma/epochs.py``). Views
 (the stored copies of precedents) are buffered and written by :meth:`FreshnessMixin.flush`.
-
-Example:
-    >>> from langchain_tepa import TEPAMemory
-    >>> memory = TEPAMemory.in_memory()
-    >>> _ = memory.observe("user.diet", "vegan")
-    >>> memory.get("user.diet")
-    'vegan'
 """
 
 from __future__ import annotations
