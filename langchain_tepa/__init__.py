@@ -10,6 +10,7 @@ Example:
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from langchain_tepa.core import (
@@ -53,35 +54,30 @@ __version__ = "0.1.0"
 # Submodules an eager import used to bind as attributes of the package.
 _SUBMODULES = frozenset({"extraction", "retriever", "store", "vectorstore"})
 
-
-def _retriever(memory: TEPAMemory, **kwargs: Any) -> object:
-    from langchain_tepa.retriever import TEPARetriever
-
-    return TEPARetriever(memory=memory, **kwargs)
-
-
-def _store(memory: TEPAMemory, **kwargs: Any) -> object:
-    from langchain_tepa.store import TEPAStore
-
-    return TEPAStore(memory=memory, **kwargs)
+# Public names whose modules are heavy, by module: imported on first use (issue 30).
+_LAZY = {
+    "ChromaStorage": "langchain_tepa.storage.chroma",
+    "LLMFactExtractor": "langchain_tepa.extraction",
+    "TEPAConversationMemory": "langchain_tepa.classic",
+    "TEPARetriever": "langchain_tepa.retriever",
+    "TEPAStore": "langchain_tepa.store",
+    "TEPAVectorStore": "langchain_tepa.vectorstore",
+}
 
 
-def _classic(memory: TEPAMemory, **kwargs: Any) -> object:
-    from langchain_tepa.classic import TEPAConversationMemory
-
-    return TEPAConversationMemory(memory=memory, **kwargs)
+def _lazy(name: str) -> Any:
+    return getattr(importlib.import_module(_LAZY[name]), name)
 
 
-def _vectorstore(memory: TEPAMemory, **kwargs: Any) -> object:
-    from langchain_tepa.vectorstore import TEPAVectorStore
+def _adapter(cls: str) -> Callable[..., object]:
+    """``factory(memory, **kwargs)`` of the adapter class ``cls``, imported when first made."""
+    return lambda memory, **kwargs: _lazy(cls)(memory=memory, **kwargs)
 
-    return TEPAVectorStore(memory=memory, **kwargs)
 
-
-register_adapter("retriever", _retriever)
-register_adapter("store", _store)
-register_adapter("classic", _classic)
-register_adapter("vectorstore", _vectorstore)
+register_adapter("retriever", _adapter("TEPARetriever"))
+register_adapter("store", _adapter("TEPAStore"))
+register_adapter("classic", _adapter("TEPAConversationMemory"))
+register_adapter("vectorstore", _adapter("TEPAVectorStore"))
 
 __all__ = [
     "POLICY_NAMES",
@@ -127,30 +123,8 @@ def __getattr__(name: str) -> object:
     langchain-core's retriever machinery nor the extractors; ``from langchain_tepa import
     TEPAStore`` (or ``langchain_tepa.TEPAStore``) imports the module that defines it then.
     """
-    if name == "ChromaStorage":
-        from langchain_tepa.storage.chroma import ChromaStorage
-
-        return ChromaStorage
-    if name == "LLMFactExtractor":
-        from langchain_tepa.extraction import LLMFactExtractor
-
-        return LLMFactExtractor
-    if name == "TEPARetriever":
-        from langchain_tepa.retriever import TEPARetriever
-
-        return TEPARetriever
-    if name == "TEPAStore":
-        from langchain_tepa.store import TEPAStore
-
-        return TEPAStore
-    if name == "TEPAVectorStore":
-        from langchain_tepa.vectorstore import TEPAVectorStore
-
-        return TEPAVectorStore
-    if name == "TEPAConversationMemory":
-        from langchain_tepa.classic import TEPAConversationMemory
-
-        return TEPAConversationMemory
+    if name in _LAZY:
+        return _lazy(name)
     if name in _SUBMODULES:  # ``langchain_tepa.store`` worked without importing it before
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'langchain_tepa' has no attribute {name!r}")
@@ -158,4 +132,4 @@ def __getattr__(name: str) -> object:
 
 def __dir__() -> list[str]:
     """The module's names, the lazy ones included."""
-    return sorted(set(globals()) | set(__all__) | {"TEPAConversationMemory"})
+    return sorted(set(globals()) | set(__all__) | set(_LAZY))

@@ -38,7 +38,7 @@ from typing import Any
 
 from langchain_tepa.core.errors import InvalidArgumentError, StorageError, TEPAError
 from langchain_tepa.core.policy import DEFAULT_POLICY, POLICY_NAMES
-from langchain_tepa.core.types import Lifecycle, Precedent, Transition
+from langchain_tepa.core.types import Lifecycle, Precedent
 from langchain_tepa.core.values import canonical_json, validate_key, validate_namespace
 
 __all__ = ["build_parser", "inspect_memory", "list_namespaces", "main"]
@@ -58,16 +58,6 @@ def _time(t: float) -> str:
     return f"t={t:g}"
 
 
-def _transition_dict(t: Transition) -> dict[str, Any]:
-    return {
-        "time": t.time,
-        "evidence_id": t.evidence_id,
-        "from_state": t.from_state.value if t.from_state is not None else None,
-        "to_state": t.to_state.value,
-        "reason": t.reason,
-    }
-
-
 def _precedent_dict(p: Precedent) -> dict[str, Any]:
     return {
         "namespace": p.namespace,
@@ -82,7 +72,7 @@ def _precedent_dict(p: Precedent) -> dict[str, Any]:
         "created_at": p.created_at,
         "updated_at": p.updated_at,
         "evidence_count": len(p.evidence_ids),
-        "transitions": [_transition_dict(t) for t in p.transitions],
+        "transitions": [t.to_dict() for t in p.transitions],
     }
 
 

@@ -5,12 +5,6 @@ Counting (:class:`BetaCounts`), the oracle's boundary reset, the baselines' reco
 recent window), the promotions and the outcome veto. The change-detection rules (the default
 ``tepa-key`` and ``tepa-cd``) are in :mod:`langchain_tepa.core.change`; a policy's selection of
 rules is :func:`~langchain_tepa.core.policy.rules_for`.
-
-Example:
-    >>> from langchain_tepa.core.types import Precedent
-    >>> p = Precedent("default", "k", "v", "v", "p1", support=1, conflict=2, validity=0.4)
-    >>> PosteriorRevocation().reason(p, None)  # type: ignore[arg-type]
-    'revoked: validity 0.40 < 0.45 after 3 observations'
 """
 
 from __future__ import annotations

@@ -5,12 +5,6 @@
 value of a key (:class:`OutcomeRuns`, :func:`key_rates`, :func:`change_statistic`,
 :class:`KeyChangeRevocation`), keeps a revived value's history (:class:`HistoryCounts`) and
 guards against poisoning (:class:`LastOutcomeVeto`, :class:`ChangeVeto`).
-
-Example:
-    >>> from langchain_tepa.core.types import Precedent
-    >>> p = Precedent("default", "k", "v", "v", "p1", recent=[True] * 20 + [False] * 2)
-    >>> ChangeVeto(ChangeRevocation()).blocks(p)
-    True
 """
 
 from __future__ import annotations

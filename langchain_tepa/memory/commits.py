@@ -5,13 +5,6 @@ order (a :class:`Deferred` entry decides its records from its key's state at its
 the precedents it creates, and stores each namespace's part whole (one storage call per shard
 where the storage allows). Only once stored are the new states published; a failure drops the
 half-folded states so the next touch reloads them.
-
-Example:
-    >>> from langchain_tepa import TEPAMemory
-    >>> memory = TEPAMemory.in_memory()
-    >>> _ = memory.observe("user.diet", "vegan")
-    >>> memory.get("user.diet")
-    'vegan'
 """
 
 from __future__ import annotations

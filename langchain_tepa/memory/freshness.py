@@ -5,13 +5,6 @@ namespace's head; if another writer appended since this memory's clock, only the
 clock are read and folded (:meth:`FreshnessMixin.reading`). A namespace whose write epoch the
 storage still vouches for is current without a head read (``storage/chroma/epochs.py``). Views
 (the stored copies of precedents) are buffered and written by :meth:`FreshnessMixin.flush`.
-
-Example:
-    >>> from langchain_tepa import TEPAMemory
-    >>> memory = TEPAMemory.in_memory()
-    >>> _ = memory.observe("user.diet", "vegan")
-    >>> memory.get("user.diet")
-    'vegan'
 """
 
 from __future__ import annotations
@@ -298,8 +291,9 @@ class FreshnessMixin(EngineBase):
     def _complete_vectors(self, st: NamespaceState, table: VectorTable) -> None:
         """Embed precedents that have no stored vector, once, and store them.
 
-        Only a store migrated from an older layout that had lost some vectors has such
-        precedents; their vectors go to a page of their own.
+        Their pages carried none: written by another writer once the namespace had an index of
+        its own (the vectors went to the index), folded by a process that has not seen the
+        index yet, or written without vectors at all. Their vectors go to a page of their own.
         """
         lost = [
             p

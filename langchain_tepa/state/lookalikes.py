@@ -9,12 +9,12 @@ user's fact cannot push it out of the top ``k`` whatever their similarity to the
 Example:
     >>> import numpy as np
     >>> from langchain_tepa.core.types import Precedent
-    >>> from langchain_tepa.state.lookalikes import demote_lookalikes
+    >>> from langchain_tepa.state.lookalikes import trusted_top
     >>> fact = Precedent("ns", "user.city", "Lisbon", "lisbon", "p1")
     >>> copy = Precedent("ns", "user.city2", "Lisbon!", "lisbon!", "p2")
     >>> vecs = {"p1": np.array([1.0, 0.0]), "p2": np.array([0.99, 0.14])}
     >>> ranked = [(copy, 0.9), (fact, 0.7)]
-    >>> [p.id for p, _ in demote_lookalikes(ranked, {"p1": 3, "p2": 1}, vecs.get, 0.8)]
+    >>> [p.id for p, _ in trusted_top(ranked, {"p1": 3, "p2": 1}, vecs.get, 0.8, k=2)]
     ['p1', 'p2']
 """
 
@@ -29,29 +29,7 @@ from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Precedent
 from langchain_tepa.state.namespace import NamespaceState
 
-__all__ = ["budgets_apply", "demote_lookalikes", "rank_with_budgets", "trusted_top"]
-
-
-def demote_lookalikes(
-    ranked: Sequence[tuple[Precedent, float]],
-    tiers: Mapping[str, int],
-    vector: Callable[[str], np.ndarray | None],
-    lookalike: float,
-) -> list[tuple[Precedent, float]]:
-    """``ranked`` (best first) with each look-alike moved just below what it imitates.
-
-    A result imitates a higher-tier result when their unit vectors' cosine is at least
-    ``lookalike``; its effective score is then at most that result's (ties go to the higher
-    tier). Scores are returned unchanged (the Document's ``score`` is still the similarity).
-    """
-    if len({tiers.get(p.id, 0) for p, _ in ranked}) <= 1:
-        return list(ranked)
-    effective = _effective(ranked, tiers, vector, lookalike)
-    order = {p.id: i for i, (p, _) in enumerate(ranked)}
-    return sorted(
-        ranked,
-        key=lambda r: (-effective[r[0].id], -tiers.get(r[0].id, 0), order[r[0].id]),
-    )
+__all__ = ["budgets_apply", "rank_with_budgets", "trusted_top"]
 
 
 def _effective(
@@ -85,7 +63,11 @@ def trusted_top(
     lookalike: float,
     k: int,
 ) -> list[tuple[Precedent, float]]:
-    """The ``k`` best of ``ranked`` (every candidate, best first) after :func:`demote_lookalikes`.
+    """The ``k`` best of ``ranked`` (every candidate, best first), look-alikes demoted.
+
+    A result imitates a higher-tier result when their unit vectors' cosine is at least
+    ``lookalike``; its effective score is then at most that result's (ties go to the higher
+    tier). Scores are returned unchanged (the Document's ``score`` is still the similarity).
 
     Only the first ``m`` results and the best ``k`` of each tier are compared (``m`` from
     ``4k + 32``, doubled until the ``k``-th effective score is at least the best score left

@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
 from langchain_tepa.storage.base import (
@@ -39,14 +40,8 @@ __all__ = [
 
 def __getattr__(name: str) -> object:
     """``ChromaStorage`` and ``AsyncChromaStorage`` import the Chroma backend on first use."""
-    if name == "ChromaStorage":
-        from langchain_tepa.storage.chroma import ChromaStorage
-
-        return ChromaStorage
-    if name == "AsyncChromaStorage":
-        from langchain_tepa.storage.chroma import AsyncChromaStorage
-
-        return AsyncChromaStorage
+    if name in ("ChromaStorage", "AsyncChromaStorage"):
+        return getattr(importlib.import_module("langchain_tepa.storage.chroma"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

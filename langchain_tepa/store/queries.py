@@ -1,4 +1,4 @@
-"""Pure helpers of :class:`~langchain_tepa.store.TEPAStore`: filters, namespaces, similarity.
+"""Pure helpers of :class:`~langchain_tepa.store.TEPAStore`: filters and namespaces.
 
 The filter semantics mirror LangGraph's ``InMemoryStore`` (``$eq $ne $gt $gte $lt $lte`` and
 plain equality on top-level value keys, nested dicts compared key by key, lists element by
@@ -15,17 +15,15 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
 from langgraph.store.base import MatchCondition
 
 from langchain_tepa.core.errors import InvalidArgumentError
 
 __all__ = [
     "COMPARISON_OPERATORS",
-    "cosines",
     "matches_condition",
     "matches_filter",
     "validate_filter",
@@ -143,23 +141,3 @@ def matches_condition(condition: MatchCondition, namespace: tuple[str, ...]) -> 
             f"unsupported match type {condition.match_type!r}; use 'prefix' or 'suffix'"
         )
     return all(p == "*" or n == p for n, p in pairs)
-
-
-def cosines(query: Sequence[float], rows: Sequence[Sequence[float]]) -> list[float]:
-    """Cosine similarity of ``query`` with each row (0.0 where either vector is zero).
-
-    Raises:
-        InvalidArgumentError: If the sizes differ (different embedding models).
-    """
-    if not rows:
-        return []
-    q = np.asarray(query, dtype=np.float64)
-    m = np.asarray(rows, dtype=np.float64)
-    if m.ndim != 2 or m.shape[1] != q.shape[0]:
-        raise InvalidArgumentError(
-            f"embedding sizes differ (query {q.shape[0]}, stored {m.shape[-1]}); use one "
-            "embedding model for writing and searching"
-        )
-    norms = np.linalg.norm(m, axis=1) * float(np.linalg.norm(q))
-    sims = np.divide(m @ q, norms, out=np.zeros(len(m)), where=norms > 0)
-    return [float(x) for x in sims]

@@ -73,17 +73,7 @@ def validate_ttl(ttl: object, what: str = "ttl") -> float | None:
     """``None`` or a positive, finite number of minutes."""
     if ttl is None:
         return None
-    if isinstance(ttl, bool) or not isinstance(ttl, int | float):
-        raise InvalidArgumentError(f"{what} must be None or a number of minutes, got {ttl!r}")
-    try:
-        minutes = float(ttl)
-    except OverflowError:
-        minutes = math.inf
-    if not math.isfinite(minutes) or minutes <= 0:
-        raise InvalidArgumentError(
-            f"{what} must be a finite number of minutes > 0 (or None: no expiry), got {ttl!r}"
-        )
-    return minutes
+    return _minutes(ttl, what, "None or a number of minutes", " (or None: no expiry)")
 
 
 def validate_ttl_config(config: object) -> TTLConfig | None:
@@ -128,17 +118,22 @@ def validate_sweep_interval(minutes: object, what: str = "sweep_interval_minutes
         >>> validate_sweep_interval(0.05)
         0.05
     """
-    if isinstance(minutes, bool) or not isinstance(minutes, int | float):
-        raise InvalidArgumentError(f"{what} must be a number of minutes > 0, got {minutes!r}")
+    return _minutes(minutes, what, "a number of minutes > 0", "")
+
+
+def _minutes(value: object, what: str, expected: str, or_none: str) -> float:
+    """``value`` as a finite number of minutes > 0; the errors say ``what`` was ``expected``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidArgumentError(f"{what} must be {expected}, got {value!r}")
     try:
-        value = float(minutes)
+        minutes = float(value)
     except OverflowError:
-        value = math.inf
-    if not math.isfinite(value) or value <= 0:
+        minutes = math.inf
+    if not math.isfinite(minutes) or minutes <= 0:
         raise InvalidArgumentError(
-            f"{what} must be a finite number of minutes > 0, got {minutes!r}"
+            f"{what} must be a finite number of minutes > 0{or_none}, got {value!r}"
         )
-    return value
+    return minutes
 
 
 class TTLKeeper:

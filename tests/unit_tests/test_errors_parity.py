@@ -103,12 +103,10 @@ def test_a_connection_failure_during_a_write_is_outcome_unknown(exc: BaseExcepti
         ("index vectors", True),
         ("write views", True),
         ("write meta", True),
-        ("upgrade: remove views", True),
         ("read index", False),
         ("read heads", False),
         ("get", False),
         ("query", False),
-        ("upgrade: find views", False),
         ("open collection", False),
     ],
 )

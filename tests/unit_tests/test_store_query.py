@@ -6,7 +6,7 @@ import pytest
 from langgraph.store.base import MatchCondition
 
 from langchain_tepa import InvalidArgumentError
-from langchain_tepa.store.queries import cosines, matches_condition, matches_filter, validate_filter
+from langchain_tepa.store.queries import matches_condition, matches_filter, validate_filter
 
 
 @pytest.mark.parametrize(
@@ -46,11 +46,3 @@ def test_match_conditions() -> None:
     assert not matches_condition(MatchCondition("suffix", ("a", "b", "c", "d")), ns)
     with pytest.raises(InvalidArgumentError):
         matches_condition(MatchCondition("middle", ("a",)), ns)  # type: ignore[arg-type]
-
-
-def test_cosines() -> None:
-    assert cosines([1.0, 0.0], []) == []
-    assert cosines([1.0, 0.0], [[2.0, 0.0], [0.0, 3.0], [0.0, 0.0]]) == [1.0, 0.0, 0.0]
-    assert cosines([0.0, 0.0], [[1.0, 0.0]]) == [0.0]
-    with pytest.raises(InvalidArgumentError, match="sizes differ"):
-        cosines([1.0, 0.0], [[1.0, 0.0, 0.0]])

@@ -475,12 +475,6 @@ def precedent_meta(p: Precedent) -> dict[str, Any]:
 
 
 def view_of(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The precedent view stored in a record's metadata, if any (``Precedent.view()``).
-
-    Layout 2 stored the whole precedent (``Precedent.to_dict()``); it is read as its view.
-    """
+    """The precedent view stored in a record's metadata, if any (``Precedent.view()``)."""
     raw = (meta or {}).get("tepa_view")
-    if not isinstance(raw, str):
-        return None
-    data = json.loads(raw)
-    return dict(data) if "evidence" in data else Precedent.from_dict(data).view()
+    return dict(json.loads(raw)) if isinstance(raw, str) else None

@@ -68,7 +68,7 @@ def _is_transport(exc: BaseException) -> bool:
     return isinstance(exc, httpx.TransportError)
 
 
-_WRITES = ("append", "register", "index", "write", "migrate", "remove", "upgrade: ", "upsert")
+_WRITES = ("append", "register", "index", "write", "remove", "upsert")
 
 
 def is_write(op: str) -> bool:
@@ -78,7 +78,7 @@ def is_write(op: str) -> bool:
         >>> is_write("append evidence"), is_write("read heads")
         (True, False)
     """
-    return op.startswith(_WRITES) and not op.startswith("upgrade: find")
+    return op.startswith(_WRITES)
 
 
 def translate(exc: BaseException, where: str, op: str) -> TEPAError:
