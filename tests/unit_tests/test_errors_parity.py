@@ -108,10 +108,48 @@ def test_a_connection_failure_during_a_write_is_outcome_unknown(exc: BaseExcepti
         ("get", False),
         ("query", False),
         ("open collection", False),
+        ("dedicate namespace", True),
+        ("mark indexed pages", True),
+        ("write summary", True),
+        ("write name pages", True),
+        ("read meta", False),
+        ("read names", False),
+        ("read name pages", False),
+        ("count names", False),
+        ("list collections", False),
     ],
 )
 def test_which_chroma_calls_write(op: str, writes: bool) -> None:
     assert is_write(op) is writes
+
+
+def _storage_call_names() -> set[str]:
+    """The op names the Chroma storage passes to ``call`` / ``_update_head``, read from source."""
+    import ast
+    import pathlib
+
+    import langchain_tepa.storage.chroma as chroma_pkg
+
+    names: set[str] = set()
+    for path in pathlib.Path(chroma_pkg.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr not in ("call", "_update_head"):
+                continue
+            for arg in node.args[:2]:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    names.add(arg.value)
+    return names
+
+
+def test_every_chroma_call_the_storage_makes_is_classified() -> None:
+    # A new op name must be added to the table above, so whether a dropped connection during it
+    # is "outcome unknown" (a write) or "nothing was written" (a read) is decided on purpose.
+    classified = {op for mark in test_which_chroma_calls_write.pytestmark for op, _ in mark.args[1]}
+    found = _storage_call_names()
+    assert {"append evidence", "dedicate namespace", "read heads"} <= found
+    assert found <= classified, sorted(found - classified)
 
 
 def test_the_tools_do_not_invite_a_blind_retry_after_an_unknown_outcome() -> None:

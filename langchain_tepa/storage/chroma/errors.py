@@ -68,7 +68,7 @@ def _is_transport(exc: BaseException) -> bool:
     return isinstance(exc, httpx.TransportError)
 
 
-_WRITES = ("append", "register", "index", "write", "remove", "upsert")
+_WRITES = ("append", "register", "index", "write", "remove", "upsert", "dedicate", "mark")
 
 
 def is_write(op: str) -> bool:
