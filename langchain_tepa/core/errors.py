@@ -183,7 +183,8 @@ class OutcomeUnknownError(StorageUnavailableError):
         if self._resend is None:
             raise InvalidArgumentError(
                 "this OutcomeUnknownError carries no append of evidence to retry (the failed "
-                "call rewrote views or meta records, which the memory writes again by itself)"
+                "call rewrote views, meta records or a large namespace's own index, which the "
+                "memory writes again by itself)"
             )
         self._resend()
 
