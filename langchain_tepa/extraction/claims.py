@@ -231,7 +231,7 @@ def _predicate(pred: str, subject: str, change: bool, previous: str) -> list[Cla
             continue
         raw = match.group("value")
         chosen: tuple[Family, str] | None = None
-        tail = _tail(raw)
+        tail = _tail(raw) or _purpose(raw)
         if tail is not None and tail[0] not in families:
             chosen = tail
         for family in () if chosen else families:
@@ -259,6 +259,26 @@ def _predicate(pred: str, subject: str, change: bool, previous: str) -> list[Cla
         multi = family.multi_valued
         return [Claim(subject, family.name, v, multi, changed, previous) for v in values]
     return None
+
+
+_PURPOSE = re.compile(
+    r"^(?P<name>(?:the\s+|a\s+|an\s+)?[A-Z0-9][\w.&'’+-]*(?:\s+[A-Z0-9][\w.&'’+-]*){0,3})\s+"
+    r"(?P<rest>(?:for|as|to|in|on|at|with)\s+[a-z][a-z ]*?)(?:\s+(?:now|recently|too))?$"
+)
+
+
+def _purpose(raw: str) -> tuple[Family, str] | None:
+    """A name followed by what it is for ("Nova for coding", "Evolution for email").
+
+    The words after the name say which attribute it is a value of, more surely than the verb
+    ("moved over to Nova for coding" is no move of home), when they name one family.
+    """
+    m = _PURPOSE.match(raw.strip().rstrip(".!"))
+    if m is None:
+        return None
+    name = re.sub(r"^(?:the|a|an)\s+", "", m.group("name"))
+    found = infer_family((), name, m.group("rest").split())
+    return (FAMILIES[found[0]], found[1]) if found is not None else None
 
 
 def _self_description(pred: str, subject: str, change: bool) -> list[Claim] | None:

@@ -29,9 +29,10 @@ import re
 from collections.abc import Sequence
 
 from langchain_tepa.extraction.families import FAMILIES, Family, family_of_label
-from langchain_tepa.extraction.values import vocab_value
+from langchain_tepa.extraction.values import value_fits, vocab_value
 
 __all__ = [
+    "CLOSED",
     "CUES",
     "EVENT_VERBS",
     "content_stems",
@@ -67,7 +68,7 @@ CUES: dict[str, tuple[str, ...]] = {
     "school": ("study", "student", "enrol", "enroll", "degree", "accepted", "admit", "campus"),
     "commute": ("commute", "commuting", "travel", "ride", "office"),
     "airline": ("fly", "flight", "flyer", "airline", "mile", "frequent"),
-    "mobile_carrier": ("network", "carrier", "sim", "port", "number", "plan", "mobile"),
+    "mobile_carrier": ("network", "carrier", "sim", "number", "plan", "mobile"),
     "music_app": ("music", "stream", "streaming", "listen", "playlist", "song"),
     "laptop": ("laptop", "notebook", "computer", "machine"),
     "doctor": ("doctor", "gp", "patient", "physician", "clinic", "register"),
@@ -90,6 +91,11 @@ CUES: dict[str, tuple[str, ...]] = {
     "favourite_colour": ("colour", "color", "shade"),
     "sport": ("sport", "play", "athlete", "match", "league"),
 }
+
+#: Families whose values are a closed set of words: a name their vocabulary lacks is not one.
+CLOSED: frozenset[str] = frozenset(
+    {"diet", "programming_language", "reply_language", "sport", "coffee", "timezone"}
+)
 
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "es", "ed", "s", "e")
 _WORD = re.compile(r"[a-z][a-z-]*")
@@ -164,10 +170,12 @@ def stem(word: str) -> str:
     """A crude stem: lower case, one common suffix off (``moving`` -> ``mov``).
 
     Example:
-        >>> stem("Moving"), stem("moved"), stem("move")
-        ('mov', 'mov', 'mov')
+        >>> stem("Moving"), stem("moved"), stem("move"), stem("flies"), stem("fly")
+        ('mov', 'mov', 'mov', 'fly', 'fly')
     """
     w = word.casefold()
+    if len(w) > 4 and w.endswith(("ies", "ied")):  # "flies", "studied": the -y verb
+        return w[:-3] + "y"
     for suffix in _SUFFIXES:
         if len(w) - len(suffix) >= 3 and w.endswith(suffix):
             return w[: -len(suffix)]
@@ -231,17 +239,26 @@ _WHEN = re.compile(
 )
 
 
-def _fits(family: Family, value: str, named: bool) -> str | None:
-    """``value`` read as a value of ``family``, or None (a day or month is no value)."""
+def _fits(family: Family, value: str, named: bool, outright: bool = False) -> str | None:
+    """``value`` read as a value of ``family``, or None (a day or month is no value).
+
+    ``named``: a word of the sentence names the family; ``outright``: the value's own noun
+    does ("a Mediterranean diet"), which admits a word outside even a closed vocabulary.
+    """
     value = re.sub(r"^(?:the|a|an)\s+", "", value.strip(), flags=re.IGNORECASE).strip(" .,!")
     if not value or len(value.split()) > 4 or family.multi_valued or _WHEN.match(value):
+        return None
+    if not value_fits(family.name, value):
         return None
     if family.vocab:
         known = vocab_value(value, family.name, family.vocab)
         if known is not None:
             return known
-        # an unknown word of a closed vocabulary: only where a label names the family outright
-        return value if named and len(value.split()) <= 3 else None
+        # an unknown word of a vocabulary: only where a word names the family outright, and
+        # never for a family whose values are a closed set ("Nova" is no programming language)
+        if (family.name in CLOSED and not outright) or not named or len(value.split()) > 3:
+            return None
+        return value
     if family.kind == "name" and not (value[:1].isupper() or value[:1].isdigit()):
         return None
     if family.kind == "number" and not any(c.isdigit() for c in value):
@@ -262,43 +279,77 @@ def _value_tail(value: str) -> tuple[Family, str] | None:
     return None
 
 
-def infer_family(predicate: Sequence[str], value: str) -> tuple[str, str] | None:
+def infer_family(
+    predicate: Sequence[str], value: str, after: Sequence[str] = ()
+) -> tuple[str, str] | None:
     """The family and value of a user's claim that no shape named, or None.
+
+    Each content word votes for the families whose labels (2) or cue words (1) hold its
+    stem; a word of one family's closed vocabulary in the value votes 2 for it. Only the
+    families the value can be a value of compete (its type: :func:`value_fits`; a name
+    outside a family's vocabulary only where a word names that family outright and its
+    values are not a closed set, :data:`CLOSED`).
 
     Args:
         predicate: The words of the sentence around the value (its verb phrase), in order.
         value: The value as read ("the Rose Pine theme", "Nordea").
+        after: Words that follow the value and say what it is for ("for coding"); they
+            name the attribute more surely than the verb and vote twice.
+
+    Example:
+        >>> infer_family(["moved", "over", "to"], "Nova", after=["for", "coding"])
+        ('editor', 'Nova')
 
     Returns:
         ``(family name, value)`` when one family wins and the value fits it.
     """
     tail = _value_tail(value)
     if tail is not None:
-        read = _fits(tail[0], tail[1], named=True)
+        read = _fits(tail[0], tail[1], named=True, outright=True)
         if read is not None:
             return tail[0].name, read
     votes: dict[str, float] = {}
-    for word in predicate:
+    named: set[str] = set()  # families a word names outright (a label, or a cue of it alone)
+    weighted = [(w, 1.0) for w in predicate] + [(w, 2.0) for w in after]
+    for word, weight in weighted:
         for w in _WORD.findall(word.casefold()):
             if w in _STOP:
                 continue
             s = stem(w)
             strong = _STRONG.get(s, set())
             for fam in strong:
-                votes[fam] = votes.get(fam, 0.0) + 2.0 / len(strong)
+                votes[fam] = votes.get(fam, 0.0) + weight * 2.0 / len(strong)
             weak = _WEAK.get(s, set()) - strong
             for fam in weak:
-                votes[fam] = votes.get(fam, 0.0) + 1.0 / len(weak)
-    if not votes:
+                votes[fam] = votes.get(fam, 0.0) + weight / len(weak)
+            named |= strong if strong else weak if len(weak) == 1 else set()
+    # the value's own type votes too: a word of one family's closed vocabulary ("BEPO" is a
+    # keyboard layout), so "retrained on BEPO" is no occupation
+    hits = [f.name for f in _VOCAB_FAMILIES if vocab_value(value, f.name, f.vocab) is not None]
+    if len(hits) == 1:  # the value's own type outweighs one cue word ("a Crystal fan")
+        votes[hits[0]] = votes.get(hits[0], 0.0) + 3.0
+    # only families the value can be a value of compete ("Evolution" is no email address)
+    is_name = _is_name(value)
+    fitting = {
+        fam: (score, read)
+        for fam, score in votes.items()
+        if (read := _fits(FAMILIES[fam], value, named=fam in named and is_name)) is not None
+    }
+    if not fitting:
         return None
-    ranked = sorted(votes.items(), key=lambda kv: -kv[1])
-    best, score = ranked[0]
-    if (len(ranked) > 1 and ranked[1][1] >= score) or score < 1.0:
+    ranked = sorted(fitting.items(), key=lambda kv: -kv[1][0])
+    best, (score, read) = ranked[0]
+    if (len(ranked) > 1 and ranked[1][1][0] >= score) or score < 1.0:
         return None
-    # a closed vocabulary takes an unknown word only where the value names the family itself
-    # ("the murex shell", above): "I drink tea" names a drink, not a coffee order
-    read = _fits(FAMILIES[best], value, named=False)
-    return (best, read) if read is not None else None
+    return best, read
+
+
+def _is_name(value: str) -> bool:
+    v = re.sub(r"^(?:the|a|an)\s+", "", value.strip(), flags=re.IGNORECASE)
+    return v[:1].isupper() or v[:1].isdigit()
+
+
+_VOCAB_FAMILIES = tuple(f for f in FAMILIES.values() if f.vocab and not f.multi_valued)
 
 
 _USER_SUBJECT = re.compile(r"^(?:I|we|(?:the\s+)?user)\s+(?P<pred>\S.*)$", re.IGNORECASE)
@@ -397,7 +448,17 @@ def user_predicate(text: str) -> tuple[str, str, bool, bool] | None:
         else:
             return None
     value = " ".join(words[cut:]).strip(" ,;")
-    inferred = infer_family(words[:cut], value)
+    after: list[str] = []
+    if (words[cut][:1].isupper() or words[cut][:1].isdigit()) and _value_tail(value) is None:
+        # a name, then lower-case words: they say what the name is for ("Waterfox for
+        # browsing", "a Vueling frequent flyer", "a Razer Blade laptop around")
+        end = cut + 1
+        while end < len(words) and (words[end][:1].isupper() or words[end][:1].isdigit()):
+            end += 1
+        rest = [w.strip(" ,;.!") for w in words[end:]]
+        if rest and all(w.isalpha() and w.islower() for w in rest):
+            value, after = " ".join(words[cut:end]).strip(" ,;"), rest
+    inferred = infer_family(words[:cut], value, after)
     if inferred is not None:
         return inferred[0], inferred[1], True, additive
     kept = [w.casefold() for w in words[:cut] if w.casefold() not in _AUXILIARIES and w.isalpha()]

@@ -112,13 +112,21 @@ from langchain_tepa.extraction.lexicon import (
     normalize_key_part,
 )
 from langchain_tepa.extraction.markup import strip_markup
-from langchain_tepa.extraction.values import attribute_text, is_hypothetical, vocab_value
+from langchain_tepa.extraction.values import (
+    attribute_text,
+    is_hypothetical,
+    trim_tail,
+    value_fits,
+    vocab_value,
+)
 
 __all__ = ["DIETS", "OCCUPATIONS", "OfflineFactExtractor", "normalize_key_part"]
 
 
 def _fits(family: Family, value: str) -> bool:
     """Whether ``value`` can be a value of ``family`` (its vocabulary, a capitalised name)."""
+    if not value_fits(family.name, value):
+        return False
     if family.vocab:
         return vocab_value(value, family.name, family.vocab) is not None
     return family.kind != "name" or value[:1].isupper() or value[:1].isdigit()
@@ -278,9 +286,10 @@ class OfflineFactExtractor:
 
     def _claim_fact(self, sentence: str, claim: Claim) -> Fact:
         subject = self.user_subject + claim.subject[len("user") :]
+        value = trim_tail(claim.value)
         return Fact(
             key=f"{subject}.{claim.relation}",
-            value=claim.value,
+            value=value,
             text=sentence,
             source=self.source,
             metadata={
@@ -290,7 +299,7 @@ class OfflineFactExtractor:
                 **({"multi_valued": True} if claim.multi_valued else {}),
                 **({"correction": True} if claim.correction else {}),
                 **({"previous_value": claim.previous} if claim.previous else {}),
-                "attribute_text": attribute_text(sentence, claim.value),
+                "attribute_text": attribute_text(sentence, value),
             },
         )
 
@@ -324,7 +333,10 @@ class OfflineFactExtractor:
         previous: str = "",
     ) -> Fact | None:
         raw_value = value
-        value = _strip_value(value)
+        lead = re.match(r"^(to|on|in|at|with|for|into|onto)\s+(?:the\s+|a\s+|an\s+)?(\S.*)$", value)
+        if lead is not None and relation_words:  # "moved on | to an affogato": the verb's
+            relation_words, value = [*relation_words, lead.group(1)], lead.group(2)
+        value = trim_tail(_strip_value(value))
         category, value = _split_category(value)
         relation = _relation([*relation_words, *category])
         subj = _subject_key(subject)

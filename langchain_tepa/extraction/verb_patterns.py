@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from langchain_tepa.extraction.families import FAMILIES, Family, family_of_label, inflect
-from langchain_tepa.extraction.values import ARTICLE, clean_value, vocab_value
+from langchain_tepa.extraction.values import ARTICLE, clean_value, value_fits, vocab_value
 from langchain_tepa.extraction.vocabularies import BANKS, TIMEZONES, all_words
 
 __all__ = ["candidates", "read_value", "value_tail"]
@@ -293,6 +293,8 @@ def _read(raw: str, family: Family, generic: bool = False) -> str | None:
             return None
     value = clean_value(raw, family.kind)
     if family.kind == "name" and not value[:1].isupper() and not value[:1].isdigit():
+        return None
+    if not value_fits(family.name, value):
         return None
     return value or None
 

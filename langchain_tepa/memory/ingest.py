@@ -169,6 +169,7 @@ resolve_families`): ``user.lives_in`` and ``user.moved_to`` become ``user.home_c
             ):
                 mapped[i] = key
             self._changes(namespace, facts, mapped, set(known), values or {}, resolver)
+            _same_value(facts, mapped, set(known), values or {})
             resolver.register_attributes(
                 namespace,
                 [(k, a) for k, a in zip(mapped, attributes, strict=True) if isinstance(a, str)],
@@ -232,6 +233,51 @@ resolve_families`): ``user.lives_in`` and ``user.moved_to`` become ``user.home_c
         if keys:
             with self._lock:
                 self._key_resolver().register(namespace, keys)
+
+
+def _same_value(
+    facts: list[Fact], mapped: list[str], known: set[str], values: Mapping[str, Any]
+) -> None:
+    """Step 5: a repeated value lands on the known key that holds it.
+
+    A user's claim on a key still unknown (not a single-valued family's) whose value is the
+    current value of one known single-valued key of the same subject lands on that key
+    (``mapped`` is updated).
+
+    The same value said again is the same attribute ("USER PROFILE - sport: lacrosse", then
+    "User is into lacrosse"): the repeat supports the stored claim instead of starting a key
+    that a later change of the attribute would leave behind.
+
+    Example:
+        >>> f = Fact(key="user.usually_flies", value="Aer Lingus")
+        >>> mapped = ["user.usually_flies"]
+        >>> _same_value([f], mapped, {"user.airline"}, {"user.airline": "Aer Lingus"})
+        >>> mapped
+        ['user.airline']
+    """
+    from langchain_tepa.extraction.families import FAMILIES, canonical_relation
+
+    for i, (fact, key) in enumerate(zip(facts, mapped, strict=True)):
+        if key in known or "." not in key or not isinstance(fact.value, str):
+            continue
+        own = FAMILIES.get(canonical_relation(key.rsplit(".", 1)[-1]) or "")
+        if own is not None and not own.multi_valued:
+            continue  # a single-valued family's key is the attribute's name: it stays
+        parent = key.rsplit(".", 1)[0]
+        if parent != "user":
+            continue
+        wanted = fact.value.strip().casefold()
+        hits = []
+        for k in known:
+            if k.rsplit(".", 1)[0] != parent or k not in values:
+                continue
+            fam = FAMILIES.get(canonical_relation(k.rsplit(".", 1)[-1]) or "")
+            if fam is not None and fam.multi_valued:
+                continue
+            if isinstance(values[k], str) and values[k].strip().casefold() == wanted:
+                hits.append(k)
+        if len(hits) == 1:
+            mapped[i] = hits[0]
 
 
 class _NoFact:

@@ -1,0 +1,133 @@
+"""Family rules that must not fire on the wrong attribute: value types, trailing words, purpose
+phrases, the value's own vocabulary, and a repeated value landing on the key that holds it."""
+
+from __future__ import annotations
+
+import pytest
+
+from langchain_tepa import HashingEmbeddings, TEPAMemory, TEPAStore
+from langchain_tepa.extraction.generic import infer_family, stem, user_predicate
+from langchain_tepa.extraction.offline import OfflineFactExtractor
+from langchain_tepa.extraction.values import trim_tail, value_fits
+from langchain_tepa.store import store_policy
+
+
+@pytest.fixture
+def ex() -> OfflineFactExtractor:
+    return OfflineFactExtractor()
+
+
+def _pairs(ex: OfflineFactExtractor, text: str) -> list[tuple[str, str]]:
+    return [(f.key, str(f.value)) for f in ex.extract(text)]
+
+
+@pytest.mark.parametrize(
+    ("family", "value", "fits"),
+    [
+        ("email_address", "Geary", False),
+        ("email_address", "ada@example.org", True),
+        ("timezone", "Orion", False),
+        ("timezone", "CET", True),
+        ("timezone", "UTC+3", True),
+        ("timezone", "Europe/Lisbon", True),
+        ("occupation", "member of Anytime Fitness", False),
+        ("occupation", "KLM frequent flyer", False),
+        ("occupation", "data engineer", True),
+        ("home_city", "Oslo", True),
+    ],
+)
+def test_a_family_rejects_a_value_of_another_type(family: str, value: str, fits: bool) -> None:
+    assert value_fits(family, value) is fits
+
+
+def test_a_value_never_ends_with_a_function_word() -> None:
+    assert trim_tail("Geary for") == "Geary"
+    assert trim_tail("OpenBSD on the") == "OpenBSD"
+    assert trim_tail("Sway as the") == "Sway"
+    assert trim_tail("Oslo") == "Oslo"
+    assert trim_tail("for") == "for"  # nothing would be left: kept as it is
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a rule on the wrong attribute: the type guard sends the claim to the right one
+        ("I use Geary for email.", ("user.email_client", "Geary")),
+        ("User became a member of Anytime Fitness.", ("user.gym", "Anytime Fitness")),
+        ("User became a KLM frequent flyer.", ("user.airline", "KLM")),
+        # the words after a name say what it is for, more surely than the verb
+        ("I moved over to Kakoune for coding.", ("user.editor", "Kakoune")),
+        ("User went over to Floorp for browsing.", ("user.browser", "Floorp")),
+        # still a move where the purpose names no attribute
+        ("I moved to Berlin for work.", ("user.home_city", "Berlin")),
+        # "-ies" verbs meet their cue ("flies" is "fly")
+        ("User usually flies Norse Atlantic.", ("user.airline", "Norse Atlantic")),
+        # a cue word of one family alone names it, so a new brand is read
+        ("User surfs with Floorp.", ("user.browser", "Floorp")),
+        # a preposition that opens the value belongs to the verb
+        ("User has moved on to rooibos tea.", ("user.moved_on_to", "rooibos tea")),
+    ],
+)
+def test_rules_fire_on_the_attribute_the_sentence_names(
+    ex: OfflineFactExtractor, text: str, expected: tuple[str, str]
+) -> None:
+    assert _pairs(ex, text) == [expected]
+
+
+def test_a_project_is_no_time_zone(ex: OfflineFactExtractor) -> None:
+    keys = [k for k, _ in _pairs(ex, "User is working on Orion now.")]
+    assert "user.timezone" not in keys
+
+
+def test_stems_of_ies_verbs() -> None:
+    assert stem("flies") == stem("fly") == "fly"
+    assert stem("studied") == "study"
+
+
+def test_the_value_s_vocabulary_outweighs_one_cue_word() -> None:
+    # "fan" is a football cue, but Crystal is a programming language
+    assert infer_family(["has", "become", "a"], "Crystal", after=["fan"]) == (
+        "programming_language",
+        "Crystal",
+    )
+
+
+def test_a_closed_vocabulary_still_refuses_unknown_words() -> None:
+    # "coding" names the editor and the programming language; Nova is no language
+    assert infer_family(["moved", "over", "to"], "Nova", after=["for", "coding"]) == (
+        "editor",
+        "Nova",
+    )
+    assert infer_family(["drinks"], "tea") is None  # a lower-case word: no coffee order
+    assert user_predicate("User drinks tea") == ("drinks", "tea", False, False)
+
+
+def _store() -> TEPAStore:
+    emb = HashingEmbeddings()
+    memory = TEPAMemory.in_memory(embeddings=emb, policy=store_policy())
+    return TEPAStore(memory, index={"dims": 384, "embed": emb, "fields": ["content"]})
+
+
+def _served(store: TEPAStore, ns: tuple[str, ...], query: str) -> list[str]:
+    return [str(i.value["content"]) for i in store.search(ns, query=query, limit=3)]
+
+
+def test_a_repeated_value_lands_on_the_key_that_holds_it() -> None:
+    store = _store()
+    ns = ("memories", "u1")
+    store.put(ns, "a", {"content": "USER PROFILE - airline: Ryanair"})
+    store.put(ns, "b", {"content": "The user always books Ryanair."})
+    store.put(ns, "c", {"content": "UPDATE: airline -> Lufthansa"})
+    served = _served(store, ns, "which airline does the user fly")
+    assert "UPDATE: airline -> Lufthansa" in served
+    assert "The user always books Ryanair." not in served
+
+
+def test_a_repeated_value_never_joins_a_multi_valued_key() -> None:
+    store = _store()
+    ns = ("memories", "u1")
+    store.put(ns, "a", {"content": "I have a dog."})
+    store.put(ns, "b", {"content": "I also have a cat."})
+    store.put(ns, "c", {"content": "The user keeps a dog."})
+    served = _served(store, ns, "what pets does the user have")
+    assert "I have a dog." in served and "I also have a cat." in served
