@@ -30,12 +30,14 @@ from langchain_tepa.extraction.families import (
     family_of_label,
     nearest_family,
 )
-from langchain_tepa.extraction.generic import infer_family
+from langchain_tepa.extraction.frames import PLACE, purpose, request
+from langchain_tepa.extraction.generic import head_family, infer_family, retype
 from langchain_tepa.extraction.lexicon import DIETS, OCCUPATIONS, normalize_key_part
 from langchain_tepa.extraction.values import (
     clean_value,
     is_hypothetical,
     several,
+    value_fits,
     vocab_value,
 )
 from langchain_tepa.extraction.verb_patterns import (
@@ -231,7 +233,7 @@ def _predicate(pred: str, subject: str, change: bool, previous: str) -> list[Cla
             continue
         raw = match.group("value")
         chosen: tuple[Family, str] | None = None
-        tail = _tail(raw) or _purpose(raw)
+        tail = _tail(raw) or purpose(raw) or _tail(PLACE.sub("", raw))
         if tail is not None and tail[0] not in families:
             chosen = tail
         for family in () if chosen else families:
@@ -242,6 +244,7 @@ def _predicate(pred: str, subject: str, change: bool, previous: str) -> list[Cla
         if chosen is None:
             continue
         family, value = chosen
+        family = retype(family, value)  # "put Debian on the machine": no laptop
         verb = match.group("verb").lower()
         aux = (match.group("aux") or "").lower()
         changing = lemma in _CHANGE_LEMMAS or lemma in family.changes
@@ -259,26 +262,6 @@ def _predicate(pred: str, subject: str, change: bool, previous: str) -> list[Cla
         multi = family.multi_valued
         return [Claim(subject, family.name, v, multi, changed, previous) for v in values]
     return None
-
-
-_PURPOSE = re.compile(
-    r"^(?P<name>(?:the\s+|a\s+|an\s+)?[A-Z0-9][\w.&'’+-]*(?:\s+[A-Z0-9][\w.&'’+-]*){0,3})\s+"
-    r"(?P<rest>(?:for|as|to|in|on|at|with)\s+[a-z][a-z ]*?)(?:\s+(?:now|recently|too))?$"
-)
-
-
-def _purpose(raw: str) -> tuple[Family, str] | None:
-    """A name followed by what it is for ("Nova for coding", "Evolution for email").
-
-    The words after the name say which attribute it is a value of, more surely than the verb
-    ("moved over to Nova for coding" is no move of home), when they name one family.
-    """
-    m = _PURPOSE.match(raw.strip().rstrip(".!"))
-    if m is None:
-        return None
-    name = re.sub(r"^(?:the|a|an)\s+", "", m.group("name"))
-    found = infer_family((), name, m.group("rest").split())
-    return (FAMILIES[found[0]], found[1]) if found is not None else None
 
 
 def _self_description(pred: str, subject: str, change: bool) -> list[Claim] | None:
@@ -370,6 +353,7 @@ def _labelled(
     tail = _tail(value)
     if tail is not None:  # "switched my editor to the Nord theme": the value's noun decides
         family, value = tail
+    family = retype(family, clean_value(value))
     if family.vocab:
         v = vocab_value(value, family.name, family.vocab) or clean_value(value)
     else:
@@ -379,6 +363,11 @@ def _labelled(
         v = clean_value(value, "number")
     if family.name == "diet":
         v = re.sub(r"\s+(?:diet|lifestyle)$", "", v, flags=_I).casefold()
+    if v and not value_fits(family.name, v):  # "ported the number over to Iliad": no number
+        inferred = infer_family(label.split(), value)
+        if inferred is None:
+            return None
+        family, v = FAMILIES[inferred[0]], inferred[1]
     if not v:
         return None
     multi = family.multi_valued
@@ -488,6 +477,9 @@ def _clauses(pred: str, subject: str, hypothetical: bool, change: bool) -> list[
 def _normalise(sentence: str) -> str:
     text = sentence.strip().rstrip(".!")
     text = _LEADS.sub("", text)
+    text = re.sub(
+        r"\b(has|have)\s+got\s+(?=(?:a|an|the|some|\w+\s+hair)\b)", r"\1 ", text, flags=_I
+    )
     for regex, repl in _CONTRACTIONS:
         text = regex.sub(repl, text)
     if (nl := _NO_LONGER.match(text)) is not None:  # "My X is no longer A; it's B"
@@ -520,6 +512,9 @@ def _parse(text: str, change: bool) -> list[Claim] | str | None:
     hypothetical = is_hypothetical(text)
     if (m := _REPLY.match(text)) is not None:
         return [Claim("user", "reply_language", m.group("value"), False, change)]
+    if not hypothetical and (asked := request(text)) is not None:
+        relation, value, forced = asked  # "asked everyone to call them Jules"
+        return [Claim("user", relation, value, False, change or forced)]
     m = _LABEL_COLON.match(text)
     if m and not re.search(r"\b(?:is|are|was|lives?|works?)\b", m.group("label"), _I):
         owner, label, subject = m.group("owner"), m.group("label"), "user"
@@ -535,10 +530,15 @@ def _parse(text: str, change: bool) -> list[Claim] | str | None:
             tail = _tail(m.group("value"))  # "Thai food is my favourite"
             if tail is not None:
                 return [Claim("user", tail[0].name, tail[1], False, change)]
-        if m is not None and family_of_label(clean_value(m.group("label"), "raw")) is not None:
+        label = clean_value(m.group("label"), "raw") if m is not None else ""
+        if m is not None and family_of_label(label) is None:
+            # "Tcsh is the user's command-line shell": the label's head noun names it
+            head = head_family(label, clean_value(m.group("value")))
+            label = head.labels[0] if head is not None and head.labels else label
+        if m is not None and family_of_label(label) is not None:
             if hypothetical:
                 return "hypothetical"
-            got = _labelled(m.group("label"), m.group("value"), "user", change, False)
+            got = _labelled(label, m.group("value"), "user", change, False)
             if got:
                 return got
     if (p := _POSSESSIVE.match(text)) is not None:

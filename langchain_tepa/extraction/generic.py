@@ -25,11 +25,12 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
-from langchain_tepa.extraction.families import FAMILIES, Family, family_of_label
-from langchain_tepa.extraction.values import value_fits, vocab_value
+from langchain_tepa.extraction.families import FAMILIES, MARKERS, Family, family_of_label
+from langchain_tepa.extraction.values import trim_tail, value_fits, vocab_value
 
 __all__ = [
     "CLOSED",
@@ -37,7 +38,9 @@ __all__ = [
     "EVENT_VERBS",
     "content_stems",
     "family_stems",
+    "head_family",
     "infer_family",
+    "retype",
     "stem",
     "user_predicate",
 ]
@@ -188,7 +191,7 @@ def _build() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     for name, fam in FAMILIES.items():
         for label in (name.replace("_", " "), *fam.labels):
             for w in _WORD.findall(label.casefold()):
-                if w not in _STOP and len(w) > 2:
+                if w not in _STOP and w not in MARKERS and len(w) > 2:
                     strong.setdefault(stem(w), set()).add(name)
     for name, cues in CUES.items():
         for cue in cues:
@@ -274,6 +277,8 @@ def _value_tail(value: str) -> tuple[Family, str] | None:
             family = family_of_label(" ".join(words[-n:]))
             rest = " ".join(words[:-n])
             rest = re.sub(r"^(?:the|a|an)\s+", "", rest, flags=re.IGNORECASE)
+            if rest != trim_tail(rest):  # "Debian on the machine": a place, not "a Polar watch"
+                return None
             if family is not None and rest and not family.multi_valued:
                 return family, rest
     return None
@@ -313,7 +318,7 @@ def infer_family(
     weighted = [(w, 1.0) for w in predicate] + [(w, 2.0) for w in after]
     for word, weight in weighted:
         for w in _WORD.findall(word.casefold()):
-            if w in _STOP:
+            if w in _STOP or w in MARKERS:  # "default", "main": no attribute of their own
                 continue
             s = stem(w)
             strong = _STRONG.get(s, set())
@@ -322,10 +327,10 @@ def infer_family(
             weak = _WEAK.get(s, set()) - strong
             for fam in weak:
                 votes[fam] = votes.get(fam, 0.0) + weight / len(weak)
-            named |= strong if strong else weak if len(weak) == 1 else set()
+            named |= strong | (weak if len(weak) == 1 else set())
     # the value's own type votes too: a word of one family's closed vocabulary ("BEPO" is a
     # keyboard layout), so "retrained on BEPO" is no occupation
-    hits = [f.name for f in _VOCAB_FAMILIES if vocab_value(value, f.name, f.vocab) is not None]
+    hits = _vocab_hits(value)
     if len(hits) == 1:  # the value's own type outweighs one cue word ("a Crystal fan")
         votes[hits[0]] = votes.get(hits[0], 0.0) + 3.0
     # only families the value can be a value of compete ("Evolution" is no email address)
@@ -341,7 +346,7 @@ def infer_family(
     best, (score, read) = ranked[0]
     if (len(ranked) > 1 and ranked[1][1][0] >= score) or score < 1.0:
         return None
-    return best, read
+    return retype(FAMILIES[best], read).name, read
 
 
 def _is_name(value: str) -> bool:
@@ -350,6 +355,12 @@ def _is_name(value: str) -> bool:
 
 
 _VOCAB_FAMILIES = tuple(f for f in FAMILIES.values() if f.vocab and not f.multi_valued)
+
+
+@functools.lru_cache(maxsize=4096)
+def _vocab_hits(value: str) -> tuple[str, ...]:
+    """The single-valued families whose vocabulary holds ``value``."""
+    return tuple(f.name for f in _VOCAB_FAMILIES if vocab_value(value, f.name, f.vocab) is not None)
 
 
 _USER_SUBJECT = re.compile(r"^(?:I|we|(?:the\s+)?user)\s+(?P<pred>\S.*)$", re.IGNORECASE)
@@ -467,3 +478,60 @@ def user_predicate(text: str) -> tuple[str, str, bool, bool] | None:
     if not relation or not value or len(value.split()) > 5:
         return None
     return relation, value, False, additive
+
+
+def retype(family: Family, value: str) -> Family:
+    """The family whose vocabulary holds ``value`` when ``family``'s does not, else ``family``.
+
+    A rule that names a family with a vocabulary ("the machine is on X": a laptop) but reads
+    a value that is no word of it and is a word of exactly one other single-valued family
+    ("Pop!_OS": an operating system) gives the claim to that family: the value's type decides.
+
+    Example:
+        >>> retype(FAMILIES["laptop"], "Debian").name, retype(FAMILIES["laptop"], "ThinkPad").name
+        ('operating_system', 'laptop')
+    """
+    if not family.vocab or family.multi_valued:
+        return family
+    hits = _vocab_hits(value)
+    if family.name in hits or len(hits) != 1 or {family.name, hits[0]} <= _DEVICES:
+        return family  # one brand makes phones, laptops and watches: "Huawei MateBook"
+    return FAMILIES[hits[0]]
+
+
+_DEVICES = frozenset({"phone", "laptop", "watch", "car"})
+
+
+def head_family(label: str, value: str) -> Family | None:
+    """The family a label names by its head noun ("command-line shell": the shell), or None.
+
+    When the head noun names no family alone ("favourite language"), the one single-valued
+    family whose labels hold that noun and whose vocabulary holds ``value`` ("Swift": a
+    programming language).
+
+    Example:
+        >>> head_family("command-line shell", "tcsh").name
+        'shell'
+        >>> head_family("favourite language", "Swift").name
+        'programming_language'
+    """
+    words = _WORD.findall(label.casefold())
+    if not words:
+        return None
+    head = words[-1]
+    found = family_of_label(head)
+    if found is not None:
+        return found
+    hits = [
+        f
+        for f in _VOCAB_FAMILIES
+        if stem(head) in _LABEL_STEMS.get(f.name, set())
+        and vocab_value(value, f.name, f.vocab) is not None
+    ]
+    return hits[0] if len(hits) == 1 else None
+
+
+_LABEL_STEMS: dict[str, set[str]] = {}
+for _s, _names in _STRONG.items():
+    for _n in _names:
+        _LABEL_STEMS.setdefault(_n, set()).add(_s)

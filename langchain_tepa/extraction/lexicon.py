@@ -160,7 +160,7 @@ _DIET_WORDS = "|".join(
 _SELF_ADVERBS = r"(?:(?:still|currently|actually|also|really|strictly|fully|mostly)\s+)?"
 _NAME = re.compile(
     r"^(?:(?:you\s+can|please|just|everyone|everybody|people|friends|they)\s+)?"
-    r"(?:call|calls)\s+me\s+(.+)$|^(?:I|We)\s+(?:am|are)\s+called\s+(.+)$"
+    r"(?:call|calls)\s+(?:me|the\s+user)\s+(.+)$|^(?:I|We)\s+(?:am|are)\s+called\s+(.+)$"
     r"|^(?:I|We)\s+go\s+by\s+(.+)$|^[Nn]ame['’]s\s+(.+)$",
     re.IGNORECASE,
 )

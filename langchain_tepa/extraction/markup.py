@@ -89,7 +89,11 @@ _FRAGMENT_STATE = re.compile(
     r"\s+(?P<prep>by|at|on|in|of|with|to|for|from|as)\s+(?=\S)"
 )
 _FRAGMENT_NOUN_IS = re.compile(
-    r"^(?P<np>[A-Z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+(?:is|are)\s+(?=\S)"
+    r"^(?P<np>(?:[A-Z][a-z-]*|[A-Z]{2,4})(?:\s+[a-z][a-z-]*){0,2})\s+(?:is|are)\s+(?=\S)"
+)
+_FRAGMENT_NOUN_IN = re.compile(
+    r"^(?P<np>[A-Z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+(?:in|on|with|via|through|at)\s+"
+    r"(?P<value>[A-Z0-9].*)$"
 )
 _NOT_VERBS = frozenset({"thanks", "yes", "this", "his", "its", "was", "has", "does", "is", "as"})
 
@@ -175,11 +179,13 @@ def _fragment(text: str) -> str | None:
     """
     if _FRAGMENT_BLOCK.search(text) is not None or _named_subject(text):
         return None
+    if (m := _FRAGMENT_NOUN_IN.match(text)) is not None and family_of_label(m["np"]):
+        return f"User's {m['np'].lower()}: {m['value']}"  # "Notes in Obsidian"
     if (m := _FRAGMENT_STATE.match(text)) is not None:
         return "User is " + text[:1].lower() + text[1:]
     if (m := _FRAGMENT_VERB.match(text)) is not None:
         verb = m.group("verb").lower()
-        if verb in _NOT_VERBS or verb in _ADVERBS or verb.endswith(("ss", "us", "is", "ys")):
+        if verb in _NOT_VERBS or verb in _ADVERBS or verb.endswith(("ss", "us", "is")):
             return None
         return "User " + text[:1].lower() + text[1:]
     if (m := _FRAGMENT_NOUN_IS.match(text)) is not None and family_of_label(m["np"]):
@@ -203,7 +209,11 @@ def strip_markup(sentence: str) -> Marked:
     for _ in range(3):
         before = text
         text = _BULLET.sub("", _STAMP.sub("", text))
-        if (m := _CAPS_HEADER.match(text)) is not None and m.end() < len(text):
+        if (
+            (m := _CAPS_HEADER.match(text)) is not None
+            and m.end() < len(text)
+            and family_of_label(m.group("head")) is None  # "TZ: IST", "OS: Debian": labels
+        ):
             change = change or bool(set(m.group("head").split()) & _CHANGE_HEADS)
             text = text[m.end() :]
         text = _HEADER.sub("", text)

@@ -234,4 +234,13 @@ def value_fits(family: str, value: str) -> bool:
         return v.casefold() in TIMEZONES or bool(_ZONE_LIKE.match(v))
     if family == "occupation":
         return not _OF_NAME.search(v) and not _NAME_THEN_NOUN.match(v)
+    if family == "phone_number":
+        return sum(c.isdigit() for c in v) >= 3
+    if family == "birthday":
+        return any(c.isdigit() for c in v) or bool(_MONTH.search(v))
     return True
+
+
+_MONTH = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.IGNORECASE
+)

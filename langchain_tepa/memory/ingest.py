@@ -170,6 +170,7 @@ resolve_families`): ``user.lives_in`` and ``user.moved_to`` become ``user.home_c
                 mapped[i] = key
             self._changes(namespace, facts, mapped, set(known), values or {}, resolver)
             _same_value(facts, mapped, set(known), values or {})
+            _specialised(facts, mapped, set(known), values or {})
             resolver.register_attributes(
                 namespace,
                 [(k, a) for k, a in zip(mapped, attributes, strict=True) if isinstance(a, str)],
@@ -275,6 +276,49 @@ def _same_value(
             if fam is not None and fam.multi_valued:
                 continue
             if isinstance(values[k], str) and values[k].strip().casefold() == wanted:
+                hits.append(k)
+        if len(hits) == 1:
+            mapped[i] = hits[0]
+
+
+def _specialised(
+    facts: list[Fact], mapped: list[str], known: set[str], values: Mapping[str, Any]
+) -> None:
+    """Step 6: a general attribute lands on the known specific one it names, when values agree.
+
+    "User's team is Feyenoord" after "football team: Galatasaray": the family ``team`` is
+    unknown in the namespace, a label of the known family ``football_team`` ends with a label
+    of ``team`` ("football *team*"), and both values are names, so the claim is about the
+    football team. A work team's value ("growth") is a word, not a name, and stays apart.
+
+    Example:
+        >>> mapped = ["user.team"]
+        >>> known = {"user.football_team"}
+        >>> _specialised([Fact(key="user.team", value="Feyenoord")], mapped, known,
+        ...              {"user.football_team": "Galatasaray"})
+        >>> mapped
+        ['user.football_team']
+    """
+    from langchain_tepa.extraction.families import FAMILIES, canonical_relation
+    from langchain_tepa.extraction.resolution import value_kind
+
+    for i, (fact, key) in enumerate(zip(facts, mapped, strict=True)):
+        if key in known or not key.startswith("user.") or key.count(".") != 1:
+            continue
+        family = FAMILIES.get(key.rsplit(".", 1)[-1])
+        if family is None or family.multi_valued:
+            continue
+        ends = tuple(" " + label for label in family.labels)
+        hits = []
+        for k in known:
+            if not k.startswith("user.") or k.count(".") != 1 or k not in values:
+                continue
+            other = FAMILIES.get(canonical_relation(k.rsplit(".", 1)[-1]) or "")
+            if other is None or other is family or other.multi_valued:
+                continue
+            if any(label.endswith(ends) for label in other.labels) and value_kind(
+                values[k]
+            ) == value_kind(fact.value):
                 hits.append(k)
         if len(hits) == 1:
             mapped[i] = hits[0]

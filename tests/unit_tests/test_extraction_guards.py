@@ -131,3 +131,69 @@ def test_a_repeated_value_never_joins_a_multi_valued_key() -> None:
     store.put(ns, "c", {"content": "The user keeps a dog."})
     served = _served(store, ns, "what pets does the user have")
     assert "I have a dog." in served and "I also have a cat." in served
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a capitalised abbreviation that is a label is no note header
+        ("TZ: CET", ("user.timezone", "CET")),
+        ("DB: SQLite", ("user.database", "SQLite")),
+        ("GP is Dr. Okafor", ("user.doctor", "Dr. Okafor")),
+        # a label, a preposition and a value: a note without a colon
+        ("Notes in Bear Notes", ("user.notes_app", "Bear Notes")),
+        # "<Value> is the user's <label>": the label's head noun names the family
+        ("Zsh is the user's command-line shell.", ("user.shell", "Zsh")),
+        ("Kotlin is the user's favourite language.", ("user.programming_language", "Kotlin")),
+        # the value's vocabulary retypes a rule's family ("on the machine": no laptop)
+        ("I put Fedora on the machine recently.", ("user.operating_system", "Fedora")),
+        # requests and causatives
+        ("User asked everyone to call them Remy.", ("user.name", "Remy")),
+        ("The user asked to switch replies to Portuguese.", ("user.reply_language", "Portuguese")),
+        ("I had my hair dyed teal.", ("user.hair_colour", "teal")),
+        ("User has got red hair.", ("user.hair_colour", "red")),
+        ("Call the user Sam from now on.", ("user.name", "Sam")),
+        # markers ("default") name no attribute
+        ("User set Floorp as the default browser.", ("user.browser", "Floorp")),
+        # a phone number has digits
+        ("User ported the number over to Lycamobile.", ("user.mobile_carrier", "Lycamobile")),
+    ],
+)
+def test_frames_and_labels_that_name_the_attribute(
+    ex: OfflineFactExtractor, text: str, expected: tuple[str, str]
+) -> None:
+    assert _pairs(ex, text) == [expected]
+
+
+@pytest.mark.parametrize(
+    "text", ["The user asked about the weather.", "I had my car washed yesterday."]
+)
+def test_requests_and_causatives_without_an_attribute_make_no_claim(
+    ex: OfflineFactExtractor, text: str
+) -> None:
+    assert _pairs(ex, text) == []
+
+
+def test_one_brand_makes_several_devices() -> None:
+    from langchain_tepa.extraction.families import FAMILIES
+    from langchain_tepa.extraction.generic import retype
+
+    assert retype(FAMILIES["laptop"], "Huawei MateBook").name == "laptop"
+    assert retype(FAMILIES["laptop"], "Ubuntu").name == "operating_system"
+
+
+def test_a_general_attribute_lands_on_the_specific_known_one() -> None:
+    store = _store()
+    ns = ("memories", "u1")
+    store.put(ns, "a", {"content": "- football team: Ajax"})
+    store.put(ns, "b", {"content": "User's team is Celtic after the switch."})
+    served = _served(store, ns, "what football team does the user support")
+    assert "- football team: Ajax" not in served
+
+
+def test_a_work_team_stays_apart_from_a_football_club() -> None:
+    store = _store()
+    ns = ("memories", "u1")
+    store.put(ns, "a", {"content": "- football team: Ajax"})
+    store.put(ns, "b", {"content": "User's team is payments."})
+    assert "- football team: Ajax" in _served(store, ns, "what football team does the user support")
