@@ -30,8 +30,14 @@ from langchain_tepa.extraction.families import (
     family_of_label,
     nearest_family,
 )
-from langchain_tepa.extraction.frames import PLACE, purpose, request
-from langchain_tepa.extraction.generic import head_family, infer_family, retype
+from langchain_tepa.extraction.frames import PLACE, liking, purpose, request
+from langchain_tepa.extraction.generic import (
+    content_stems,
+    family_stems,
+    head_family,
+    infer_family,
+    retype,
+)
 from langchain_tepa.extraction.lexicon import DIETS, OCCUPATIONS, normalize_key_part
 from langchain_tepa.extraction.values import (
     clean_value,
@@ -178,6 +184,7 @@ _REPLY = re.compile(
     r"(?:to\s+)?(?:me\s+)?in\s+(?P<value>[A-Z]\w+)",
     _I,
 )
+_STEMS = family_stems()
 _DEVICES = frozenset({"laptop", "computer", "machine", "pc", "desktop", "workstation", "mac"})
 _THINGS = frozenset(
     {
@@ -223,6 +230,9 @@ def _predicate(pred: str, subject: str, change: bool, previous: str) -> list[Cla
     selfdesc = _self_description(pred, subject, change)
     if selfdesc is not None:
         return selfdesc
+    liked = liking(pred)  # "likes Sichuan food most": one favourite, not a like of several
+    if liked is not None:
+        return [Claim(subject, liked[0], liked[1], False, change, previous)]
     best = _BEST_OF_ALL.match(pred)
     if best is not None and (family := family_of_label(best.group("label"))) is not None:
         value = clean_value(best.group("value").split()[-1])  # "likes teal best of all colours"
@@ -339,8 +349,10 @@ def _labelled(
 ) -> list[Claim] | None:
     label = clean_value(label, "raw")
     family = family_of_label(label)
-    if family is None and loose and (inferred := infer_family(label.split(), value)) is not None:
-        family, value = FAMILIES[inferred[0]], inferred[1]  # "calendar: EET": the time zone
+    if family is None and (loose or len(label.split()) <= 2):
+        inferred = infer_family(label.split(), value)  # "calendar: EET": the time zone
+        if inferred is not None and (loose or content_stems([label]) & _STEMS[inferred[0]]):
+            family, value = FAMILIES[inferred[0]], inferred[1]  # "Wake: 5:45" (a cue word)
     if family is None:
         if not loose or len(label.split()) > 5 or not label.strip():
             return None

@@ -6,6 +6,7 @@
 * :func:`purpose`: a name followed by what it is for ("Nova for coding"): the words after the
   name name the attribute.
 * :data:`PLACE`: a trailing place of a thing ("the Nord theme in the editor").
+* :func:`liking`: a liking that names one favourite ("likes X most", "loves the colour X").
 
 Example:
     >>> request("user asked to be called Kit")
@@ -20,7 +21,7 @@ from langchain_tepa.extraction.families import FAMILIES, Family
 from langchain_tepa.extraction.generic import infer_family
 from langchain_tepa.extraction.values import clean_value, vocab_value
 
-__all__ = ["PLACE", "purpose", "request"]
+__all__ = ["PLACE", "liking", "purpose", "request"]
 
 _I = re.IGNORECASE
 _PURPOSE = re.compile(
@@ -104,4 +105,70 @@ def request(text: str) -> tuple[str, str, bool] | None:
         found = infer_family([h.group("label"), h.group("verb")], clean_value(h.group("value")))
         if found is not None:
             return found[0], found[1], True
+    return None
+
+
+_LIKE = (
+    r"(?:(?:started|began|starts|begins)\s+)?(?:likes?|liked|liking|loves?|loved|loving|"
+    r"enjoys?|enjoyed|enjoying|prefers?|preferred|preferring)"
+)
+_MOST = re.compile(
+    rf"^(?:(?:now|currently|really|also|still|just)\s+)*{_LIKE}\s+(?P<value>.+?)\s+"
+    r"(?:the\s+)?(?:most|best)(?:\s+of\s+all)?$",
+    _I,
+)
+_APPOSITION = re.compile(
+    rf"^(?:(?:now|currently|really|also|still|just)\s+)*{_LIKE}\s+(?:the\s+)?"
+    r"(?P<label>[a-z]+)\s+(?P<value>[a-z][\w-]*)$",
+    _I,
+)
+
+
+def _favourite(family: Family | None) -> bool:
+    return (
+        family is not None
+        and not family.multi_valued
+        and (
+            family.name.startswith("favourite")
+            or any(x.startswith("favourite ") for x in family.labels)
+        )
+    )
+
+
+def liking(pred: str) -> tuple[str, str] | None:
+    """A liking that names one favourite: ``(family or "favourite", value)``, or None.
+
+    "likes X most" / "best" says which one is the favourite (a single value): the value's noun
+    or its words name the family ("Sichuan food": the cuisine; "coding in Zig": the
+    programming language), else the claim is the bare ``favourite`` for key resolution.
+    "loves the colour X" names a favourite family by its label noun.
+
+    Example:
+        >>> liking("loves Sichuan food most"), liking("likes coding in Zig best")
+        (('cuisine', 'Sichuan'), ('programming_language', 'Zig'))
+        >>> liking("loves the colour teal"), liking("started liking teal most")
+        (('favourite_colour', 'teal'), ('favourite', 'teal'))
+        >>> liking("loves hiking") is None
+        True
+    """
+    from langchain_tepa.extraction.families import family_of_label
+    from langchain_tepa.extraction.verb_patterns import value_tail
+
+    if (m := _MOST.match(pred.strip())) is not None:
+        value = clean_value(m.group("value"))
+        tail = value_tail(value)
+        if tail is not None and not tail[0].multi_valued:
+            return tail[0].name, tail[1]
+        words = value.split()
+        cut = next((i for i, w in enumerate(words) if w[:1].isupper() or w[:1].isdigit()), None)
+        if cut:
+            found = infer_family(words[:cut], " ".join(words[cut:]))
+            if found is not None:
+                return found
+        return ("favourite", value) if value and len(words) <= 3 else None
+    if (a := _APPOSITION.match(pred.strip())) is not None:
+        family = family_of_label(a.group("label"))
+        if _favourite(family):
+            assert family is not None
+            return family.name, a.group("value")
     return None

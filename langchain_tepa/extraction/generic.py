@@ -331,6 +331,8 @@ def infer_family(
     # the value's own type votes too: a word of one family's closed vocabulary ("BEPO" is a
     # keyboard layout), so "retrained on BEPO" is no occupation
     hits = _vocab_hits(value)
+    if _TITLE.match(value.strip()):  # "Dr. Mensah": a doctor's name says what it is
+        hits = ("doctor",)
     if len(hits) == 1:  # the value's own type outweighs one cue word ("a Crystal fan")
         votes[hits[0]] = votes.get(hits[0], 0.0) + 3.0
     # only families the value can be a value of compete ("Evolution" is no email address)
@@ -357,10 +359,18 @@ def _is_name(value: str) -> bool:
 _VOCAB_FAMILIES = tuple(f for f in FAMILIES.values() if f.vocab and not f.multi_valued)
 
 
+_TITLE = re.compile(r"^(?:Dr|Doctor)\b\.?\s+[A-Z]")
+
+
 @functools.lru_cache(maxsize=4096)
 def _vocab_hits(value: str) -> tuple[str, ...]:
-    """The single-valued families whose vocabulary holds ``value``."""
-    return tuple(f.name for f in _VOCAB_FAMILIES if vocab_value(value, f.name, f.vocab) is not None)
+    """The single-valued families whose vocabulary holds ``value`` (a time zone's names too)."""
+    from langchain_tepa.extraction.vocabularies import TIMEZONES
+
+    hits = [f.name for f in _VOCAB_FAMILIES if vocab_value(value, f.name, f.vocab) is not None]
+    if value.strip().casefold() in TIMEZONES and value.strip().isupper():
+        hits.append("timezone")  # "AEST", "CET"
+    return tuple(hits)
 
 
 _USER_SUBJECT = re.compile(r"^(?:I|we|(?:the\s+)?user)\s+(?P<pred>\S.*)$", re.IGNORECASE)

@@ -46,6 +46,9 @@ _HEADER = re.compile(
     r"data|facts?|preferences?|memory|memories|notes?|summary|context)\s*(?::|\s[-–—])\s+(?=\S)",
     _I,
 )
+_LABEL_NOTE = re.compile(
+    r"^(?P<head>[A-Za-z]+)\s*:\s*[A-Z0-9][\w.'’&+!-]*(?:\s+[A-Z0-9][\w.'’&+!-]*){0,2}\.?$"
+)
 _CAPS_HEADER = re.compile(r"^(?P<head>[A-Z]{2,}(?:\s+[A-Z]{2,}){0,3})\s*(?::|\s[-–—])\s+(?=\S)")
 _CHANGE_HEADS = frozenset({"UPDATE", "UPDATED", "CHANGE", "CHANGED", "CORRECTION", "NEW", "EDIT"})
 _ARROW = re.compile(
@@ -216,7 +219,8 @@ def strip_markup(sentence: str) -> Marked:
         ):
             change = change or bool(set(m.group("head").split()) & _CHANGE_HEADS)
             text = text[m.end() :]
-        text = _HEADER.sub("", text)
+        if not _LABEL_NOTE.match(text):  # "Notes: Logseq" is a label and its value
+            text = _HEADER.sub("", text)
         if text == before:
             break
     stop = text[len(text.rstrip(".!")) :]

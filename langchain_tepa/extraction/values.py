@@ -222,6 +222,10 @@ def value_fits(family: str, value: str) -> bool:
         (False, True)
         >>> value_fits("occupation", "member of Snap Fitness"), value_fits("occupation", "nurse")
         (False, True)
+        >>> value_fits("occupation", "Vueling frequent flyer")
+        False
+        >>> value_fits("occupation", "UX designer")
+        True
         >>> value_fits("timezone", "Pegasus"), value_fits("timezone", "UTC+2")
         (False, True)
     """
@@ -233,7 +237,13 @@ def value_fits(family: str, value: str) -> bool:
 
         return v.casefold() in TIMEZONES or bool(_ZONE_LIKE.match(v))
     if family == "occupation":
-        return not _OF_NAME.search(v) and not _NAME_THEN_NOUN.match(v)
+        from langchain_tepa.extraction.lexicon import OCCUPATIONS
+
+        last = v.split()[-1].casefold() if v.split() else ""
+        named_job = last in OCCUPATIONS or last.endswith(("ist", "ician", "eer", "grapher"))
+        return not _OF_NAME.search(v) and (named_job or not _NAME_THEN_NOUN.match(v))
+    if family in ("partner", "name"):
+        return not _TITLE.match(v)  # "sees Dr. Petrov": a doctor, not a partner
     if family == "phone_number":
         return sum(c.isdigit() for c in v) >= 3
     if family == "birthday":
@@ -241,6 +251,7 @@ def value_fits(family: str, value: str) -> bool:
     return True
 
 
+_TITLE = re.compile(r"^(?:Dr|Prof|Doctor|Professor)\b\.?\s", re.IGNORECASE)
 _MONTH = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.IGNORECASE
 )

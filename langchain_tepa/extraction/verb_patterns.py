@@ -65,6 +65,7 @@ _TAILS = frozenset(
         "editor",
         "layout",
         "diet",
+        "cooking",
         "fan",
         "supporter",
         "database",

@@ -287,9 +287,10 @@ def _specialised(
     """Step 6: a general attribute lands on the known specific one it names, when values agree.
 
     "User's team is Feyenoord" after "football team: Galatasaray": the family ``team`` is
-    unknown in the namespace, a label of the known family ``football_team`` ends with a label
-    of ``team`` ("football *team*"), and both values are names, so the claim is about the
-    football team. A work team's value ("growth") is a word, not a name, and stays apart.
+    unknown in the namespace, the known family ``football_team`` is a kind of ``team`` (its
+    name ends with it), both values are names and the value can be one of the specific
+    attribute (its type and vocabulary: "Mei" is no password manager), so the claim is about
+    the football team. A work team's value ("growth") is a word, not a name, and stays apart.
 
     Example:
         >>> mapped = ["user.team"]
@@ -301,6 +302,7 @@ def _specialised(
     """
     from langchain_tepa.extraction.families import FAMILIES, canonical_relation
     from langchain_tepa.extraction.resolution import value_kind
+    from langchain_tepa.extraction.values import value_fits, vocab_value
 
     for i, (fact, key) in enumerate(zip(facts, mapped, strict=True)):
         if key in known or not key.startswith("user.") or key.count(".") != 1:
@@ -308,7 +310,6 @@ def _specialised(
         family = FAMILIES.get(key.rsplit(".", 1)[-1])
         if family is None or family.multi_valued:
             continue
-        ends = tuple(" " + label for label in family.labels)
         hits = []
         for k in known:
             if not k.startswith("user.") or k.count(".") != 1 or k not in values:
@@ -316,10 +317,12 @@ def _specialised(
             other = FAMILIES.get(canonical_relation(k.rsplit(".", 1)[-1]) or "")
             if other is None or other is family or other.multi_valued:
                 continue
-            if any(label.endswith(ends) for label in other.labels) and value_kind(
-                values[k]
-            ) == value_kind(fact.value):
-                hits.append(k)
+            specific = other.name.endswith("_" + family.name)  # football_team: a team
+            typed = value_fits(other.name, str(fact.value)) and (
+                not other.vocab or vocab_value(str(fact.value), other.name, other.vocab)
+            )
+            if specific and typed and value_kind(values[k]) == value_kind(fact.value):
+                hits.append(k)  # and the value can be one ("Mei" is no password manager)
         if len(hits) == 1:
             mapped[i] = hits[0]
 

@@ -197,3 +197,51 @@ def test_a_work_team_stays_apart_from_a_football_club() -> None:
     store.put(ns, "a", {"content": "- football team: Ajax"})
     store.put(ns, "b", {"content": "User's team is payments."})
     assert "- football team: Ajax" in _served(store, ns, "what football team does the user support")
+
+
+def test_a_manager_is_no_password_manager() -> None:
+    store = _store()
+    ns = ("memories", "u1")
+    store.put(ns, "a", {"content": "User keeps passwords in Enpass."})
+    store.put(ns, "b", {"content": "User reports directly to Mei."})
+    assert "User keeps passwords in Enpass." in _served(
+        store, ns, "User keeps passwords in Enpass."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("User loves Sichuan food most now.", ("user.cuisine", "Sichuan")),
+        ("I love the colour teal.", ("user.favourite_colour", "teal")),
+        ("User likes coding in Zig most.", ("user.programming_language", "Zig")),
+        ("The user started liking teal most.", ("user.favourite", "teal")),
+        ("Notes: Logseq", ("user.notes_app", "Logseq")),
+        ("Wake: 6:15", ("user.wake_time", "6:15")),
+        ("Noted that the user sees Dr. Ito.", ("user.doctor", "Dr. Ito")),
+        ("I switched over to AEST recently.", ("user.timezone", "AEST")),
+        ("Korean cooking is the user's favourite.", ("user.cuisine", "Korean")),
+    ],
+)
+def test_favourites_notes_titles_and_zones(
+    ex: OfflineFactExtractor, text: str, expected: tuple[str, str]
+) -> None:
+    assert _pairs(ex, text) == [expected]
+
+
+def test_liking_several_things_still_adds_values(ex: OfflineFactExtractor) -> None:
+    assert _pairs(ex, "I love hiking and skiing.") == [
+        ("user.hobbies", "hiking"),
+        ("user.hobbies", "skiing"),
+    ]
+
+
+def test_a_bare_favourite_lands_on_the_known_favourite_of_its_kind() -> None:
+    store = _store()
+    ns = ("memories", "u1")
+    store.put(ns, "a", {"content": "User's favourite colour is magenta."})
+    store.put(ns, "b", {"content": "User's favourite cuisine is Thai."})
+    store.put(ns, "c", {"content": "Lately the user started liking teal most."})
+    served = _served(store, ns, "what is the user's favourite colour")
+    assert "User's favourite colour is magenta." not in served
+    assert "User's favourite cuisine is Thai." in _served(store, ns, "favourite cuisine")
