@@ -152,6 +152,11 @@ _VALUE_FIRST = re.compile(
     rf"^(?P<value>.+?)\s+(?:is|are)\s+(?:now\s+|also\s+)?{_OWNER}\s+(?:new\s+)?(?P<label>.+)$",
     _I,
 )
+_LABEL_CLAUSE = re.compile(
+    r"^(?:the|my)\s+(?P<label>[a-z][a-z ]{0,30}?)\s+(?:that\s+|which\s+)?(?:the\s+)?"
+    r"(?:user|I|we)\s+(?:\w+\s+){1,2}?(?:is|are)\s+(?P<value>[A-Z0-9].*)$",
+    _I,
+)
 _ONE_OF = re.compile(rf"^one\s+of\s+{_OWNER}\s+(?P<label>.+?)\s+is\s+(?P<value>.+)$", _I)
 _NEW_LABEL = re.compile(
     r"^(?:I|we|(?:the\s+)?user)\s+(?:has|have|got|gets|was\s+assigned|were\s+assigned|"
@@ -348,7 +353,7 @@ def _labelled(
     label: str, value: str, subject: str, change: bool, loose: bool, previous: str = ""
 ) -> list[Claim] | None:
     label = clean_value(label, "raw")
-    family = family_of_label(label)
+    family = family_of_label(label) or head_family(label, clean_value(value))
     if family is None and (loose or len(label.split()) <= 2):
         inferred = infer_family(label.split(), value)  # "calendar: EET": the time zone
         if inferred is not None and (loose or content_stems([label]) & _STEMS[inferred[0]]):
@@ -391,7 +396,10 @@ def _possessive(rest: str, hypothetical: bool, change: bool) -> list[Claim] | st
     """``my R ...`` / ``user's R ...``: a labelled value, a relative's claim, or a thing's."""
     rel = _subject_of(rest, "user")
     c = _COPULA.match(rest)
-    if c is not None and family_of_label(c.group("np")) is not None:
+    if c is not None and (
+        family_of_label(c.group("np")) is not None
+        or (rel is None and head_family(c.group("np"), clean_value(c.group("value"))) is not None)
+    ):
         if hypothetical:
             return "hypothetical"
         if _NEGATION.search(c.group("value")) or _NEGATION.search(c.group("np")):
@@ -553,6 +561,10 @@ def _parse(text: str, change: bool) -> list[Claim] | str | None:
             got = _labelled(label, m.group("value"), "user", change, False)
             if got:
                 return got
+    if (r := _LABEL_CLAUSE.match(text)) is not None and family_of_label(r["label"]) is not None:
+        if hypothetical:  # "The cuisine the user likes most is Filipino"
+            return "hypothetical"
+        return _labelled(r["label"], r["value"], "user", change, loose=False)
     if (p := _POSSESSIVE.match(text)) is not None:
         return _possessive(p.group(1), hypothetical, change)
     if (s := _SUBJECT.match(text)) is not None:

@@ -377,7 +377,8 @@ _USER_SUBJECT = re.compile(r"^(?:I|we|(?:the\s+)?user)\s+(?P<pred>\S.*)$", re.IG
 _NOT_NOW = re.compile(
     r"^(?:(?:may|might|could|would|should|will|shall|must|can|wants?\s+to|plans?\s+to|"
     r"hopes?\s+to|intends?\s+to|is\s+(?:going|planning|hoping|thinking|considering|about)|"
-    r"considers?|wonders?|used\s+to|was|were|had)\b|.*\b(?:if|unless|whether|maybe|perhaps)\b)",
+    r"considers?|wonders?|used\s+to|had|(?:was|were)(?!\s+\w+ed\s+(?:with|by|on|onto|to|into|"
+    r"at|as|for)\s))\b|.*\b(?:if|unless|whether|maybe|perhaps)\b)",
     re.IGNORECASE,
 )
 #: Verbs that report a moment of the conversation, not an attribute ("asked about X").
@@ -400,7 +401,6 @@ EVENT_VERBS = frozenset(
         "wondered",
         "complained",
         "reported",
-        "found",
         "needs",
         "needed",
         "forgot",

@@ -87,6 +87,12 @@ DIETS = frozenset(
         "dairy-free",
         "kosher",
         "halal",
+        "low-carb",
+        "low-fat",
+        "low-fodmap",
+        "mediterranean",
+        "atkins",
+        "whole30",
     }
 )
 """Words that ``I'm [a/an] <word>`` reads as the speaker's diet (``user.diet``)."""

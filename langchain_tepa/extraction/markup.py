@@ -86,6 +86,8 @@ _PREVIOUSLY = re.compile(
     r"formerly)\s+(?P<old2>[^,;()]+?))(?=[.!]*$)",
     _I,
 )
+_TYPE_NOTE = re.compile(r"\s*\((?P<label>[a-z][a-z ]{1,30})\)\s*$")
+_FRAGMENT_ING = re.compile(r"^(?P<verb>[A-Z][a-z]{2,}ing)\s+(?=[a-zA-Z0-9])")
 _FRAGMENT_VERB = re.compile(r"^(?P<verb>[A-Z][a-z]{2,}(?:es|s))\s+(?=[a-zA-Z0-9])")
 _FRAGMENT_STATE = re.compile(
     r"^(?P<word>[A-Z][a-z]{2,}(?:ed|ing)|Member|Student|Patient|Fan|Customer|Client|Subscriber)"
@@ -186,6 +188,8 @@ def _fragment(text: str) -> str | None:
         return f"User's {m['np'].lower()}: {m['value']}"  # "Notes in Obsidian"
     if (m := _FRAGMENT_STATE.match(text)) is not None:
         return "User is " + text[:1].lower() + text[1:]
+    if (m := _FRAGMENT_ING.match(text)) is not None and m.group("verb").lower() not in _ADVERBS:
+        return "User is " + text[:1].lower() + text[1:]  # "Following a keto diet now"
     if (m := _FRAGMENT_VERB.match(text)) is not None:
         verb = m.group("verb").lower()
         if verb in _NOT_VERBS or verb in _ADVERBS or verb.endswith(("ss", "us", "is")):
@@ -244,6 +248,8 @@ def strip_markup(sentence: str) -> Marked:
     if (m := _NO_LONGER_NOW.match(body)) is not None:
         old = _old_object(m["old"], m["new"])
         return Marked(f"{m['head']} {m['new']}", True, old)
+    if (t := _TYPE_NOTE.search(body)) is not None and family_of_label(t["label"]):
+        body = f"{body[: t.start()]} {t['label']}"  # "Lives in Ruzafa (neighbourhood)"
     if (m := _PREVIOUSLY.search(body)) is not None and m.start() > 0:
         old = m["old"] or m["old2"]
         body, change, previous = body[: m.start()].rstrip(), True, old.strip()

@@ -332,10 +332,10 @@ class OfflineFactExtractor:
         correction: bool = False,
         previous: str = "",
     ) -> Fact | None:
-        raw_value = value
         lead = re.match(r"^(to|on|in|at|with|for|into|onto)\s+(?:the\s+|a\s+|an\s+)?(\S.*)$", value)
         if lead is not None and relation_words:  # "moved on | to an affogato": the verb's
             relation_words, value = [*relation_words, lead.group(1)], lead.group(2)
+        raw_value = value
         value = trim_tail(_strip_value(value))
         category, value = _split_category(value)
         relation = _relation([*relation_words, *category])

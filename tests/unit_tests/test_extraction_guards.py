@@ -245,3 +245,39 @@ def test_a_bare_favourite_lands_on_the_known_favourite_of_its_kind() -> None:
     served = _served(store, ns, "what is the user's favourite colour")
     assert "User's favourite colour is magenta." not in served
     assert "User's favourite cuisine is Thai." in _served(store, ns, "favourite cuisine")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a type note in brackets is the value's type
+        ("Lives in Gracia (neighbourhood)", ("user.neighbourhood", "Gracia")),
+        # "The <label> the user <verb> is V"
+        ("The cuisine the user likes most is Ethiopian.", ("user.cuisine", "Ethiopian")),
+        ("The browser the user uses is Floorp.", ("user.browser", "Floorp")),
+        # a passive event holds now ("was matched with"), the words after the name decide
+        ("User was matched with Ines as a mentor.", ("user.mentor", "Ines")),
+        ("The user was moved onto project Lynx.", ("user.project", "Lynx")),
+        # a noun after a preposition is a place, not the value's type
+        ("User likes the Rose Pine theme in the editor.", ("user.editor_theme", "Rose Pine")),
+        # "likes X Y best" where Y names no family: X Y is the favourite
+        ("User likes dusty rose best.", ("user.favourite", "dusty rose")),
+        # a diet named by a common name, a labelled note with a head noun
+        ("Currently, the user eats low-carb.", ("user.diet", "low-carb")),
+        ("The user's favourite language is Kotlin.", ("user.programming_language", "Kotlin")),
+        ("Following a pescatarian diet now.", ("user.diet", "pescatarian")),
+        ("The user found a flat in Neukolln.", ("user.neighbourhood", "Neukolln")),
+        ("The user's money is at Monzo.", ("user.bank", "Monzo")),
+    ],
+)
+def test_more_frames_that_name_the_attribute(
+    ex: OfflineFactExtractor, text: str, expected: tuple[str, str]
+) -> None:
+    assert _pairs(ex, text) == [expected]
+
+
+@pytest.mark.parametrize(
+    "text", ["User was married to Tom.", "User was living in Rome.", "User was thinking of Rome."]
+)
+def test_a_past_state_is_still_no_present_claim(ex: OfflineFactExtractor, text: str) -> None:
+    assert not [k for k, _ in _pairs(ex, text) if k in ("user.home_city",)]
