@@ -37,6 +37,7 @@ from langchain_tepa.extraction.generic import (
     head_family,
     infer_family,
     retype,
+    user_predicate,
 )
 from langchain_tepa.extraction.lexicon import DIETS, OCCUPATIONS, normalize_key_part
 from langchain_tepa.extraction.values import (
@@ -437,7 +438,10 @@ def _possessive(rest: str, hypothetical: bool, change: bool) -> list[Claim] | st
                 name = family.name.replace("_", " ")
                 return _labelled(name, obj.group("v"), "user", change, loose=False)
         if label.casefold() in _THINGS:
-            return _clauses(pred, "user", hypothetical, change)
+            got = _clauses(pred, "user", hypothetical, change)
+            if got is None and (read := user_predicate(f"user {label} {pred}")) and read[2]:
+                return [Claim("user", read[0], read[1], False, change)]  # "app runs on X"
+            return got
     return None
 
 

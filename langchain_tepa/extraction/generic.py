@@ -330,6 +330,11 @@ def infer_family(
             named |= strong | (weak if len(weak) == 1 else set())
     # the value's own type votes too: a word of one family's closed vocabulary ("BEPO" is a
     # keyboard layout), so "retrained on BEPO" is no occupation
+    last = value.strip(" .,!").split()[-1] if value.strip(" .,!").split() else ""
+    noun = family_of_label(last) if last[:1].isupper() and len(value.split()) > 1 else None
+    if noun is not None and not noun.multi_valued:  # "Trinity College", "Gold's Gym"
+        votes[noun.name] = votes.get(noun.name, 0.0) + 2.0
+        named.add(noun.name)
     hits = _vocab_hits(value)
     if _TITLE.match(value.strip()):  # "Dr. Mensah": a doctor's name says what it is
         hits = ("doctor",)

@@ -96,6 +96,10 @@ _FRAGMENT_STATE = re.compile(
 _FRAGMENT_NOUN_IS = re.compile(
     r"^(?P<np>(?:[A-Z][a-z-]*|[A-Z]{2,4})(?:\s+[a-z][a-z-]*){0,2})\s+(?:is|are)\s+(?=\S)"
 )
+_FRAGMENT_NOUN_VERBED = re.compile(
+    r"^(?P<np>[A-Z][a-z-]*)\s+(?P<now>now\s+)?(?P<verb>[a-z]{3,}ed)\s+(?:to\s+|as\s+)?"
+    r"(?P<value>[A-Z0-9].*)$"
+)
 _FRAGMENT_NOUN_IN = re.compile(
     r"^(?P<np>[A-Z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+(?:in|on|with|via|through|at)\s+"
     r"(?P<value>[A-Z0-9].*)$"
@@ -184,6 +188,9 @@ def _fragment(text: str) -> str | None:
     """
     if _FRAGMENT_BLOCK.search(text) is not None or _named_subject(text):
         return None
+    if (m := _FRAGMENT_NOUN_VERBED.match(text)) is not None and family_of_label(m["np"]):
+        now = " now" if m["now"] else ""  # "Editor now themed X": a change
+        return f"User's {m['np'].lower()} {m['verb']}: {m['value']}{now}"
     if (m := _FRAGMENT_NOUN_IN.match(text)) is not None and family_of_label(m["np"]):
         return f"User's {m['np'].lower()}: {m['value']}"  # "Notes in Obsidian"
     if (m := _FRAGMENT_STATE.match(text)) is not None:

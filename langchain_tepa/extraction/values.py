@@ -242,6 +242,8 @@ def value_fits(family: str, value: str) -> bool:
         last = v.split()[-1].casefold() if v.split() else ""
         named_job = last in OCCUPATIONS or last.endswith(("ist", "ician", "eer", "grapher"))
         return not _OF_NAME.search(v) and (named_job or not _NAME_THEN_NOUN.match(v))
+    if family == "hobbies":
+        return not v[:1].isupper()  # an activity, not a name ("got into Trinity College")
     if family in ("partner", "name"):
         return not _TITLE.match(v)  # "sees Dr. Petrov": a doctor, not a partner
     if family == "phone_number":

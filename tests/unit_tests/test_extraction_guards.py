@@ -281,3 +281,28 @@ def test_more_frames_that_name_the_attribute(
 )
 def test_a_past_state_is_still_no_present_claim(ex: OfflineFactExtractor, text: str) -> None:
     assert not [k for k, _ in _pairs(ex, text) if k in ("user.home_city",)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a label that names the family outright takes a word outside its vocabulary
+        ("The coffee order of the user is cortadito.", ("user.coffee", "cortadito")),
+        # a thing's verb phrase read by its words ("app runs on": the database)
+        ("User's app runs on CouchDB these days.", ("user.database", "CouchDB")),
+        # "<Label> now <verb>ed <Value>" notes
+        ("Editor now themed Palenight.", ("user.editor_theme", "Palenight")),
+        # a name's own last word names its family
+        ("I got into Kings College.", ("user.school", "Kings College")),
+        ("I signed up at Titan Gym.", ("user.gym", "Titan Gym")),
+    ],
+)
+def test_labels_things_and_names_that_name_the_attribute(
+    ex: OfflineFactExtractor, text: str, expected: tuple[str, str]
+) -> None:
+    assert _pairs(ex, text) == [expected]
+
+
+def test_a_hobby_is_an_activity_not_a_name() -> None:
+    assert value_fits("hobbies", "Trinity College") is False
+    assert value_fits("hobbies", "water polo") is True
