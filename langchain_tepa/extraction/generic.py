@@ -37,6 +37,7 @@ __all__ = [
     "CUES",
     "EVENT_VERBS",
     "content_stems",
+    "family_fits",
     "family_stems",
     "head_family",
     "infer_family",
@@ -550,3 +551,21 @@ _LABEL_STEMS: dict[str, set[str]] = {}
 for _s, _names in _STRONG.items():
     for _n in _names:
         _LABEL_STEMS.setdefault(_n, set()).add(_s)
+
+
+def family_fits(family: Family, value: str, outright: bool = False) -> bool:
+    """Whether ``value`` can be a value of ``family``: its type, its vocabulary, a name.
+
+    With ``outright`` (a label names the family: "the coffee order of the user is X"), a word
+    outside the vocabulary is still its value.
+
+    Example:
+        >>> coffee = FAMILIES["coffee"]
+        >>> family_fits(coffee, "cortadito"), family_fits(coffee, "cortadito", outright=True)
+        (False, True)
+    """
+    if not value_fits(family.name, value):
+        return False
+    if family.vocab and not outright:
+        return vocab_value(value, family.name, family.vocab) is not None
+    return family.kind != "name" or value[:1].isupper() or value[:1].isdigit()

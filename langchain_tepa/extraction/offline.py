@@ -65,9 +65,9 @@ from collections.abc import Iterator
 from langchain_tepa.core.types import Fact
 from langchain_tepa.extraction.base import ExtractionReport, Unextracted, UnextractedReason
 from langchain_tepa.extraction.claims import Claim, parse_user_sentence
-from langchain_tepa.extraction.families import FAMILIES, Family, canonical_relation, family_of_label
+from langchain_tepa.extraction.families import FAMILIES, canonical_relation, family_of_label
 from langchain_tepa.extraction.framing import split_list, unframe
-from langchain_tepa.extraction.generic import EVENT_VERBS, infer_family, user_predicate
+from langchain_tepa.extraction.generic import EVENT_VERBS, family_fits, infer_family, user_predicate
 from langchain_tepa.extraction.lexicon import (
     _ABBREVIATIONS,
     _ADJ_PREP,
@@ -116,24 +116,9 @@ from langchain_tepa.extraction.values import (
     attribute_text,
     is_hypothetical,
     trim_tail,
-    value_fits,
-    vocab_value,
 )
 
 __all__ = ["DIETS", "OCCUPATIONS", "OfflineFactExtractor", "normalize_key_part"]
-
-
-def _fits(family: Family, value: str, outright: bool = False) -> bool:
-    """Whether ``value`` can be a value of ``family`` (its vocabulary, a capitalised name).
-
-    ``outright``: a label names the family ("the coffee order of the user is X"), so a word
-    outside its vocabulary is still its value.
-    """
-    if not value_fits(family.name, value):
-        return False
-    if family.vocab and not outright:
-        return vocab_value(value, family.name, family.vocab) is not None
-    return family.kind != "name" or value[:1].isupper() or value[:1].isdigit()
 
 
 class OfflineFactExtractor:
@@ -353,11 +338,7 @@ class OfflineFactExtractor:
         family = canonical_relation(relation) if subj == self.user_subject else None
         named = family is not None
         outright = family_of_label(" ".join(relation_words)) is not None  # "coffee order of"
-        if (
-            family is not None
-            and family in FAMILIES
-            and not _fits(FAMILIES[family], value, outright)
-        ):
+        if family in FAMILIES and not family_fits(FAMILIES[family or ""], value, outright):
             family = None  # "I go by bus" names no one; "I drink tea" is no coffee order
         if not named and subj == self.user_subject:
             # no shape named the attribute: the words around the value may ("keeps the money
