@@ -429,6 +429,15 @@ def _possessive(rest: str, hypothetical: bool, change: bool) -> list[Claim] | st
                 return "hypothetical"
             if _NEGATION.search(pred):
                 return "negated"
+            verb = _predicate(re.sub(r"^(?:now|currently|also)\s+", "", pred), "user", change, "")
+            if (
+                isinstance(verb, list)
+                and verb
+                and verb[0].relation != family.name
+                and getattr(FAMILIES.get(verb[0].relation), "kind", "") == "name" != family.kind
+                and not family.vocab
+            ):
+                return verb  # "my team now reports to Yuki": a name the verb's family takes
             obj = re.match(
                 r"^(?:\w+\s+){0,2}?(?:\w+)(?:\s+(?:in|on|at|with|by|for|from|to|into|through))"
                 r"?\s+(?P<v>.+)$",

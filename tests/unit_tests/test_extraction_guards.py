@@ -306,3 +306,11 @@ def test_labels_things_and_names_that_name_the_attribute(
 def test_a_hobby_is_an_activity_not_a_name() -> None:
     assert value_fits("hobbies", "Trinity College") is False
     assert value_fits("hobbies", "water polo") is True
+
+
+def test_a_verb_that_takes_a_name_outranks_a_label_that_takes_words(
+    ex: OfflineFactExtractor,
+) -> None:
+    assert _pairs(ex, "The user's team now reports to Ingrid.") == [("user.manager", "Ingrid")]
+    assert _pairs(ex, "My passwords live in Bitwarden.") == [("user.password_manager", "Bitwarden")]
+    assert _pairs(ex, "My team works on payments.") == [("user.team", "payments")]
