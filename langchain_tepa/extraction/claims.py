@@ -30,12 +30,21 @@ from langchain_tepa.extraction.families import (
     family_of_label,
     nearest_family,
 )
-from langchain_tepa.extraction.generic import infer_family
+from langchain_tepa.extraction.frames import PLACE, liking, purpose, request
+from langchain_tepa.extraction.generic import (
+    content_stems,
+    family_stems,
+    head_family,
+    infer_family,
+    retype,
+    user_predicate,
+)
 from langchain_tepa.extraction.lexicon import DIETS, OCCUPATIONS, normalize_key_part
 from langchain_tepa.extraction.values import (
     clean_value,
     is_hypothetical,
     several,
+    value_fits,
     vocab_value,
 )
 from langchain_tepa.extraction.verb_patterns import (
@@ -144,6 +153,11 @@ _VALUE_FIRST = re.compile(
     rf"^(?P<value>.+?)\s+(?:is|are)\s+(?:now\s+|also\s+)?{_OWNER}\s+(?:new\s+)?(?P<label>.+)$",
     _I,
 )
+_LABEL_CLAUSE = re.compile(
+    r"^(?:the|my)\s+(?P<label>[a-z][a-z ]{0,30}?)\s+(?:that\s+|which\s+)?(?:the\s+)?"
+    r"(?:user|I|we)\s+(?:\w+\s+){1,2}?(?:is|are)\s+(?P<value>[A-Z0-9].*)$",
+    _I,
+)
 _ONE_OF = re.compile(rf"^one\s+of\s+{_OWNER}\s+(?P<label>.+?)\s+is\s+(?P<value>.+)$", _I)
 _NEW_LABEL = re.compile(
     r"^(?:I|we|(?:the\s+)?user)\s+(?:has|have|got|gets|was\s+assigned|were\s+assigned|"
@@ -176,6 +190,7 @@ _REPLY = re.compile(
     r"(?:to\s+)?(?:me\s+)?in\s+(?P<value>[A-Z]\w+)",
     _I,
 )
+_STEMS = family_stems()
 _DEVICES = frozenset({"laptop", "computer", "machine", "pc", "desktop", "workstation", "mac"})
 _THINGS = frozenset(
     {
@@ -221,6 +236,9 @@ def _predicate(pred: str, subject: str, change: bool, previous: str) -> list[Cla
     selfdesc = _self_description(pred, subject, change)
     if selfdesc is not None:
         return selfdesc
+    liked = liking(pred)  # "likes Sichuan food most": one favourite, not a like of several
+    if liked is not None:
+        return [Claim(subject, liked[0], liked[1], False, change, previous)]
     best = _BEST_OF_ALL.match(pred)
     if best is not None and (family := family_of_label(best.group("label"))) is not None:
         value = clean_value(best.group("value").split()[-1])  # "likes teal best of all colours"
@@ -231,7 +249,7 @@ def _predicate(pred: str, subject: str, change: bool, previous: str) -> list[Cla
             continue
         raw = match.group("value")
         chosen: tuple[Family, str] | None = None
-        tail = _tail(raw)
+        tail = _tail(raw) or purpose(raw) or _tail(PLACE.sub("", raw))
         if tail is not None and tail[0] not in families:
             chosen = tail
         for family in () if chosen else families:
@@ -242,6 +260,7 @@ def _predicate(pred: str, subject: str, change: bool, previous: str) -> list[Cla
         if chosen is None:
             continue
         family, value = chosen
+        family = retype(family, value)  # "put Debian on the machine": no laptop
         verb = match.group("verb").lower()
         aux = (match.group("aux") or "").lower()
         changing = lemma in _CHANGE_LEMMAS or lemma in family.changes
@@ -335,9 +354,11 @@ def _labelled(
     label: str, value: str, subject: str, change: bool, loose: bool, previous: str = ""
 ) -> list[Claim] | None:
     label = clean_value(label, "raw")
-    family = family_of_label(label)
-    if family is None and loose and (inferred := infer_family(label.split(), value)) is not None:
-        family, value = FAMILIES[inferred[0]], inferred[1]  # "calendar: EET": the time zone
+    family = family_of_label(label) or head_family(label, clean_value(value))
+    if family is None and (loose or len(label.split()) <= 2):
+        inferred = infer_family(label.split(), value)  # "calendar: EET": the time zone
+        if inferred is not None and (loose or content_stems([label]) & _STEMS[inferred[0]]):
+            family, value = FAMILIES[inferred[0]], inferred[1]  # "Wake: 5:45" (a cue word)
     if family is None:
         if not loose or len(label.split()) > 5 or not label.strip():
             return None
@@ -350,6 +371,7 @@ def _labelled(
     tail = _tail(value)
     if tail is not None:  # "switched my editor to the Nord theme": the value's noun decides
         family, value = tail
+    family = retype(family, clean_value(value))
     if family.vocab:
         v = vocab_value(value, family.name, family.vocab) or clean_value(value)
     else:
@@ -359,6 +381,11 @@ def _labelled(
         v = clean_value(value, "number")
     if family.name == "diet":
         v = re.sub(r"\s+(?:diet|lifestyle)$", "", v, flags=_I).casefold()
+    if v and not value_fits(family.name, v):  # "ported the number over to Iliad": no number
+        inferred = infer_family(label.split(), value)
+        if inferred is None:
+            return None
+        family, v = FAMILIES[inferred[0]], inferred[1]
     if not v:
         return None
     multi = family.multi_valued
@@ -370,7 +397,10 @@ def _possessive(rest: str, hypothetical: bool, change: bool) -> list[Claim] | st
     """``my R ...`` / ``user's R ...``: a labelled value, a relative's claim, or a thing's."""
     rel = _subject_of(rest, "user")
     c = _COPULA.match(rest)
-    if c is not None and family_of_label(c.group("np")) is not None:
+    if c is not None and (
+        family_of_label(c.group("np")) is not None
+        or (rel is None and head_family(c.group("np"), clean_value(c.group("value"))) is not None)
+    ):
         if hypothetical:
             return "hypothetical"
         if _NEGATION.search(c.group("value")) or _NEGATION.search(c.group("np")):
@@ -399,6 +429,15 @@ def _possessive(rest: str, hypothetical: bool, change: bool) -> list[Claim] | st
                 return "hypothetical"
             if _NEGATION.search(pred):
                 return "negated"
+            verb = _predicate(re.sub(r"^(?:now|currently|also)\s+", "", pred), "user", change, "")
+            if (
+                isinstance(verb, list)
+                and verb
+                and verb[0].relation != family.name
+                and getattr(FAMILIES.get(verb[0].relation), "kind", "") == "name" != family.kind
+                and not family.vocab
+            ):
+                return verb  # "my team now reports to Yuki": a name the verb's family takes
             obj = re.match(
                 r"^(?:\w+\s+){0,2}?(?:\w+)(?:\s+(?:in|on|at|with|by|for|from|to|into|through))"
                 r"?\s+(?P<v>.+)$",
@@ -408,7 +447,10 @@ def _possessive(rest: str, hypothetical: bool, change: bool) -> list[Claim] | st
                 name = family.name.replace("_", " ")
                 return _labelled(name, obj.group("v"), "user", change, loose=False)
         if label.casefold() in _THINGS:
-            return _clauses(pred, "user", hypothetical, change)
+            got = _clauses(pred, "user", hypothetical, change)
+            if got is None and (read := user_predicate(f"user {label} {pred}")) and read[2]:
+                return [Claim("user", read[0], read[1], False, change)]  # "app runs on X"
+            return got
     return None
 
 
@@ -468,6 +510,9 @@ def _clauses(pred: str, subject: str, hypothetical: bool, change: bool) -> list[
 def _normalise(sentence: str) -> str:
     text = sentence.strip().rstrip(".!")
     text = _LEADS.sub("", text)
+    text = re.sub(
+        r"\b(has|have)\s+got\s+(?=(?:a|an|the|some|\w+\s+hair)\b)", r"\1 ", text, flags=_I
+    )
     for regex, repl in _CONTRACTIONS:
         text = regex.sub(repl, text)
     if (nl := _NO_LONGER.match(text)) is not None:  # "My X is no longer A; it's B"
@@ -500,6 +545,9 @@ def _parse(text: str, change: bool) -> list[Claim] | str | None:
     hypothetical = is_hypothetical(text)
     if (m := _REPLY.match(text)) is not None:
         return [Claim("user", "reply_language", m.group("value"), False, change)]
+    if not hypothetical and (asked := request(text)) is not None:
+        relation, value, forced = asked  # "asked everyone to call them Jules"
+        return [Claim("user", relation, value, False, change or forced)]
     m = _LABEL_COLON.match(text)
     if m and not re.search(r"\b(?:is|are|was|lives?|works?)\b", m.group("label"), _I):
         owner, label, subject = m.group("owner"), m.group("label"), "user"
@@ -515,12 +563,21 @@ def _parse(text: str, change: bool) -> list[Claim] | str | None:
             tail = _tail(m.group("value"))  # "Thai food is my favourite"
             if tail is not None:
                 return [Claim("user", tail[0].name, tail[1], False, change)]
-        if m is not None and family_of_label(clean_value(m.group("label"), "raw")) is not None:
+        label = clean_value(m.group("label"), "raw") if m is not None else ""
+        if m is not None and family_of_label(label) is None:
+            # "Tcsh is the user's command-line shell": the label's head noun names it
+            head = head_family(label, clean_value(m.group("value")))
+            label = head.labels[0] if head is not None and head.labels else label
+        if m is not None and family_of_label(label) is not None:
             if hypothetical:
                 return "hypothetical"
-            got = _labelled(m.group("label"), m.group("value"), "user", change, False)
+            got = _labelled(label, m.group("value"), "user", change, False)
             if got:
                 return got
+    if (r := _LABEL_CLAUSE.match(text)) is not None and family_of_label(r["label"]) is not None:
+        if hypothetical:  # "The cuisine the user likes most is Filipino"
+            return "hypothetical"
+        return _labelled(r["label"], r["value"], "user", change, loose=False)
     if (p := _POSSESSIVE.match(text)) is not None:
         return _possessive(p.group(1), hypothetical, change)
     if (s := _SUBJECT.match(text)) is not None:

@@ -187,7 +187,7 @@ ROWS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     (
         "landlord",
         "landlord;landlady;letting agent;property manager;letting agency",
-        ("{rent} from;{rent} (?:my|their|a) (?:flat|apartment|place|house) from"),
+        ("{rent} from;{rent} (?:my|their|a|the) (?:flat|apartment|place|house) from"),
         {"kind": "name"},
     ),
     (
@@ -201,7 +201,7 @@ ROWS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ),
     (
         "cuisine",
-        "cuisine;favourite cuisine;favourite food;type of food;food",
+        "cuisine;favourite cuisine;favourite food;type of food;food;cooking",
         "{be} all about {v} (?:food|cuisine)",
         {},
     ),

@@ -120,6 +120,14 @@ _SUPERLATIVE = re.compile(
     r"the\s+(?P<noun2>[a-z]+)\s+(?P<value2>[\w'’-]+))\s+(?:the\s+)?(?:best|most)(?:\s+of\s+all)?$",
     _I,
 )
+
+
+def _names_family(noun: str) -> bool:
+    from langchain_tepa.extraction.families import family_of_label
+
+    return family_of_label(noun) is not None or family_of_label("favourite " + noun) is not None
+
+
 _MADE_MY = re.compile(
     r"^(?P<who>I|we|(?:the\s+)?user)\s+(?:has\s+|have\s+)?(?:made|set|chose|picked|named|"
     r"declared)\s+(?P<value>[A-Z0-9][\w.'’!+ -]{0,30}?)\s+(?:as\s+)?(?:my|our|their|his|her)\s+"
@@ -186,7 +194,9 @@ def unframe(sentence: str) -> tuple[str, bool]:
     if (m := _MADE_MY.match(text)) is not None:  # "I made Arc my default browser"
         owner = "my" if m.group("who").lower() in ("i", "we") else "user's"
         return f"{owner} {m.group('label')}: {m.group('value')}", True
-    if (m := _SUPERLATIVE.match(text)) is not None:  # "likes Thai food best": favourite food
+    if (m := _SUPERLATIVE.match(text)) is not None and _names_family(  # "likes Thai food
+        m.group("noun") or m.group("noun2")  # best": the favourite food ("sage green best"
+    ):  # names no family: the colour itself)
         owner = "my" if m.group("who").lower() in ("i", "we") else "user's"
         noun, value = m.group("noun") or m.group("noun2"), m.group("value") or m.group("value2")
         return f"{owner} favourite {noun}: {value}", change

@@ -25,18 +25,23 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
-from langchain_tepa.extraction.families import FAMILIES, Family, family_of_label
-from langchain_tepa.extraction.values import vocab_value
+from langchain_tepa.extraction.families import FAMILIES, MARKERS, Family, family_of_label
+from langchain_tepa.extraction.values import trim_tail, value_fits, vocab_value
 
 __all__ = [
+    "CLOSED",
     "CUES",
     "EVENT_VERBS",
     "content_stems",
+    "family_fits",
     "family_stems",
+    "head_family",
     "infer_family",
+    "retype",
     "stem",
     "user_predicate",
 ]
@@ -67,7 +72,7 @@ CUES: dict[str, tuple[str, ...]] = {
     "school": ("study", "student", "enrol", "enroll", "degree", "accepted", "admit", "campus"),
     "commute": ("commute", "commuting", "travel", "ride", "office"),
     "airline": ("fly", "flight", "flyer", "airline", "mile", "frequent"),
-    "mobile_carrier": ("network", "carrier", "sim", "port", "number", "plan", "mobile"),
+    "mobile_carrier": ("network", "carrier", "sim", "number", "plan", "mobile"),
     "music_app": ("music", "stream", "streaming", "listen", "playlist", "song"),
     "laptop": ("laptop", "notebook", "computer", "machine"),
     "doctor": ("doctor", "gp", "patient", "physician", "clinic", "register"),
@@ -90,6 +95,11 @@ CUES: dict[str, tuple[str, ...]] = {
     "favourite_colour": ("colour", "color", "shade"),
     "sport": ("sport", "play", "athlete", "match", "league"),
 }
+
+#: Families whose values are a closed set of words: a name their vocabulary lacks is not one.
+CLOSED: frozenset[str] = frozenset(
+    {"diet", "programming_language", "reply_language", "sport", "coffee", "timezone"}
+)
 
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "es", "ed", "s", "e")
 _WORD = re.compile(r"[a-z][a-z-]*")
@@ -164,10 +174,12 @@ def stem(word: str) -> str:
     """A crude stem: lower case, one common suffix off (``moving`` -> ``mov``).
 
     Example:
-        >>> stem("Moving"), stem("moved"), stem("move")
-        ('mov', 'mov', 'mov')
+        >>> stem("Moving"), stem("moved"), stem("move"), stem("flies"), stem("fly")
+        ('mov', 'mov', 'mov', 'fly', 'fly')
     """
     w = word.casefold()
+    if len(w) > 4 and w.endswith(("ies", "ied")):  # "flies", "studied": the -y verb
+        return w[:-3] + "y"
     for suffix in _SUFFIXES:
         if len(w) - len(suffix) >= 3 and w.endswith(suffix):
             return w[: -len(suffix)]
@@ -180,7 +192,7 @@ def _build() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     for name, fam in FAMILIES.items():
         for label in (name.replace("_", " "), *fam.labels):
             for w in _WORD.findall(label.casefold()):
-                if w not in _STOP and len(w) > 2:
+                if w not in _STOP and w not in MARKERS and len(w) > 2:
                     strong.setdefault(stem(w), set()).add(name)
     for name, cues in CUES.items():
         for cue in cues:
@@ -231,17 +243,26 @@ _WHEN = re.compile(
 )
 
 
-def _fits(family: Family, value: str, named: bool) -> str | None:
-    """``value`` read as a value of ``family``, or None (a day or month is no value)."""
+def _fits(family: Family, value: str, named: bool, outright: bool = False) -> str | None:
+    """``value`` read as a value of ``family``, or None (a day or month is no value).
+
+    ``named``: a word of the sentence names the family; ``outright``: the value's own noun
+    does ("a Mediterranean diet"), which admits a word outside even a closed vocabulary.
+    """
     value = re.sub(r"^(?:the|a|an)\s+", "", value.strip(), flags=re.IGNORECASE).strip(" .,!")
     if not value or len(value.split()) > 4 or family.multi_valued or _WHEN.match(value):
+        return None
+    if not value_fits(family.name, value):
         return None
     if family.vocab:
         known = vocab_value(value, family.name, family.vocab)
         if known is not None:
             return known
-        # an unknown word of a closed vocabulary: only where a label names the family outright
-        return value if named and len(value.split()) <= 3 else None
+        # an unknown word of a vocabulary: only where a word names the family outright, and
+        # never for a family whose values are a closed set ("Nova" is no programming language)
+        if (family.name in CLOSED and not outright) or not named or len(value.split()) > 3:
+            return None
+        return value
     if family.kind == "name" and not (value[:1].isupper() or value[:1].isdigit()):
         return None
     if family.kind == "number" and not any(c.isdigit() for c in value):
@@ -257,55 +278,113 @@ def _value_tail(value: str) -> tuple[Family, str] | None:
             family = family_of_label(" ".join(words[-n:]))
             rest = " ".join(words[:-n])
             rest = re.sub(r"^(?:the|a|an)\s+", "", rest, flags=re.IGNORECASE)
+            if rest != trim_tail(rest):  # "Debian on the machine": a place, not "a Polar watch"
+                return None
             if family is not None and rest and not family.multi_valued:
                 return family, rest
     return None
 
 
-def infer_family(predicate: Sequence[str], value: str) -> tuple[str, str] | None:
+def infer_family(
+    predicate: Sequence[str], value: str, after: Sequence[str] = ()
+) -> tuple[str, str] | None:
     """The family and value of a user's claim that no shape named, or None.
+
+    Each content word votes for the families whose labels (2) or cue words (1) hold its
+    stem; a word of one family's closed vocabulary in the value votes 2 for it. Only the
+    families the value can be a value of compete (its type: :func:`value_fits`; a name
+    outside a family's vocabulary only where a word names that family outright and its
+    values are not a closed set, :data:`CLOSED`).
 
     Args:
         predicate: The words of the sentence around the value (its verb phrase), in order.
         value: The value as read ("the Rose Pine theme", "Nordea").
+        after: Words that follow the value and say what it is for ("for coding"); they
+            name the attribute more surely than the verb and vote twice.
+
+    Example:
+        >>> infer_family(["moved", "over", "to"], "Nova", after=["for", "coding"])
+        ('editor', 'Nova')
 
     Returns:
         ``(family name, value)`` when one family wins and the value fits it.
     """
     tail = _value_tail(value)
     if tail is not None:
-        read = _fits(tail[0], tail[1], named=True)
+        read = _fits(tail[0], tail[1], named=True, outright=True)
         if read is not None:
             return tail[0].name, read
     votes: dict[str, float] = {}
-    for word in predicate:
+    named: set[str] = set()  # families a word names outright (a label, or a cue of it alone)
+    weighted = [(w, 1.0) for w in predicate] + [(w, 2.0) for w in after]
+    for word, weight in weighted:
         for w in _WORD.findall(word.casefold()):
-            if w in _STOP:
+            if w in _STOP or w in MARKERS:  # "default", "main": no attribute of their own
                 continue
             s = stem(w)
             strong = _STRONG.get(s, set())
             for fam in strong:
-                votes[fam] = votes.get(fam, 0.0) + 2.0 / len(strong)
+                votes[fam] = votes.get(fam, 0.0) + weight * 2.0 / len(strong)
             weak = _WEAK.get(s, set()) - strong
             for fam in weak:
-                votes[fam] = votes.get(fam, 0.0) + 1.0 / len(weak)
-    if not votes:
+                votes[fam] = votes.get(fam, 0.0) + weight / len(weak)
+            named |= strong | (weak if len(weak) == 1 else set())
+    # the value's own type votes too: a word of one family's closed vocabulary ("BEPO" is a
+    # keyboard layout), so "retrained on BEPO" is no occupation
+    last = value.strip(" .,!").split()[-1] if value.strip(" .,!").split() else ""
+    noun = family_of_label(last) if last[:1].isupper() and len(value.split()) > 1 else None
+    if noun is not None and not noun.multi_valued:  # "Trinity College", "Gold's Gym"
+        votes[noun.name] = votes.get(noun.name, 0.0) + 2.0
+        named.add(noun.name)
+    hits = _vocab_hits(value)
+    if _TITLE.match(value.strip()):  # "Dr. Mensah": a doctor's name says what it is
+        hits = ("doctor",)
+    if len(hits) == 1:  # the value's own type outweighs one cue word ("a Crystal fan")
+        votes[hits[0]] = votes.get(hits[0], 0.0) + 3.0
+    # only families the value can be a value of compete ("Evolution" is no email address)
+    is_name = _is_name(value)
+    fitting = {
+        fam: (score, read)
+        for fam, score in votes.items()
+        if (read := _fits(FAMILIES[fam], value, named=fam in named and is_name)) is not None
+    }
+    if not fitting:
         return None
-    ranked = sorted(votes.items(), key=lambda kv: -kv[1])
-    best, score = ranked[0]
-    if (len(ranked) > 1 and ranked[1][1] >= score) or score < 1.0:
+    ranked = sorted(fitting.items(), key=lambda kv: -kv[1][0])
+    best, (score, read) = ranked[0]
+    if (len(ranked) > 1 and ranked[1][1][0] >= score) or score < 1.0:
         return None
-    # a closed vocabulary takes an unknown word only where the value names the family itself
-    # ("the murex shell", above): "I drink tea" names a drink, not a coffee order
-    read = _fits(FAMILIES[best], value, named=False)
-    return (best, read) if read is not None else None
+    return retype(FAMILIES[best], read).name, read
+
+
+def _is_name(value: str) -> bool:
+    v = re.sub(r"^(?:the|a|an)\s+", "", value.strip(), flags=re.IGNORECASE)
+    return v[:1].isupper() or v[:1].isdigit()
+
+
+_VOCAB_FAMILIES = tuple(f for f in FAMILIES.values() if f.vocab and not f.multi_valued)
+
+
+_TITLE = re.compile(r"^(?:Dr|Doctor)\b\.?\s+[A-Z]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _vocab_hits(value: str) -> tuple[str, ...]:
+    """The single-valued families whose vocabulary holds ``value`` (a time zone's names too)."""
+    from langchain_tepa.extraction.vocabularies import TIMEZONES
+
+    hits = [f.name for f in _VOCAB_FAMILIES if vocab_value(value, f.name, f.vocab) is not None]
+    if value.strip().casefold() in TIMEZONES and value.strip().isupper():
+        hits.append("timezone")  # "AEST", "CET"
+    return tuple(hits)
 
 
 _USER_SUBJECT = re.compile(r"^(?:I|we|(?:the\s+)?user)\s+(?P<pred>\S.*)$", re.IGNORECASE)
 _NOT_NOW = re.compile(
     r"^(?:(?:may|might|could|would|should|will|shall|must|can|wants?\s+to|plans?\s+to|"
     r"hopes?\s+to|intends?\s+to|is\s+(?:going|planning|hoping|thinking|considering|about)|"
-    r"considers?|wonders?|used\s+to|was|were|had)\b|.*\b(?:if|unless|whether|maybe|perhaps)\b)",
+    r"considers?|wonders?|used\s+to|had|(?:was|were)(?!\s+\w+ed\s+(?:with|by|on|onto|to|into|"
+    r"at|as|for)\s))\b|.*\b(?:if|unless|whether|maybe|perhaps)\b)",
     re.IGNORECASE,
 )
 #: Verbs that report a moment of the conversation, not an attribute ("asked about X").
@@ -328,7 +407,6 @@ EVENT_VERBS = frozenset(
         "wondered",
         "complained",
         "reported",
-        "found",
         "needs",
         "needed",
         "forgot",
@@ -397,7 +475,17 @@ def user_predicate(text: str) -> tuple[str, str, bool, bool] | None:
         else:
             return None
     value = " ".join(words[cut:]).strip(" ,;")
-    inferred = infer_family(words[:cut], value)
+    after: list[str] = []
+    if (words[cut][:1].isupper() or words[cut][:1].isdigit()) and _value_tail(value) is None:
+        # a name, then lower-case words: they say what the name is for ("Waterfox for
+        # browsing", "a Vueling frequent flyer", "a Razer Blade laptop around")
+        end = cut + 1
+        while end < len(words) and (words[end][:1].isupper() or words[end][:1].isdigit()):
+            end += 1
+        rest = [w.strip(" ,;.!") for w in words[end:]]
+        if rest and all(w.isalpha() and w.islower() for w in rest):
+            value, after = " ".join(words[cut:end]).strip(" ,;"), rest
+    inferred = infer_family(words[:cut], value, after)
     if inferred is not None:
         return inferred[0], inferred[1], True, additive
     kept = [w.casefold() for w in words[:cut] if w.casefold() not in _AUXILIARIES and w.isalpha()]
@@ -406,3 +494,78 @@ def user_predicate(text: str) -> tuple[str, str, bool, bool] | None:
     if not relation or not value or len(value.split()) > 5:
         return None
     return relation, value, False, additive
+
+
+def retype(family: Family, value: str) -> Family:
+    """The family whose vocabulary holds ``value`` when ``family``'s does not, else ``family``.
+
+    A rule that names a family with a vocabulary ("the machine is on X": a laptop) but reads
+    a value that is no word of it and is a word of exactly one other single-valued family
+    ("Pop!_OS": an operating system) gives the claim to that family: the value's type decides.
+
+    Example:
+        >>> retype(FAMILIES["laptop"], "Debian").name, retype(FAMILIES["laptop"], "ThinkPad").name
+        ('operating_system', 'laptop')
+    """
+    if not family.vocab or family.multi_valued:
+        return family
+    hits = _vocab_hits(value)
+    if family.name in hits or len(hits) != 1 or {family.name, hits[0]} <= _DEVICES:
+        return family  # one brand makes phones, laptops and watches: "Huawei MateBook"
+    return FAMILIES[hits[0]]
+
+
+_DEVICES = frozenset({"phone", "laptop", "watch", "car"})
+
+
+def head_family(label: str, value: str) -> Family | None:
+    """The family a label names by its head noun ("command-line shell": the shell), or None.
+
+    When the head noun names no family alone ("favourite language"), the one single-valued
+    family whose labels hold that noun and whose vocabulary holds ``value`` ("Swift": a
+    programming language).
+
+    Example:
+        >>> head_family("command-line shell", "tcsh").name
+        'shell'
+        >>> head_family("favourite language", "Swift").name
+        'programming_language'
+    """
+    words = _WORD.findall(label.casefold())
+    if not words:
+        return None
+    head = words[-1]
+    found = family_of_label(head)
+    if found is not None:
+        return found
+    hits = [
+        f
+        for f in _VOCAB_FAMILIES
+        if stem(head) in _LABEL_STEMS.get(f.name, set())
+        and vocab_value(value, f.name, f.vocab) is not None
+    ]
+    return hits[0] if len(hits) == 1 else None
+
+
+_LABEL_STEMS: dict[str, set[str]] = {}
+for _s, _names in _STRONG.items():
+    for _n in _names:
+        _LABEL_STEMS.setdefault(_n, set()).add(_s)
+
+
+def family_fits(family: Family, value: str, outright: bool = False) -> bool:
+    """Whether ``value`` can be a value of ``family``: its type, its vocabulary, a name.
+
+    With ``outright`` (a label names the family: "the coffee order of the user is X"), a word
+    outside the vocabulary is still its value.
+
+    Example:
+        >>> coffee = FAMILIES["coffee"]
+        >>> family_fits(coffee, "cortadito"), family_fits(coffee, "cortadito", outright=True)
+        (False, True)
+    """
+    if not value_fits(family.name, value):
+        return False
+    if family.vocab and not outright:
+        return vocab_value(value, family.name, family.vocab) is not None
+    return family.kind != "name" or value[:1].isupper() or value[:1].isdigit()

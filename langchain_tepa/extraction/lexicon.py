@@ -87,6 +87,12 @@ DIETS = frozenset(
         "dairy-free",
         "kosher",
         "halal",
+        "low-carb",
+        "low-fat",
+        "low-fodmap",
+        "mediterranean",
+        "atkins",
+        "whole30",
     }
 )
 """Words that ``I'm [a/an] <word>`` reads as the speaker's diet (``user.diet``)."""
@@ -160,7 +166,7 @@ _DIET_WORDS = "|".join(
 _SELF_ADVERBS = r"(?:(?:still|currently|actually|also|really|strictly|fully|mostly)\s+)?"
 _NAME = re.compile(
     r"^(?:(?:you\s+can|please|just|everyone|everybody|people|friends|they)\s+)?"
-    r"(?:call|calls)\s+me\s+(.+)$|^(?:I|We)\s+(?:am|are)\s+called\s+(.+)$"
+    r"(?:call|calls)\s+(?:me|the\s+user)\s+(.+)$|^(?:I|We)\s+(?:am|are)\s+called\s+(.+)$"
     r"|^(?:I|We)\s+go\s+by\s+(.+)$|^[Nn]ame['’]s\s+(.+)$",
     re.IGNORECASE,
 )

@@ -46,6 +46,9 @@ _HEADER = re.compile(
     r"data|facts?|preferences?|memory|memories|notes?|summary|context)\s*(?::|\s[-–—])\s+(?=\S)",
     _I,
 )
+_LABEL_NOTE = re.compile(
+    r"^(?P<head>[A-Za-z]+)\s*:\s*[A-Z0-9][\w.'’&+!-]*(?:\s+[A-Z0-9][\w.'’&+!-]*){0,2}\.?$"
+)
 _CAPS_HEADER = re.compile(r"^(?P<head>[A-Z]{2,}(?:\s+[A-Z]{2,}){0,3})\s*(?::|\s[-–—])\s+(?=\S)")
 _CHANGE_HEADS = frozenset({"UPDATE", "UPDATED", "CHANGE", "CHANGED", "CORRECTION", "NEW", "EDIT"})
 _ARROW = re.compile(
@@ -83,13 +86,23 @@ _PREVIOUSLY = re.compile(
     r"formerly)\s+(?P<old2>[^,;()]+?))(?=[.!]*$)",
     _I,
 )
+_TYPE_NOTE = re.compile(r"\s*\((?P<label>[a-z][a-z ]{1,30})\)\s*$")
+_FRAGMENT_ING = re.compile(r"^(?P<verb>[A-Z][a-z]{2,}ing)\s+(?=[a-zA-Z0-9])")
 _FRAGMENT_VERB = re.compile(r"^(?P<verb>[A-Z][a-z]{2,}(?:es|s))\s+(?=[a-zA-Z0-9])")
 _FRAGMENT_STATE = re.compile(
     r"^(?P<word>[A-Z][a-z]{2,}(?:ed|ing)|Member|Student|Patient|Fan|Customer|Client|Subscriber)"
     r"\s+(?P<prep>by|at|on|in|of|with|to|for|from|as)\s+(?=\S)"
 )
 _FRAGMENT_NOUN_IS = re.compile(
-    r"^(?P<np>[A-Z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+(?:is|are)\s+(?=\S)"
+    r"^(?P<np>(?:[A-Z][a-z-]*|[A-Z]{2,4})(?:\s+[a-z][a-z-]*){0,2})\s+(?:is|are)\s+(?=\S)"
+)
+_FRAGMENT_NOUN_VERBED = re.compile(
+    r"^(?P<np>[A-Z][a-z-]*)\s+(?P<now>now\s+)?(?P<verb>[a-z]{3,}ed)\s+(?:to\s+|as\s+)?"
+    r"(?P<value>[A-Z0-9].*)$"
+)
+_FRAGMENT_NOUN_IN = re.compile(
+    r"^(?P<np>[A-Z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+(?:in|on|with|via|through|at)\s+"
+    r"(?P<value>[A-Z0-9].*)$"
 )
 _NOT_VERBS = frozenset({"thanks", "yes", "this", "his", "its", "was", "has", "does", "is", "as"})
 
@@ -175,11 +188,18 @@ def _fragment(text: str) -> str | None:
     """
     if _FRAGMENT_BLOCK.search(text) is not None or _named_subject(text):
         return None
+    if (m := _FRAGMENT_NOUN_VERBED.match(text)) is not None and family_of_label(m["np"]):
+        now = " now" if m["now"] else ""  # "Editor now themed X": a change
+        return f"User's {m['np'].lower()} {m['verb']}: {m['value']}{now}"
+    if (m := _FRAGMENT_NOUN_IN.match(text)) is not None and family_of_label(m["np"]):
+        return f"User's {m['np'].lower()}: {m['value']}"  # "Notes in Obsidian"
     if (m := _FRAGMENT_STATE.match(text)) is not None:
         return "User is " + text[:1].lower() + text[1:]
+    if (m := _FRAGMENT_ING.match(text)) is not None and m.group("verb").lower() not in _ADVERBS:
+        return "User is " + text[:1].lower() + text[1:]  # "Following a keto diet now"
     if (m := _FRAGMENT_VERB.match(text)) is not None:
         verb = m.group("verb").lower()
-        if verb in _NOT_VERBS or verb in _ADVERBS or verb.endswith(("ss", "us", "is", "ys")):
+        if verb in _NOT_VERBS or verb in _ADVERBS or verb.endswith(("ss", "us", "is")):
             return None
         return "User " + text[:1].lower() + text[1:]
     if (m := _FRAGMENT_NOUN_IS.match(text)) is not None and family_of_label(m["np"]):
@@ -203,10 +223,15 @@ def strip_markup(sentence: str) -> Marked:
     for _ in range(3):
         before = text
         text = _BULLET.sub("", _STAMP.sub("", text))
-        if (m := _CAPS_HEADER.match(text)) is not None and m.end() < len(text):
+        if (
+            (m := _CAPS_HEADER.match(text)) is not None
+            and m.end() < len(text)
+            and family_of_label(m.group("head")) is None  # "TZ: IST", "OS: Debian": labels
+        ):
             change = change or bool(set(m.group("head").split()) & _CHANGE_HEADS)
             text = text[m.end() :]
-        text = _HEADER.sub("", text)
+        if not _LABEL_NOTE.match(text):  # "Notes: Logseq" is a label and its value
+            text = _HEADER.sub("", text)
         if text == before:
             break
     stop = text[len(text.rstrip(".!")) :]
@@ -230,6 +255,8 @@ def strip_markup(sentence: str) -> Marked:
     if (m := _NO_LONGER_NOW.match(body)) is not None:
         old = _old_object(m["old"], m["new"])
         return Marked(f"{m['head']} {m['new']}", True, old)
+    if (t := _TYPE_NOTE.search(body)) is not None and family_of_label(t["label"]):
+        body = f"{body[: t.start()]} {t['label']}"  # "Lives in Ruzafa (neighbourhood)"
     if (m := _PREVIOUSLY.search(body)) is not None and m.start() > 0:
         old = m["old"] or m["old2"]
         body, change, previous = body[: m.start()].rstrip(), True, old.strip()

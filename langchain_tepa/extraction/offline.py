@@ -65,9 +65,9 @@ from collections.abc import Iterator
 from langchain_tepa.core.types import Fact
 from langchain_tepa.extraction.base import ExtractionReport, Unextracted, UnextractedReason
 from langchain_tepa.extraction.claims import Claim, parse_user_sentence
-from langchain_tepa.extraction.families import FAMILIES, Family, canonical_relation
+from langchain_tepa.extraction.families import FAMILIES, canonical_relation, family_of_label
 from langchain_tepa.extraction.framing import split_list, unframe
-from langchain_tepa.extraction.generic import EVENT_VERBS, infer_family, user_predicate
+from langchain_tepa.extraction.generic import EVENT_VERBS, family_fits, infer_family, user_predicate
 from langchain_tepa.extraction.lexicon import (
     _ABBREVIATIONS,
     _ADJ_PREP,
@@ -112,16 +112,13 @@ from langchain_tepa.extraction.lexicon import (
     normalize_key_part,
 )
 from langchain_tepa.extraction.markup import strip_markup
-from langchain_tepa.extraction.values import attribute_text, is_hypothetical, vocab_value
+from langchain_tepa.extraction.values import (
+    attribute_text,
+    is_hypothetical,
+    trim_tail,
+)
 
 __all__ = ["DIETS", "OCCUPATIONS", "OfflineFactExtractor", "normalize_key_part"]
-
-
-def _fits(family: Family, value: str) -> bool:
-    """Whether ``value`` can be a value of ``family`` (its vocabulary, a capitalised name)."""
-    if family.vocab:
-        return vocab_value(value, family.name, family.vocab) is not None
-    return family.kind != "name" or value[:1].isupper() or value[:1].isdigit()
 
 
 class OfflineFactExtractor:
@@ -278,9 +275,10 @@ class OfflineFactExtractor:
 
     def _claim_fact(self, sentence: str, claim: Claim) -> Fact:
         subject = self.user_subject + claim.subject[len("user") :]
+        value = trim_tail(claim.value)
         return Fact(
             key=f"{subject}.{claim.relation}",
-            value=claim.value,
+            value=value,
             text=sentence,
             source=self.source,
             metadata={
@@ -290,7 +288,7 @@ class OfflineFactExtractor:
                 **({"multi_valued": True} if claim.multi_valued else {}),
                 **({"correction": True} if claim.correction else {}),
                 **({"previous_value": claim.previous} if claim.previous else {}),
-                "attribute_text": attribute_text(sentence, claim.value),
+                "attribute_text": attribute_text(sentence, value),
             },
         )
 
@@ -323,8 +321,11 @@ class OfflineFactExtractor:
         correction: bool = False,
         previous: str = "",
     ) -> Fact | None:
+        lead = re.match(r"^(to|on|in|at|with|for|into|onto)\s+(?:the\s+|a\s+|an\s+)?(\S.*)$", value)
+        if lead is not None and relation_words:  # "moved on | to an affogato": the verb's
+            relation_words, value = [*relation_words, lead.group(1)], lead.group(2)
         raw_value = value
-        value = _strip_value(value)
+        value = trim_tail(_strip_value(value))
         category, value = _split_category(value)
         relation = _relation([*relation_words, *category])
         subj = _subject_key(subject)
@@ -336,7 +337,8 @@ class OfflineFactExtractor:
             return None  # "User asked about the weather": a moment of the talk, no attribute
         family = canonical_relation(relation) if subj == self.user_subject else None
         named = family is not None
-        if family is not None and family in FAMILIES and not _fits(FAMILIES[family], value):
+        outright = family_of_label(" ".join(relation_words)) is not None  # "coffee order of"
+        if family in FAMILIES and not family_fits(FAMILIES[family or ""], value, outright):
             family = None  # "I go by bus" names no one; "I drink tea" is no coffee order
         if not named and subj == self.user_subject:
             # no shape named the attribute: the words around the value may ("keeps the money

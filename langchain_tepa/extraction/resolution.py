@@ -53,7 +53,13 @@ from langchain_core.embeddings import Embeddings
 
 from langchain_tepa.core.errors import InvalidArgumentError
 
-__all__ = ["KeyResolver", "is_family_key", "resolution_text", "resolve_families"]
+__all__ = [
+    "KeyResolver",
+    "is_family_key",
+    "resolution_text",
+    "resolve_families",
+    "value_kind",
+]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 #: Words that mark a preference or the present state without naming another slot.
@@ -355,6 +361,16 @@ def is_family_key(key: str, user_subject: str = "user") -> bool:
     from langchain_tepa.extraction.families import FAMILIES
 
     return _is_user_key(key, user_subject) and key.rsplit(".", 1)[-1] in FAMILIES
+
+
+def value_kind(value: object) -> str:
+    """``"number"``, ``"name"`` (capitalised) or ``"word"``: what kind of value it is.
+
+    Example:
+        >>> value_kind("Feyenoord"), value_kind("growth"), value_kind("5:30")
+        ('name', 'word', 'number')
+    """
+    return _kind(value)
 
 
 def _kind(value: object) -> str:

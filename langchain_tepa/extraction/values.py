@@ -24,6 +24,8 @@ __all__ = [
     "clean_value",
     "is_hypothetical",
     "several",
+    "trim_tail",
+    "value_fits",
     "vocab_value",
 ]
 
@@ -176,3 +178,82 @@ def several(value: str) -> list[str]:
     """
     parts = [p.strip() for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", value) if p.strip()]
     return [ARTICLE.sub("", p) for p in parts] or [value]
+
+
+_FUNCTION_TAIL = re.compile(
+    r"(?:\s+(?:for|on|in|at|to|with|as|by|from|into|onto|of|via|through|over|the|a|an|my|our|"
+    r"their|his|her|its|and|or))+$",
+    re.IGNORECASE,
+)
+
+
+def trim_tail(value: str) -> str:
+    """``value`` without trailing function words ("Evolution for" -> "Evolution").
+
+    A value never ends with a preposition, an article or a conjunction: such words are the
+    start of a phrase that names the attribute ("for email", "on the laptop"), cut by a shape.
+
+    Example:
+        >>> trim_tail("FreeBSD on the"), trim_tail("Synthwave 84 theme in the")
+        ('FreeBSD', 'Synthwave 84 theme')
+    """
+    cut = _FUNCTION_TAIL.sub("", value.strip())
+    return cut if cut else value.strip()
+
+
+_ZONE_LIKE = re.compile(
+    r"^(?:(?:UTC|GMT)\s*[+-−]\s*\d{1,2}|[A-Z][A-Za-z_]+/[A-Z][A-Za-z_]+|[A-Z]{2,5}T?)(?:\W|$)"
+)
+_OF_NAME = re.compile(r"\bof\s+(?:the\s+)?[A-Z]")
+_NAME_THEN_NOUN = re.compile(r"^[A-Z0-9][\w.&'’-]*(?:\s+[A-Z0-9][\w.&'’-]*)*\s+[a-z]")
+
+
+def value_fits(family: str, value: str) -> bool:
+    """Whether ``value`` has the type of a value of ``family`` (a guard on family rules).
+
+    Families whose values have a recognisable type reject a value of another type, so a
+    rule that fires on the wrong attribute gives no claim there: an email address holds
+    "@"; a time zone is a zone name or offset ("CET", "UTC+2", "Europe/Oslo"); an occupation
+    is a common noun phrase, not a membership of a named thing ("member of Snap Fitness") nor
+    a name followed by a noun ("a Vueling frequent flyer"). Other families accept any value.
+
+    Example:
+        >>> value_fits("email_address", "Evolution"), value_fits("email_address", "a@b.eu")
+        (False, True)
+        >>> value_fits("occupation", "member of Snap Fitness"), value_fits("occupation", "nurse")
+        (False, True)
+        >>> value_fits("occupation", "Vueling frequent flyer")
+        False
+        >>> value_fits("occupation", "UX designer")
+        True
+        >>> value_fits("timezone", "Pegasus"), value_fits("timezone", "UTC+2")
+        (False, True)
+    """
+    v = value.strip()
+    if family == "email_address":
+        return "@" in v
+    if family == "timezone":
+        from langchain_tepa.extraction.vocabularies import TIMEZONES
+
+        return v.casefold() in TIMEZONES or bool(_ZONE_LIKE.match(v))
+    if family == "occupation":
+        from langchain_tepa.extraction.lexicon import OCCUPATIONS
+
+        last = v.split()[-1].casefold() if v.split() else ""
+        named_job = last in OCCUPATIONS or last.endswith(("ist", "ician", "eer", "grapher"))
+        return not _OF_NAME.search(v) and (named_job or not _NAME_THEN_NOUN.match(v))
+    if family == "hobbies":
+        return not v[:1].isupper()  # an activity, not a name ("got into Trinity College")
+    if family in ("partner", "name"):
+        return not _TITLE.match(v)  # "sees Dr. Petrov": a doctor, not a partner
+    if family == "phone_number":
+        return sum(c.isdigit() for c in v) >= 3
+    if family == "birthday":
+        return any(c.isdigit() for c in v) or bool(_MONTH.search(v))
+    return True
+
+
+_TITLE = re.compile(r"^(?:Dr|Prof|Doctor|Professor)\b\.?\s", re.IGNORECASE)
+_MONTH = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.IGNORECASE
+)

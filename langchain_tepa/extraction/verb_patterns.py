@@ -17,7 +17,13 @@ from __future__ import annotations
 import re
 
 from langchain_tepa.extraction.families import FAMILIES, Family, family_of_label, inflect
-from langchain_tepa.extraction.values import ARTICLE, clean_value, vocab_value
+from langchain_tepa.extraction.values import (
+    ARTICLE,
+    clean_value,
+    trim_tail,
+    value_fits,
+    vocab_value,
+)
 from langchain_tepa.extraction.vocabularies import BANKS, TIMEZONES, all_words
 
 __all__ = ["candidates", "read_value", "value_tail"]
@@ -65,6 +71,7 @@ _TAILS = frozenset(
         "editor",
         "layout",
         "diet",
+        "cooking",
         "fan",
         "supporter",
         "database",
@@ -264,6 +271,8 @@ def _tail(raw: str) -> tuple[Family, str] | None:
         if len(words) > n and " ".join(words[-n:]).casefold() in _TAILS:
             family = family_of_label(" ".join(words[-n:]))
             value = " ".join(words[:-n])
+            if value != trim_tail(value):  # "X in the editor": a place, not "the X theme"
+                return None
             if family is not None and value:
                 return family, ARTICLE.sub("", value)
     return None
@@ -293,6 +302,8 @@ def _read(raw: str, family: Family, generic: bool = False) -> str | None:
             return None
     value = clean_value(raw, family.kind)
     if family.kind == "name" and not value[:1].isupper() and not value[:1].isdigit():
+        return None
+    if not value_fits(family.name, value):
         return None
     return value or None
 

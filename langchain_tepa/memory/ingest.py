@@ -169,6 +169,8 @@ resolve_families`): ``user.lives_in`` and ``user.moved_to`` become ``user.home_c
             ):
                 mapped[i] = key
             self._changes(namespace, facts, mapped, set(known), values or {}, resolver)
+            _same_value(facts, mapped, set(known), values or {})
+            _specialised(facts, mapped, set(known), values or {})
             resolver.register_attributes(
                 namespace,
                 [(k, a) for k, a in zip(mapped, attributes, strict=True) if isinstance(a, str)],
@@ -232,6 +234,97 @@ resolve_families`): ``user.lives_in`` and ``user.moved_to`` become ``user.home_c
         if keys:
             with self._lock:
                 self._key_resolver().register(namespace, keys)
+
+
+def _same_value(
+    facts: list[Fact], mapped: list[str], known: set[str], values: Mapping[str, Any]
+) -> None:
+    """Step 5: a repeated value lands on the known key that holds it.
+
+    A user's claim on a key still unknown (not a single-valued family's) whose value is the
+    current value of one known single-valued key of the same subject lands on that key
+    (``mapped`` is updated).
+
+    The same value said again is the same attribute ("USER PROFILE - sport: lacrosse", then
+    "User is into lacrosse"): the repeat supports the stored claim instead of starting a key
+    that a later change of the attribute would leave behind.
+
+    Example:
+        >>> f = Fact(key="user.usually_flies", value="Aer Lingus")
+        >>> mapped = ["user.usually_flies"]
+        >>> _same_value([f], mapped, {"user.airline"}, {"user.airline": "Aer Lingus"})
+        >>> mapped
+        ['user.airline']
+    """
+    from langchain_tepa.extraction.families import FAMILIES, canonical_relation
+
+    for i, (fact, key) in enumerate(zip(facts, mapped, strict=True)):
+        if key in known or "." not in key or not isinstance(fact.value, str):
+            continue
+        own = FAMILIES.get(canonical_relation(key.rsplit(".", 1)[-1]) or "")
+        if own is not None and not own.multi_valued:
+            continue  # a single-valued family's key is the attribute's name: it stays
+        parent = key.rsplit(".", 1)[0]
+        if parent != "user":
+            continue
+        wanted = fact.value.strip().casefold()
+        hits = []
+        for k in known:
+            if k.rsplit(".", 1)[0] != parent or k not in values:
+                continue
+            fam = FAMILIES.get(canonical_relation(k.rsplit(".", 1)[-1]) or "")
+            if fam is not None and fam.multi_valued:
+                continue
+            if isinstance(values[k], str) and values[k].strip().casefold() == wanted:
+                hits.append(k)
+        if len(hits) == 1:
+            mapped[i] = hits[0]
+
+
+def _specialised(
+    facts: list[Fact], mapped: list[str], known: set[str], values: Mapping[str, Any]
+) -> None:
+    """Step 6: a general attribute lands on the known specific one it names, when values agree.
+
+    "User's team is Feyenoord" after "football team: Galatasaray": the family ``team`` is
+    unknown in the namespace, the known family ``football_team`` is a kind of ``team`` (its
+    name ends with it), both values are names and the value can be one of the specific
+    attribute (its type and vocabulary: "Mei" is no password manager), so the claim is about
+    the football team. A work team's value ("growth") is a word, not a name, and stays apart.
+
+    Example:
+        >>> mapped = ["user.team"]
+        >>> known = {"user.football_team"}
+        >>> _specialised([Fact(key="user.team", value="Feyenoord")], mapped, known,
+        ...              {"user.football_team": "Galatasaray"})
+        >>> mapped
+        ['user.football_team']
+    """
+    from langchain_tepa.extraction.families import FAMILIES, canonical_relation
+    from langchain_tepa.extraction.resolution import value_kind
+    from langchain_tepa.extraction.values import value_fits, vocab_value
+
+    for i, (fact, key) in enumerate(zip(facts, mapped, strict=True)):
+        if key in known or not key.startswith("user.") or key.count(".") != 1:
+            continue
+        family = FAMILIES.get(key.rsplit(".", 1)[-1])
+        if family is None or family.multi_valued:
+            continue
+        hits = []
+        for k in known:
+            if not k.startswith("user.") or k.count(".") != 1 or k not in values:
+                continue
+            other = FAMILIES.get(canonical_relation(k.rsplit(".", 1)[-1]) or "")
+            if other is None or other is family or other.multi_valued:
+                continue
+            specific = other.name.endswith("_" + family.name)  # football_team: a team
+            typed = value_fits(other.name, str(fact.value)) and (
+                not other.vocab or vocab_value(str(fact.value), other.name, other.vocab)
+            )
+            if specific and typed and value_kind(values[k]) == value_kind(fact.value):
+                hits.append(k)  # and the value can be one ("Mei" is no password manager)
+        if len(hits) == 1:
+            mapped[i] = hits[0]
 
 
 class _NoFact:
