@@ -194,6 +194,46 @@ def test_a_glitch_revokes_nothing(successes: int) -> None:
     assert states(mem) == {"Lisbon": "active", "Oslo": "revoked"}
 
 
+def test_a_value_revoked_after_a_glitch_comes_back_on_its_users_restatement() -> None:
+    """The contested world's lock (issue 28): Lisbon worked, failed once (a glitch), then a
+    spoofed change revoked it. A failure right after two successes does not veto, so the
+    user's restatement brings it back; the spoofed value, which never worked, stays vetoed."""
+    mem = memory()
+    lisbon(mem, 4)
+    mem.record_outcome(KEY, "Lisbon", False)  # a glitch
+    for _ in range(2):
+        mem.observe(KEY, "Atlantis", source="user")  # a spoofed change
+    assert mem.get(KEY) == "Atlantis"
+    mem.record_outcome(KEY, "Atlantis", False)
+    for _ in range(2):
+        mem.observe(KEY, "Lisbon", source="user")
+    assert mem.get(KEY) == "Lisbon"  # before the glitch rule: None, until Lisbon succeeded
+    for _ in range(5):  # the spoofer insists: its value, which never worked, stays vetoed
+        mem.observe(KEY, "Atlantis", source="user")
+        assert mem.get(KEY) != "Atlantis"
+    assert states(mem)["Atlantis"] == "revoked"
+
+
+@pytest.mark.parametrize(
+    ("recent", "vetoed"),
+    [
+        ([False], True),
+        ([True, False], True),
+        ([True, True, False, False], True),
+        ([False, True, False], True),
+        ([True, True, False], False),
+        ([False] * 3 + [True] * 10 + [False], False),
+        ([True, True], False),
+    ],
+)
+def test_the_last_outcome_veto_spares_a_glitch_only(recent: list[bool], vetoed: bool) -> None:
+    from langchain_tepa.core.change import LastOutcomeVeto
+    from langchain_tepa.core.types import Precedent
+
+    p = Precedent("default", KEY, "v", "v", "p1", recent=recent)
+    assert LastOutcomeVeto().blocks(p) is vetoed
+
+
 # ---------------------------------------------------------------------- (d) floods
 @pytest.mark.parametrize(
     "sources",
