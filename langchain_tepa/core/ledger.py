@@ -43,6 +43,9 @@ class TrustLedger:
         suspended: The verdicts an Active value's failure lifted: they stand again when an
             Active value of the key succeeds next (the failure was a glitch, the key's newest
             outcome says its answer works), unless the value was tried again in between.
+        claimed: Value identities some source has asserted (kept by
+            :class:`~langchain_tepa.core.changes.ChangePoint`): the failures of a value first
+            asserted by a source with change authority came before its claim.
 
     Example:
         >>> from langchain_tepa.core.trust import TrustPolicy
@@ -64,6 +67,7 @@ class TrustLedger:
     tried: set[str] = field(default_factory=set)
     judged: dict[str, float] = field(default_factory=dict)
     suspended: dict[str, float] = field(default_factory=dict)
+    claimed: set[str] = field(default_factory=set)
 
     def copy(self) -> TrustLedger:
         """An independent copy."""
@@ -75,4 +79,5 @@ class TrustLedger:
             set(self.tried),
             dict(self.judged),
             dict(self.suspended),
+            set(self.claimed),
         )
