@@ -492,17 +492,28 @@ class LastOutcomeVeto:
     """Poisoning guard of ``tepa-key``: no revival or promotion by assertion after a failure.
 
     Observations can neither revive nor promote a value whose last outcome failed; only a
-    successful outcome (or ``promote`` by hand) can.
+    successful outcome (or ``promote`` by hand) can. A glitch is not such a failure: one
+    failure right after two successes in a row does not veto (issue 28: one failure after a
+    run of successes says little, and a value revoked on it, by the key test or by a spoofed
+    change, would otherwise stay out of reach of its own user's restatements until an
+    execution of it happened to succeed). Two failures in a row, or a failure of a value that
+    has not worked twice in a row before it, still veto.
 
     Example:
         >>> from langchain_tepa.core.types import Precedent
-        >>> LastOutcomeVeto().blocks(Precedent("default", "k", "v", "v", "p1", recent=[False]))
-        True
+        >>> def veto(*recent):
+        ...     p = Precedent("default", "k", "v", "v", "p1", recent=[*recent])
+        ...     return LastOutcomeVeto().blocks(p)
+        >>> veto(False), veto(True, False), veto(True, True, False), veto(True, False, False)
+        (True, True, False, True)
     """
 
     def blocks(self, p: Precedent) -> bool:
-        """Whether the value's last outcome failed."""
-        return bool(p.recent) and not p.recent[-1]
+        """Whether the value's last outcome failed, and not as a glitch after two successes."""
+        recent = p.recent
+        if not recent or recent[-1]:
+            return False
+        return not (len(recent) >= 3 and recent[-2] and recent[-3])
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,10 @@ class ChangePoint:
     ``statements`` times together since, and the value is not vetoed (its last outcome did not
     fail, under the default), the key's Active values are revoked and the record's value is
     Active. A correction (handled by :class:`~langchain_tepa.core.trust.Correction`) needs no
-    restatement.
+    restatement. The failures of a value that no source had asserted yet (an agent's guesses,
+    outcomes recorded without a statement) came before its claim: when a source with change
+    authority asserts it first, they are dropped from its recent window and do not veto it
+    (a failure after any assertion of the value still does).
 
     Attributes:
         sources: Patterns (as in the trust table) of the sources with change authority.
@@ -161,6 +164,10 @@ class ChangePoint:
                     ledger.beliefs[src] = (v, first, 0)
         if step.is_outcome:
             return
+        if vid not in ledger.claimed:  # the value's first assertion, by any source
+            ledger.claimed.add(vid)
+            if self.authorised(name) and target.recent and not any(target.recent):
+                target.recent.clear()  # failures of a value nobody had claimed: before the claim
         held = ledger.beliefs.get(name)
         if held is not None and held[0] == vid and held[2]:
             ledger.beliefs[name] = (vid, held[1], held[2] + 1)

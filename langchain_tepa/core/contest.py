@@ -115,14 +115,27 @@ class TrialGate:
         return target is not None and (self.barred(step.state, target) or self.contested(step))
 
     def apply(self, step: Step) -> None:
-        """Lift verdicts on an outcome: any after an Active value's failure, one on its success."""
+        """Lift or restore verdicts on an outcome (the key's newest outcome is its current state).
+
+        A success of a judged value lifts its verdict for good. A failure of an Active value
+        suspends every verdict (the world may have changed: a restated value gets trials
+        again); the next success of an Active value restores the suspended ones (the failure
+        was a glitch: the answer works, and nothing new speaks for the judged values).
+        """
         ledger = step.state.ledger
         target = step.target
-        if not step.is_outcome or ledger is None or not ledger.judged or target is None:
+        if not step.is_outcome or ledger is None or target is None:
+            return
+        if not (ledger.judged or ledger.suspended):
             return
         if step.ev.outcome is True:
             ledger.judged.pop(target.value_id, None)
+            ledger.suspended.pop(target.value_id, None)
+            if target.state is Lifecycle.ACTIVE and ledger.suspended:
+                ledger.judged.update(ledger.suspended)
+                ledger.suspended.clear()
         elif target.state is Lifecycle.ACTIVE:
+            ledger.suspended.update(ledger.judged)
             ledger.judged.clear()
 
     def decided(self, step: Step, target: Precedent, *, moved: bool, single: bool) -> None:
@@ -144,10 +157,12 @@ class TrialGate:
             if vid in ledger.tried:
                 ledger.judged[vid] = step.ev.time
             ledger.tried.discard(vid)
+            ledger.suspended.pop(vid, None)
         elif kind is EvidenceKind.PROMOTE:
             tried = vid in ledger.tried
             ledger.tried.discard(vid)
             ledger.judged.pop(vid, None)
+            ledger.suspended.pop(vid, None)
             if not (tried and moved):
                 return
             # its trials are fresh evidence that it works: the failures in its recent window

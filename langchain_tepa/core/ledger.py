@@ -40,6 +40,12 @@ class TrustLedger:
         judged: ``value identity -> time`` of a value revoked after its trials (kept by
             :class:`~langchain_tepa.core.contest.TrialGate`): assertions alone do not revive
             it until an Active value of the key fails or the value itself succeeds.
+        suspended: The verdicts an Active value's failure lifted: they stand again when an
+            Active value of the key succeeds next (the failure was a glitch, the key's newest
+            outcome says its answer works), unless the value was tried again in between.
+        claimed: Value identities some source has asserted (kept by
+            :class:`~langchain_tepa.core.changes.ChangePoint`): the failures of a value first
+            asserted by a source with change authority came before its claim.
 
     Example:
         >>> from langchain_tepa.core.trust import TrustPolicy
@@ -60,6 +66,8 @@ class TrustLedger:
     beliefs: dict[str, tuple[str, float, int]] = field(default_factory=dict)
     tried: set[str] = field(default_factory=set)
     judged: dict[str, float] = field(default_factory=dict)
+    suspended: dict[str, float] = field(default_factory=dict)
+    claimed: set[str] = field(default_factory=set)
 
     def copy(self) -> TrustLedger:
         """An independent copy."""
@@ -70,4 +78,6 @@ class TrustLedger:
             dict(self.beliefs),
             set(self.tried),
             dict(self.judged),
+            dict(self.suspended),
+            set(self.claimed),
         )

@@ -15,6 +15,15 @@ both rules off) was checked equal to ``tepa-key``'s digests from before.
 Regenerated for issue 28's trial gate (``core/contest.py``, TEPA-Full's ``trial_gate``): only
 ``tepa-full`` changed (1,032 of the 2,000 sequences); the new entry ``tepa-full/no-gate`` (the
 gate off) was checked equal to ``tepa-full``'s digests from before.
+Regenerated for issue 28's contested world (branch ``contest``): the default's veto spares a
+glitch (``LastOutcomeVeto``: one failure right after two successes no longer vetoes) and a
+trial verdict suspended by the answer's failure stands again after its next success
+(``TrialGate``): ``default`` and ``tepa-key`` changed in 298 of the 2,000 sequences,
+``tepa-key/no-change`` in 283, ``tepa-key/paper`` in 238, ``tepa-key/fresh-eager`` in 237 and
+``tepa-full`` in 2; every other digest is unchanged. Then the failures of a value nobody had
+asserted stopped vetoing its first claim by a source with change authority (``ChangePoint``):
+``default`` and ``tepa-key`` changed again in 385 sequences, ``tepa-key/fresh-eager`` in 384
+(``tepa-key/no-change`` and ``tepa-key/paper`` have no change sources: unchanged).
 When the default became the key test (issue 14) no digest changed: the ``tepa-rev/*`` variants,
 written ``LifecyclePolicy(...)`` before, are built on ``LifecyclePolicy.preset("tepa-rev")``, and
 the new entry ``default`` (``LifecyclePolicy()``) was checked equal to ``tepa-key``'s digests

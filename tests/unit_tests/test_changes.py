@@ -95,6 +95,7 @@ def test_a_change_is_not_adopted_for_a_value_whose_last_outcome_failed() -> None
     """The default's veto: a restatement cannot install a value that failed when tried."""
     mem = memory()
     lisbon(mem, 4)
+    mem.observe(KEY, "Oslo", source="user")  # claimed, then it failed when tried
     mem.record_outcome(KEY, "Oslo", False)
     for _ in range(5):
         mem.observe(KEY, "Oslo", source="user")
@@ -103,6 +104,40 @@ def test_a_change_is_not_adopted_for_a_value_whose_last_outcome_failed() -> None
     mem.observe(KEY, "Oslo", source="user")
     mem.observe(KEY, "Oslo", source="user")
     assert mem.get(KEY) == "Oslo"
+
+
+@pytest.mark.parametrize("failures", [1, 5])
+def test_failures_of_a_value_nobody_had_stated_do_not_veto_its_first_claim(failures: int) -> None:
+    """Issue 28's contested world: the agent, with nothing to serve, guessed Oslo and failed
+    (Oslo was not the user's city then); later the user moves there and says so twice. The
+    guesses' failures came before anyone claimed Oslo: they do not veto the user's claim."""
+    mem = memory()
+    lisbon(mem, 4)
+    for _ in range(failures):
+        mem.record_outcome(KEY, "Oslo", False)
+    mem.observe(KEY, "Oslo", source="user")
+    assert mem.get(KEY) == "Lisbon"
+    mem.observe(KEY, "Oslo", source="user")
+    assert mem.get(KEY) == "Oslo"  # before the rule: Lisbon, however often the user said Oslo
+    mem.record_outcome(KEY, "Oslo", False)  # a failure after the claim vetoes as before
+    for _ in range(2):
+        mem.observe(KEY, "Lisbon", source="user")
+    assert mem.get(KEY) == "Lisbon"
+    for _ in range(3):
+        mem.observe(KEY, "Oslo", source="user")
+        assert mem.get(KEY) != "Oslo"
+
+
+def test_an_untrusted_claim_first_keeps_the_veto() -> None:
+    """Only failures from before any assertion are set aside: a value the agent stated and that
+    then failed stays vetoed against the user's restatement."""
+    mem = memory()
+    lisbon(mem, 4)
+    mem.observe(KEY, "Oslo", source="agent")
+    mem.record_outcome(KEY, "Oslo", False)
+    for _ in range(3):
+        mem.observe(KEY, "Oslo", source="user")
+    assert mem.get(KEY) == "Lisbon"
 
 
 def test_the_change_rule_is_the_defaults_only() -> None:
@@ -192,6 +227,46 @@ def test_a_glitch_revokes_nothing(successes: int) -> None:
     assert mem.get(KEY) == "Lisbon"
     # the user took the slip back: Oslo has no support left and the posterior revokes it
     assert states(mem) == {"Lisbon": "active", "Oslo": "revoked"}
+
+
+def test_a_value_revoked_after_a_glitch_comes_back_on_its_users_restatement() -> None:
+    """The contested world's lock (issue 28): Lisbon worked, failed once (a glitch), then a
+    spoofed change revoked it. A failure right after two successes does not veto, so the
+    user's restatement brings it back; the spoofed value, which never worked, stays vetoed."""
+    mem = memory()
+    lisbon(mem, 4)
+    mem.record_outcome(KEY, "Lisbon", False)  # a glitch
+    for _ in range(2):
+        mem.observe(KEY, "Atlantis", source="user")  # a spoofed change
+    assert mem.get(KEY) == "Atlantis"
+    mem.record_outcome(KEY, "Atlantis", False)
+    for _ in range(2):
+        mem.observe(KEY, "Lisbon", source="user")
+    assert mem.get(KEY) == "Lisbon"  # before the glitch rule: None, until Lisbon succeeded
+    for _ in range(5):  # the spoofer insists: its value, which never worked, stays vetoed
+        mem.observe(KEY, "Atlantis", source="user")
+        assert mem.get(KEY) != "Atlantis"
+    assert states(mem)["Atlantis"] == "revoked"
+
+
+@pytest.mark.parametrize(
+    ("recent", "vetoed"),
+    [
+        ([False], True),
+        ([True, False], True),
+        ([True, True, False, False], True),
+        ([False, True, False], True),
+        ([True, True, False], False),
+        ([False] * 3 + [True] * 10 + [False], False),
+        ([True, True], False),
+    ],
+)
+def test_the_last_outcome_veto_spares_a_glitch_only(recent: list[bool], vetoed: bool) -> None:
+    from langchain_tepa.core.change import LastOutcomeVeto
+    from langchain_tepa.core.types import Precedent
+
+    p = Precedent("default", KEY, "v", "v", "p1", recent=recent)
+    assert LastOutcomeVeto().blocks(p) is vetoed
 
 
 # ---------------------------------------------------------------------- (d) floods

@@ -161,6 +161,40 @@ def test_a_failing_trial_keeps_the_incumbent_and_its_verdict_stands(
     assert [d.action for d in trials(mem, works("Lisbon"))] == ["reject"]
 
 
+def test_a_glitch_of_the_incumbent_does_not_reopen_a_verdict() -> None:
+    """A trial only on new evidence since the value's last trial: the incumbent's failure
+    suspends the verdict (a restatement then gets trials), its next success restores it (the
+    failure was a glitch), and the attacker's repeats buy no trial again."""
+    mem = memory()
+    lisbon(mem)
+    evil = "Atlantis"
+    for _ in range(2):
+        mem.observe(KEY, evil, source="user", correction=True)
+    assert [d.action for d in trials(mem, works("Lisbon"))] == ["reject"]
+    mem.record_outcome(KEY, "Lisbon", False)  # a glitch
+    mem.record_outcome(KEY, "Lisbon", True)  # the answer works: nothing new for Atlantis
+    for _ in range(3):
+        mem.observe(KEY, evil, source="user", correction=True)
+        assert states(mem)[evil] == "revoked"
+        assert trials(mem, works("Lisbon")) == []  # before the rule: a trial round each time
+    mem.record_outcome(KEY, "Lisbon", False)  # the answer fails and that is its newest outcome
+    mem.observe(KEY, evil, source="user")
+    assert states(mem)[evil] == "hypothesis"
+    assert [d.action for d in trials(mem, works("Lisbon"))] == ["reject"]
+    mem.record_outcome(KEY, "Lisbon", True)
+    mem.observe(KEY, evil, source="user")  # the new verdict stands too
+    assert trials(mem, works("Lisbon")) == []
+
+
+def test_the_ledger_copies_suspended_verdicts() -> None:
+    from langchain_tepa.core.ledger import TrustLedger
+
+    ledger = TrustLedger(judged={"a": 1.0}, suspended={"b": 2.0})
+    copy = ledger.copy()
+    copy.suspended["c"] = 3.0
+    assert copy.judged == {"a": 1.0} and ledger.suspended == {"b": 2.0}
+
+
 def test_a_verdict_is_lifted_by_a_success_of_the_rejected_value() -> None:
     mem = memory()
     lisbon(mem)

@@ -242,11 +242,13 @@ def test_a_value_at_exactly_theta_pro_is_promoted() -> None:
 
 
 def test_the_default_vetoes_assertions_after_a_failure() -> None:
-    """The key test's guard: assertions do not promote a value whose last outcome failed."""
+    """The key test's guard: assertions do not promote a value whose last outcome failed
+    (failures from before any assertion do not veto a first claim by a source with change
+    authority, tests/unit_tests/test_changes.py; here the tool claims it first)."""
     mem = memory(LifecyclePolicy())
     mem.record_outcome(KEY, "A", False)
-    mem.observe(KEY, "A", source="user")
     mem.observe(KEY, "A", source="tool.x")
+    mem.observe(KEY, "A", source="user")
     (a,) = mem.audit(KEY).precedents
     assert a.state is Lifecycle.HYPOTHESIS
     mem.record_outcome(KEY, "A", True)  # a success of its own promotes it
