@@ -7,7 +7,7 @@ import shutil
 import tempfile
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from langchain_tepa import HashingEmbeddings, LifecyclePolicy, TEPAMemory
@@ -59,6 +59,15 @@ def clock() -> Any:
 
 @settings(max_examples=60, deadline=None)
 @given(sequence=ops, policy=st.sampled_from(POLICIES))
+@example(  # a held-back Hypothesis with a higher validity than the answer: contested, no rival
+    sequence=[
+        ("observe", "user.tone", "b"),
+        ("observe", "user.tone", "b"),
+        ("outcome_ok", "user.tone", "b"),
+        ("observe", "user.tone", "a"),
+    ],
+    policy="tepa-rev",
+)
 def test_revoked_never_retrieved_and_nothing_lost(sequence: list, policy: str) -> None:
     memory = TEPAMemory.in_memory(embeddings=EMB, policy=policy, clock=clock())
     accepted = run(memory, sequence)
@@ -74,8 +83,13 @@ def test_revoked_never_retrieved_and_nothing_lost(sequence: list, policy: str) -
         key = d.metadata["key"]
         if not memory.policy.is_multi_valued(key):
             assert d.metadata["value"] == memory.get(key)
-            rivals = [p for p in memory.audit(key).active if p.id != d.id]
-            assert d.metadata["contested"] == bool(rivals)
+            audit = memory.audit(key)
+            rivals = [p for p in audit.active if p.id != d.id]
+            # Contested: another value is Active too, or a rule holds back a Hypothesis better
+            # supported than the answer (issue 28); never contested without either.
+            held = [p for p in audit.precedents if p.state.value == "hypothesis"]
+            assert d.metadata["contested"] == audit.contested
+            assert audit.contested == bool(rivals) or (audit.contested and held)
     assert {d.metadata["key"] for d in answers} == {
         p.key for p in memory.precedents() if p.state.value == "active"
     }
