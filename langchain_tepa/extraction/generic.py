@@ -186,6 +186,10 @@ def stem(word: str) -> str:
     return w
 
 
+_AMBIGUOUS_VERBS = ("have", "like", "love", "enjoy", "get", "play")
+"""Verbs of many families: a label word that stems to one names no family outright."""
+
+
 def _build() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     strong: dict[str, set[str]] = {}
     weak: dict[str, set[str]] = {}
@@ -199,6 +203,10 @@ def _build() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
             for w in _WORD.findall(cue):
                 if w not in _STOP:
                     weak.setdefault(stem(w), set()).add(name)
+    # A label word that stems to a verb several families use ("player" of "music player" is
+    # "play": sports, instruments, games) names none of them outright; it votes as a cue.
+    for s in {stem(v) for v in _AMBIGUOUS_VERBS} & set(strong):
+        weak[s] = weak.get(s, set()) | strong.pop(s)
     return strong, weak
 
 
