@@ -329,6 +329,9 @@ def test_a_verb_that_takes_a_name_outranks_a_label_that_takes_words(
         # "play" is a cue of sports and instruments: "music player" does not make it name the
         # music app outright, so a game is no music app (it would take back the user's app)
         ("I play Fortnite.", [("user.play", "Fortnite")]),
+        # "listen to" takes a band as well as an app: it alone does not name the music app
+        ("I listen to Radiohead.", [("user.listen_to", "Radiohead")]),
+        ("I listen to music on Deezer.", [("user.music_app", "Deezer")]),
         ("I use Spotify for music.", [("user.music_app", "Spotify")]),
     ],
 )
