@@ -268,7 +268,10 @@ for _fam in FAMILIES.values():
                 _phrase = (_form + _m.group(2)).strip()
                 if _phrase.split()[0] not in ("with", "in", "on", "at", "to", "for", "together"):
                     _BY_VERB.setdefault(_phrase, _fam.name)
-for _ambiguous in ("have", "has", "had", "like", "likes", "love", "enjoy", "get", "got", "play"):
+for _ambiguous in (
+    *("have", "has", "had", "like", "likes", "love", "enjoy", "get", "got", "play"),
+    *("watch", "watches", "listen to", "listens to", "read", "reads"),
+):
     _BY_VERB.pop(_ambiguous, None)  # "user.like" names no one family
 
 

@@ -186,6 +186,12 @@ def stem(word: str) -> str:
     return w
 
 
+_AMBIGUOUS_VERBS = ("have", "like", "love", "enjoy", "get", "play", "listen", "watch", "read")
+"""Verbs whose objects are of many kinds (a game, a band, a show, a book, an app): neither a
+label word that stems to one nor the verb alone names a family outright."""
+_AMBIGUOUS_STEMS = frozenset(stem(v) for v in _AMBIGUOUS_VERBS)
+
+
 def _build() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     strong: dict[str, set[str]] = {}
     weak: dict[str, set[str]] = {}
@@ -199,6 +205,10 @@ def _build() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
             for w in _WORD.findall(cue):
                 if w not in _STOP:
                     weak.setdefault(stem(w), set()).add(name)
+    # A label word that stems to a verb several families use ("player" of "music player" is
+    # "play": sports, instruments, games) names none of them outright; it votes as a cue.
+    for s in _AMBIGUOUS_STEMS & set(strong):
+        weak[s] = weak.get(s, set()) | strong.pop(s)
     return strong, weak
 
 
@@ -328,7 +338,8 @@ def infer_family(
             weak = _WEAK.get(s, set()) - strong
             for fam in weak:
                 votes[fam] = votes.get(fam, 0.0) + weight / len(weak)
-            named |= strong | (weak if len(weak) == 1 else set())
+            alone = len(weak) == 1 and s not in _AMBIGUOUS_STEMS
+            named |= strong | (weak if alone else set())
     # the value's own type votes too: a word of one family's closed vocabulary ("BEPO" is a
     # keyboard layout), so "retrained on BEPO" is no occupation
     last = value.strip(" .,!").split()[-1] if value.strip(" .,!").split() else ""

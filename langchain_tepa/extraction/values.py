@@ -228,6 +228,8 @@ def value_fits(family: str, value: str) -> bool:
         True
         >>> value_fits("timezone", "Pegasus"), value_fits("timezone", "UTC+2")
         (False, True)
+        >>> value_fits("hobbies", "Trinity College"), value_fits("hobbies", "Pilates")
+        (False, True)
     """
     v = value.strip()
     if family == "email_address":
@@ -242,8 +244,12 @@ def value_fits(family: str, value: str) -> bool:
         last = v.split()[-1].casefold() if v.split() else ""
         named_job = last in OCCUPATIONS or last.endswith(("ist", "ician", "eer", "grapher"))
         return not _OF_NAME.search(v) and (named_job or not _NAME_THEN_NOUN.match(v))
-    if family == "hobbies":
-        return not v[:1].isupper()  # an activity, not a name ("got into Trinity College")
+    if family == "hobbies":  # an activity, not a named place ("got into Trinity College")
+        from langchain_tepa.extraction.families import family_of_label
+
+        words = v.split()
+        named_place = len(words) > 1 and v[:1].isupper() and family_of_label(words[-1])
+        return not named_place
     if family in ("partner", "name"):
         return not _TITLE.match(v)  # "sees Dr. Petrov": a doctor, not a partner
     if family == "phone_number":

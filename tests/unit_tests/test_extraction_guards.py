@@ -314,3 +314,28 @@ def test_a_verb_that_takes_a_name_outranks_a_label_that_takes_words(
     assert _pairs(ex, "The user's team now reports to Ingrid.") == [("user.manager", "Ingrid")]
     assert _pairs(ex, "My passwords live in Bitwarden.") == [("user.password_manager", "Bitwarden")]
     assert _pairs(ex, "My team works on payments.") == [("user.team", "payments")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a hobby may be a capitalised activity; a named place is no hobby
+        ("I am into Pilates.", [("user.hobbies", "Pilates")]),
+        (
+            "My hobbies are Pilates and chess.",
+            [("user.hobbies", "Pilates"), ("user.hobbies", "chess")],
+        ),
+        ("User got into Trinity College.", [("user.school", "Trinity College")]),
+        # "play" is a cue of sports and instruments: "music player" does not make it name the
+        # music app outright, so a game is no music app (it would take back the user's app)
+        ("I play Fortnite.", [("user.play", "Fortnite")]),
+        # "listen to" takes a band as well as an app: it alone does not name the music app
+        ("I listen to Radiohead.", [("user.listen_to", "Radiohead")]),
+        ("I listen to music on Deezer.", [("user.music_app", "Deezer")]),
+        ("I use Spotify for music.", [("user.music_app", "Spotify")]),
+    ],
+)
+def test_words_shared_by_families_name_none_of_them(
+    ex: OfflineFactExtractor, text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert _pairs(ex, text) == expected
