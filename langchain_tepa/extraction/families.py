@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ __all__ = [
     "canonical_relation",
     "family_of_label",
     "inflect",
+    "key_family",
 ]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -307,8 +309,12 @@ def family_of_label(label: str) -> Family | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def canonical_relation(relation: str) -> str | None:
     """The canonical relation of a key's relation (``lives_in`` -> ``home_city``), or None.
+
+    Cached (the family tables are fixed at import): key resolution asks it for every known key
+    of a namespace on each write.
 
     Reads the relation as a noun phrase (:func:`family_of_label`), then as a verb phrase
     (``moved_to``, ``works_at``). ``favourite_X`` keys keep their own name, folded to British
@@ -330,6 +336,17 @@ def canonical_relation(relation: str) -> str | None:
         return "favourite_" + "_".join(words[1:])
     verb = " ".join(w for w in words if w not in ("now", "currently", "also"))
     return _BY_VERB.get(verb) or nearest_family(words)
+
+
+def key_family(key: str) -> Family | None:
+    """The family a key's relation names (:func:`canonical_relation` of its last segment).
+
+    Example:
+        >>> key_family("user.lives_in").name, key_family("user.born_in_city_of")
+        ('home_city', None)
+    """
+    name = canonical_relation(key.rsplit(".", 1)[-1])
+    return FAMILIES.get(name) if name else None
 
 
 _FILLER = frozenset(

@@ -410,7 +410,7 @@ def change_target(
         ...     {"user.bank": "Bunq", "user.gym": "PureGym"})
         'user.bank'
     """
-    from langchain_tepa.extraction.families import FAMILIES, canonical_relation
+    from langchain_tepa.extraction.families import canonical_relation, key_family
     from langchain_tepa.extraction.generic import content_stems
     from langchain_tepa.extraction.values import vocab_value
 
@@ -419,7 +419,7 @@ def change_target(
 
     def score(cand: str, texts: Sequence[str]) -> float:
         fam = canonical_relation(cand.rsplit(".", 1)[-1])
-        family = FAMILIES.get(fam) if fam else None
+        family = key_family(cand)
         if family is not None and family.multi_valued:
             return -1.0
         s = 0.0

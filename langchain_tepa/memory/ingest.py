@@ -256,12 +256,12 @@ def _same_value(
         >>> mapped
         ['user.airline']
     """
-    from langchain_tepa.extraction.families import FAMILIES, canonical_relation
+    from langchain_tepa.extraction.families import key_family
 
     for i, (fact, key) in enumerate(zip(facts, mapped, strict=True)):
         if key in known or "." not in key or not isinstance(fact.value, str):
             continue
-        own = FAMILIES.get(canonical_relation(key.rsplit(".", 1)[-1]) or "")
+        own = key_family(key)
         if own is not None and not own.multi_valued:
             continue  # a single-valued family's key is the attribute's name: it stays
         parent = key.rsplit(".", 1)[0]
@@ -272,7 +272,7 @@ def _same_value(
         for k in known:
             if k.rsplit(".", 1)[0] != parent or k not in values:
                 continue
-            fam = FAMILIES.get(canonical_relation(k.rsplit(".", 1)[-1]) or "")
+            fam = key_family(k)
             if fam is not None and fam.multi_valued:
                 continue
             if isinstance(values[k], str) and values[k].strip().casefold() == wanted:
@@ -300,7 +300,7 @@ def _specialised(
         >>> mapped
         ['user.football_team']
     """
-    from langchain_tepa.extraction.families import FAMILIES, canonical_relation
+    from langchain_tepa.extraction.families import FAMILIES, key_family
     from langchain_tepa.extraction.resolution import value_kind
     from langchain_tepa.extraction.values import value_fits, vocab_value
 
@@ -314,7 +314,7 @@ def _specialised(
         for k in known:
             if not k.startswith("user.") or k.count(".") != 1 or k not in values:
                 continue
-            other = FAMILIES.get(canonical_relation(k.rsplit(".", 1)[-1]) or "")
+            other = key_family(k)
             if other is None or other is family or other.multi_valued:
                 continue
             specific = other.name.endswith("_" + family.name)  # football_team: a team
