@@ -121,17 +121,20 @@ def joined_text(parts: Iterable[str]) -> str:
     """Texts read as one: each kept as written, a full stop added between sentences.
 
     A single text is returned unchanged (an extractor that knows its texts sees them as
-    written).
+    written). A part that ends with a colon does not label the next one: the parts are
+    separate fields ("B:" and "u1" are no note "B: u1").
 
     Example:
         >>> joined_text(["I live in Oslo", "I work at Acme."])
         'I live in Oslo. I work at Acme.'
+        >>> joined_text(["B:", "u1"])
+        'B:. u1'
     """
     kept = [p.strip() for p in parts if p.strip()]
     out = ""
     for part in kept:
         if out:
-            out += " " if out.endswith((".", "!", "?", ":", ";")) else ". "
+            out += " " if out.endswith((".", "!", "?")) else ". "
         out += part
     return out[:_MAX_TEXT]
 

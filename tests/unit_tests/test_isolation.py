@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from langchain_tepa import HashingEmbeddings, InvalidNamespaceError, TEPAMemory
@@ -196,6 +196,7 @@ def _matches(prefix: tuple[str, ...], ns: tuple[str, ...]) -> bool:
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(a=tuple_ns, b=tuple_ns, keys=st.lists(st.sampled_from(KEYS), min_size=1, max_size=4))
+@example(a=("users",), b=("B:",), keys=["u1", "u1.a"])  # "B:" once labelled the next field
 def test_store_namespaces_never_leak(
     a: tuple[str, ...], b: tuple[str, ...], keys: list[str]
 ) -> None:
