@@ -214,13 +214,34 @@ class TrialJudge:
         return make("keep", f"kept as hypothesis: {summary}, {extra}")
 
     def settled(
-        self, candidate: Candidate, results: Sequence[TrialResult], pending: Sequence[TrialKind]
+        self,
+        candidate: Candidate,
+        results: Sequence[TrialResult],
+        pending: Sequence[TrialKind],
+        *,
+        hopeless: bool = False,
     ) -> Decision | None:
         """The decision on ``results`` if no outcome of the ``pending`` trials can change it.
 
         The decision is monotone in the positive results, so it is settled when it is the same
         with every pending trial positive and with every one negative, and the results so far
         give it too. ``None``: run the next trial.
+
+        With ``hopeless``, a rejection is settled as soon as no outcome of the pending trials
+        can promote the candidate (its one supportive trial failed, say): the rest could only
+        turn the rejection into a *keep*, and a kept candidate is not served either; it would
+        only be tried again at the next run. Each trial is an execution charged to the
+        application, so the candidate is rejected on the results it has, and its verdict
+        reopens on new evidence (TEPA-Full's trial gate).
+
+        Example:
+            >>> cand = Candidate("default", "k", "spoofed", "p1")
+            >>> failed = [TrialResult("s", TrialKind.SUPPORTIVE, False)]
+            >>> rest = [TrialKind.POLLUTED, TrialKind.COUNTERFACTUAL]
+            >>> TrialJudge().settled(cand, failed, rest) is None   # 2/3 would keep it
+            True
+            >>> TrialJudge().settled(cand, failed, rest, hopeless=True).action
+            'reject'
         """
         if not results:
             return None
@@ -229,10 +250,12 @@ class TrialJudge:
             return TrialResult(f"pending.{kind.value}", kind, ok)
 
         best = self.judge(candidate, [*results, *(fake(k, True) for k in pending)])
+        now = self.judge(candidate, results)
+        if hopeless and best.action != "promote" and now.action == "reject":
+            return now
         worst = self.judge(candidate, [*results, *(fake(k, False) for k in pending)])
         if best.action != worst.action:
             return None
-        now = self.judge(candidate, results)
         return now if now.action == best.action else None
 
 

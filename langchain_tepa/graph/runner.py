@@ -82,8 +82,12 @@ class TrialRunner:
             (supportive, polluted, then counterfactual with its control run), and stop once
             no result of the rest can change the judge's decision
             (:meth:`~langchain_tepa.graph.judge.TrialJudge.settled`): every trial is an
-            execution, and one that cannot change the verdict is not worth its cost. Only the
-            trials run are recorded. Off by default (every trial runs, in parallel).
+            execution, and one that cannot change the verdict is not worth its cost. A
+            candidate that can no longer be promoted is rejected at once (``hopeless`` in
+            ``settled``: the rest could only keep it unserved), unless a counterfactual trial
+            against a Revoked competitor is pending: that one may restore the competitor, so it
+            runs. Only the trials run are recorded. Off by default (every trial runs, in
+            parallel).
 
     Example:
         >>> from langchain_tepa import TEPAMemory
@@ -400,8 +404,11 @@ class TrialRunner:
             for i, trial in enumerate(mine):
                 got.append(self.execute(trial))
                 ran.append(trial)
-                rest = [t.kind for t in mine[i + 1 :]]
-                if rest and self.judge.settled(cand, got, rest) is not None:
+                rest = mine[i + 1 :]
+                # a pending arm against a Revoked competitor may restore it: it still runs
+                hopeless = not any(t.metadata.get("competitor_revoked") for t in rest)
+                kinds = [t.kind for t in rest]
+                if rest and self.judge.settled(cand, got, kinds, hopeless=hopeless) is not None:
                     break
             results.extend(got)
         return ran, results

@@ -220,11 +220,16 @@ def test_a_revocation_by_hand_is_no_verdict() -> None:
 @pytest.mark.parametrize("sequential", [True, False], ids=["sequential", "all_trials"])
 def test_sequential_trials_stop_once_the_verdict_is_settled(sequential: bool) -> None:
     """Cheapest first, and no trial that cannot change the decision: two executions decide a
-    change that works and one that does not (four and three without: a counterfactual trial
-    whose control run fails skips its competitor), with the same decisions."""
+    change that works and one a change whose supportive trial fails (it can no longer be
+    promoted; four and three without: a counterfactual trial whose control run fails skips
+    its competitor), with the same decisions."""
     from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
 
-    for works_now, action, every in (("Oslo", "promote", 4), ("Lisbon", "reject", 3)):
+    cases = (
+        ("Oslo", "promote", 4, ["supportive", "polluted"]),
+        ("Lisbon", "reject", 3, ["supportive"]),
+    )
+    for works_now, action, every, cheapest in cases:
         mem = memory()
         lisbon(mem)
         mem.observe(KEY, "Oslo", source="user")
@@ -243,12 +248,44 @@ def test_sequential_trials_stop_once_the_verdict_is_settled(sequential: bool) ->
             sequential=sequential,
         )
         assert [d.action for d in runner.run(key=KEY)] == [action]
-        if sequential:
-            assert calls == ["supportive", "polluted"]
-        else:
-            assert len(calls) == every
+        assert calls == cheapest if sequential else len(calls) == every
         recorded = [e for e in mem.history(KEY) if e.kind.value == "trial"]
-        assert len(recorded) == (2 if sequential else 3)  # only the trials run are evidence
+        # only the trials run are evidence
+        assert len(recorded) == (len(cheapest) if sequential else 3)
+
+
+@pytest.mark.parametrize("incumbent", ["active", "revoked"])
+def test_a_candidate_that_cannot_be_promoted_stops_unless_a_restore_is_pending(
+    incumbent: str,
+) -> None:
+    """A failed supportive trial rejects at once (the rest could only keep it unserved), but
+    not while a counterfactual against a Revoked competitor is pending: that arm may restore
+    the competitor, so the trials go on as before (here: the polluted trial settles it)."""
+    from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
+
+    mem = memory()
+    lisbon(mem)
+    if incumbent == "revoked":
+        mem.revoke(KEY, "Lisbon", reason="two failures in the field")
+    mem.observe(KEY, "Oslo", source="user")
+    assert states(mem) == {"Lisbon": incumbent, "Oslo": "hypothesis"}
+    calls: list[str] = []
+
+    def sandbox(trial: Any) -> bool:  # only Lisbon works
+        calls.append(trial.kind.value)
+        return bool(trial.value == "Lisbon")
+
+    runner = TrialRunner(
+        mem,
+        sandbox,
+        trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
+        max_concurrency=1,
+        contenders_only=True,
+        sequential=True,
+    )
+    assert [d.action for d in runner.run(key=KEY)] == ["reject"]
+    assert calls == (["supportive"] if incumbent == "active" else ["supportive", "polluted"])
+    assert states(mem)["Oslo"] == "revoked"
 
 
 def test_a_settled_decision_needs_every_outcome_of_the_rest_to_agree() -> None:
@@ -291,7 +328,7 @@ def test_the_policies_page_example() -> None:
     (decision,) = runner.run(key=key)
     assert (decision.action, decision.reason) == (
         "reject",
-        "rejected: trials 0/2 positive (0% < 40%)",
+        "rejected: trials 0/1 positive (0% < 40%)",
     )
     mem.observe(key, evil, source="user", correction=True)
     assert runner.run(key=key) == []
