@@ -31,13 +31,17 @@ from langchain_tepa.extraction.family_rows_things import ROWS as _THINGS
 
 __all__ = [
     "FAMILIES",
+    "GENERIC_MARK",
     "MARKERS",
     "RELATIVES",
     "Family",
     "canonical_relation",
     "family_of_label",
+    "generic_relation",
     "inflect",
+    "is_generic_relation",
     "key_family",
+    "verb_family",
 ]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -259,6 +263,7 @@ for _fam in FAMILIES.values():
     for _label in (_fam.name.replace("_", " "), *_fam.labels):
         _BY_LABEL.setdefault(" ".join(_fold(_WORD.findall(_label))), _fam.name)
 _BY_VERB: dict[str, str] = {}
+_BY_WHOLE_VERB: dict[str, str] = {}  # phrases that are a whole verb of the family, nothing after
 for _fam in FAMILIES.values():
     for _verb in _fam.verbs:
         _m = re.match(r"^\{(\w+)\}((?: [a-z]+)*)", _verb)
@@ -270,11 +275,14 @@ for _fam in FAMILIES.values():
                 _phrase = (_form + _m.group(2)).strip()
                 if _phrase.split()[0] not in ("with", "in", "on", "at", "to", "for", "together"):
                     _BY_VERB.setdefault(_phrase, _fam.name)
+                    if _m.end() == len(_verb):  # "{work} at", not "{work} ... the {v} team"
+                        _BY_WHOLE_VERB.setdefault(_phrase, _fam.name)
 for _ambiguous in (
     *("have", "has", "had", "like", "likes", "love", "enjoy", "get", "got", "play"),
     *("watch", "watches", "listen to", "listens to", "read", "reads"),
 ):
     _BY_VERB.pop(_ambiguous, None)  # "user.like" names no one family
+    _BY_WHOLE_VERB.pop(_ambiguous, None)
 
 
 _OWNER_WORDS = frozenset(
@@ -327,8 +335,8 @@ def canonical_relation(relation: str) -> str | None:
         ('favourite_flavour', None)
     """
     words = _fold(_WORD.findall(relation.casefold().replace("_", " ")))
-    if not words:
-        return None
+    if not words or (words[0] == GENERIC_MARK and len(words) > 1):
+        return None  # a generic verb claim no family recognised (:func:`generic_relation`)
     family = family_of_label(" ".join(words))
     if family is not None:
         return family.name
@@ -336,6 +344,84 @@ def canonical_relation(relation: str) -> str | None:
         return "favourite_" + "_".join(words[1:])
     verb = " ".join(w for w in words if w not in ("now", "currently", "also"))
     return _BY_VERB.get(verb) or nearest_family(words)
+
+
+GENERIC_MARK = "does"
+"""The first word of a generic verb relation that would otherwise name a family (``does_watch``)."""
+
+_SUFFIX = re.compile(r"(?:es|s|ed|ing)$")
+
+
+def _verb_stem(word: str) -> str:
+    return _SUFFIX.sub("", word) if len(word) > 4 else word
+
+
+def generic_relation(relation: str) -> str:
+    """The relation of a verb claim that no family recognised: its own words, or marked.
+
+    A relation read from a sentence's verb ("I watch Netflix": ``watch``) is kept as it is
+    unless its words, read as a noun phrase, name a family whose verbs do not read it, its
+    verb's suffix off or not: ``watch`` and ``watches`` are the wristwatch family's key,
+    ``work`` a label of the employer, ``host`` of the cloud provider, and none of them is a
+    whole verb of that family. Then it is marked with :data:`GENERIC_MARK` (``does_watch``),
+    which :func:`canonical_relation` reads as no family, so the sentence never takes the
+    family's key nor takes back its value. A relation that only the families' verbs read
+    (``types_on``, ``went``: the value was refused by its type alone) is kept, for key
+    resolution to place as before; so is one whose noun and verb readings agree (``order``).
+
+    Example:
+        >>> generic_relation("signed_up_at"), generic_relation("watch")
+        ('signed_up_at', 'does_watch')
+        >>> generic_relation("works"), generic_relation("types_on"), generic_relation("order")
+        ('does_works', 'types_on', 'order')
+        >>> canonical_relation(generic_relation("host")) is None
+        True
+    """
+    if is_generic_relation(relation):
+        return relation
+    words = relation.split("_")
+    for form in dict.fromkeys((relation, "_".join([_verb_stem(words[0]), *words[1:]]))):
+        parts = _fold(_WORD.findall(form.replace("_", " ")))
+        noun = family_of_label(" ".join(parts))
+        family = noun.name if noun is not None else nearest_family(parts)
+        if family is not None and verb_family(form) != family:
+            return f"{GENERIC_MARK}_{relation}"
+    return relation
+
+
+def is_generic_relation(relation: str) -> bool:
+    """Whether ``relation`` (or a key's last segment) is a marked generic verb relation.
+
+    Example:
+        >>> is_generic_relation("does_watch"), is_generic_relation("watch")
+        (True, False)
+    """
+    words = relation.rsplit(".", 1)[-1].split("_")
+    return len(words) > 1 and words[0] == GENERIC_MARK
+
+
+def verb_family(relation: str) -> str | None:
+    """The family a relation read from a verb phrase names, or None; its verb is no noun.
+
+    A family's whole verb names it (``moved_to``, ``married_to``; not ``work``, the start of
+    "{work} in the {v} team"); otherwise only the
+    words after the verb may (``keep_notes_in``: the notes app). The verb alone never names a
+    family by a label it shares with it: "I watch Netflix" is no wristwatch, "I host a
+    podcast" no cloud provider.
+
+    Example:
+        >>> verb_family("moved_to"), verb_family("watch"), verb_family("host")
+        ('home_city', None, None)
+    """
+    words = _fold(_WORD.findall(relation.casefold().replace("_", " ")))
+    if not words:
+        return None
+    verb = " ".join(w for w in words if w not in ("now", "currently", "also"))
+    found = _BY_WHOLE_VERB.get(verb)
+    if found is not None:
+        return found
+    rest = [w for w in words[1:] if w not in ("now", "currently", "also")]
+    return canonical_relation("_".join(rest)) if rest else None
 
 
 def key_family(key: str) -> Family | None:

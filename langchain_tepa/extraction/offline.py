@@ -65,7 +65,13 @@ from collections.abc import Iterator
 from langchain_tepa.core.types import Fact
 from langchain_tepa.extraction.base import ExtractionReport, Unextracted, UnextractedReason
 from langchain_tepa.extraction.claims import Claim, parse_user_sentence
-from langchain_tepa.extraction.families import FAMILIES, canonical_relation, family_of_label
+from langchain_tepa.extraction.families import (
+    FAMILIES,
+    canonical_relation,
+    family_of_label,
+    generic_relation,
+    verb_family,
+)
 from langchain_tepa.extraction.framing import split_list, unframe
 from langchain_tepa.extraction.generic import EVENT_VERBS, family_fits, infer_family, user_predicate
 from langchain_tepa.extraction.lexicon import (
@@ -267,6 +273,7 @@ class OfflineFactExtractor:
         # no shape read it: the predicate's own words name the attribute, for key resolution
         # to place ("the user signed up at BeFit"); "also", "too" add a value of several
         relation, value, _, adds = inferred
+        relation = generic_relation(relation)  # a family's key is no generic claim's
         changed = (correction or bool(previous)) and not adds
         fact = self._claim_fact(sentence, Claim("user", relation, value, adds, changed, previous))
         meta = dict(fact.metadata or {})
@@ -308,7 +315,10 @@ class OfflineFactExtractor:
             parsed = parser(body)
             if parsed is not None:
                 subject, relation_words, value = parsed
-                fact = self._fact(sentence, subject, relation_words, value, correction, previous)
+                verbal = parser == self._verb_phrase  # its relation starts with a verb
+                fact = self._fact(
+                    sentence, subject, relation_words, value, correction, previous, verbal
+                )
                 return fact if fact is not None else "no_known_shape"
         return "no_known_shape"
 
@@ -320,6 +330,7 @@ class OfflineFactExtractor:
         value: str,
         correction: bool = False,
         previous: str = "",
+        verbal: bool = False,
     ) -> Fact | None:
         lead = re.match(r"^(to|on|in|at|with|for|into|onto)\s+(?:the\s+|a\s+|an\s+)?(\S.*)$", value)
         if lead is not None and relation_words:  # "moved on | to an affogato": the verb's
@@ -335,9 +346,13 @@ class OfflineFactExtractor:
             return None
         if subj == self.user_subject and relation_words and relation_words[0] in EVENT_VERBS:
             return None  # "User asked about the weather": a moment of the talk, no attribute
+        # a verb is no noun: "I watch Netflix" names no wristwatch (families.verb_family)
         family = canonical_relation(relation) if subj == self.user_subject else None
-        named = family is not None
-        outright = family_of_label(" ".join(relation_words)) is not None  # "coffee order of"
+        named = family is not None  # its words name a family: no other is inferred
+        if verbal and family is not None:
+            family = verb_family(relation)
+        # "coffee order of" names its family outright; a verb phrase never does
+        outright = not verbal and family_of_label(" ".join(relation_words)) is not None
         if family in FAMILIES and not family_fits(FAMILIES[family or ""], value, outright):
             family = None  # "I go by bus" names no one; "I drink tea" is no coffee order
         if not named and subj == self.user_subject:
@@ -348,6 +363,8 @@ class OfflineFactExtractor:
                 family, value = inferred
         if family is not None:
             relation = family
+        elif verbal and subj == self.user_subject:
+            relation = generic_relation(relation)  # no family's key: "I watch" is no watch
         key = f"{subj}.{relation}"
         if len(key) > 200:
             return None

@@ -402,7 +402,9 @@ def change_target(
     word stem the claim's attribute text shares with the key's family words and its own
     attribute texts. The value kinds must agree (a name replacing a name, a number a number)
     unless the vocabulary decided; multi-valued keys are never candidates. The best key must
-    score at least 1, more than every other candidate and more than the claim's own key.
+    score at least 1, more than every other candidate and more than the claim's own key (a
+    marked generic verb key, ``user.does_watch``, scores the stems of its own words: its verb
+    was judged to name no family, so "I now watch Netflix" changes no wristwatch).
 
     Example:
         >>> change_target("user.keeps_money_at", "user no longer keeps the money at",
@@ -410,12 +412,21 @@ def change_target(
         ...     {"user.bank": "Bunq", "user.gym": "PureGym"})
         'user.bank'
     """
-    from langchain_tepa.extraction.families import canonical_relation, key_family
+    from langchain_tepa.extraction.families import (
+        canonical_relation,
+        is_generic_relation,
+        key_family,
+    )
     from langchain_tepa.extraction.generic import content_stems
     from langchain_tepa.extraction.values import vocab_value
 
     stems = _family_stems()
-    words = content_stems([attribute or "", key.rsplit(".", 1)[-1].replace("_", " ")])
+    relation = key.rsplit(".", 1)[-1]
+    generic = is_generic_relation(relation)
+    own_words = content_stems([relation.split("_", 1)[1].replace("_", " ")]) if generic else set()
+    if generic:
+        relation = relation.split("_", 1)[1]
+    words = content_stems([attribute or "", relation.replace("_", " ")])
 
     def score(cand: str, texts: Sequence[str]) -> float:
         fam = canonical_relation(cand.rsplit(".", 1)[-1])
@@ -439,6 +450,8 @@ def change_target(
 
     own_fam = canonical_relation(key.rsplit(".", 1)[-1])
     own_score = len(words & stems.get(own_fam or "", set())) if own_fam else 0
+    if generic:  # "I now watch Netflix": its verb was judged to name no family (does_watch)
+        own_score = len(words & own_words)
     ranked = sorted(
         ((score(c, texts), c) for c, texts in candidates.items() if c != key), reverse=True
     )

@@ -167,7 +167,7 @@ resolve_families`): ``user.lives_in`` and ``user.moved_to`` become ``user.home_c
                 ),
                 strict=True,
             ):
-                mapped[i] = key
+                mapped[i] = key if not _generic_onto_family(ruled[i][0], key) else ruled[i][0]
             self._changes(namespace, facts, mapped, set(known), values or {}, resolver)
             _same_value(facts, mapped, set(known), values or {})
             _specialised(facts, mapped, set(known), values or {})
@@ -234,6 +234,24 @@ resolve_families`): ``user.lives_in`` and ``user.moved_to`` become ``user.home_c
         if keys:
             with self._lock:
                 self._key_resolver().register(namespace, keys)
+
+
+def _generic_onto_family(own: str, target: str) -> bool:
+    """Whether a marked generic verb key (``user.does_watch``) would land on a family's key.
+
+    The extractor marked it because a family's key is its verb's name and the sentence is no
+    claim of that family ("I watch Netflix" beside ``user.watch``, "I work nights" beside
+    "I work at Acme"): no similarity of key or attribute text may bring it back onto one.
+
+    Example:
+        >>> _generic_onto_family("user.does_watch", "user.watch")
+        True
+        >>> _generic_onto_family("user.does_watch", "user.watches")
+        False
+    """
+    from langchain_tepa.extraction.families import is_generic_relation, key_family
+
+    return target != own and is_generic_relation(own) and key_family(target) is not None
 
 
 def _same_value(
