@@ -61,12 +61,16 @@ class KeyAudit:
         key: The key.
         precedents: Snapshots, in creation order.
         evidence_count: Evidence records of the key.
+        rejected: Value ids (``Precedent.value_id``) that trial-by-execution rejected and
+            no execution has cleared since: TEPA-Full's standing verdicts
+            (:mod:`langchain_tepa.core.contest`); assertions alone do not revive them.
     """
 
     namespace: str
     key: str
     precedents: list[Precedent]
     evidence_count: int
+    rejected: frozenset[str] = frozenset()
 
     @property
     def active(self) -> list[Precedent]:

@@ -107,8 +107,11 @@ def make_trial_hook(
     def hook(task_index: int) -> int:
         key = tasks[task_index].key
         audit = memory.audit(key)
-        if not any(p.state is Lifecycle.HYPOTHESIS for p in audit.precedents):
-            return 0
+        states = {p.state for p in audit.precedents}
+        if Lifecycle.HYPOTHESIS not in states and (
+            Lifecycle.ACTIVE in states or not memory.policy.trial_gate
+        ):
+            return 0  # no contender (an empty key's last answer is one under the gate)
         runner = runners[key]
         # select() keeps the contenders only; build() asks the memory for their trials
         planned = runner.build(runner.select(key=key))

@@ -49,6 +49,7 @@ __all__ = [
     "TrialBuilder",
     "TrialKind",
     "TrialResult",
+    "last_answers",
     "resolve_trial_builder",
     "select_candidates",
 ]
@@ -79,7 +80,8 @@ def select_candidates(
             the answer outweighs would only be tested to be turned down, and every trial is an
             execution. Under ``policy.trial_gate`` also the contested changes it holds: a
             Hypothesis that a source with change authority, or one that may correct, backs
-            against the answer. Explicit ``candidates`` are always taken.
+            against the answer; and the *last answer of an empty key* (:func:`last_answers`).
+            Explicit ``candidates`` are always taken.
 
     Returns:
         The candidates, by key and then creation order.
@@ -98,8 +100,65 @@ def select_candidates(
     chosen = [p for p in precs if p.state is Lifecycle.HYPOTHESIS]
     if contenders_only:
         chosen = [p for p in chosen if _contends(memory, p, precs)]
+        chosen += last_answers(memory, precs, ns)
     chosen.sort(key=lambda p: (p.key, p.created_at, p.id))
     return [Candidate.from_precedent(p) for p in chosen]
+
+
+def last_answers(memory: TEPAMemory, precs: Sequence[Precedent], namespace: str) -> list[Precedent]:
+    """The last answer of each single-valued key left with no Active value: a trial contender.
+
+    When the executions of a key's answer fail, the rules revoke it (the recent window, the
+    key test) and, with no other Active value, every read answers nothing: each one is a
+    failure in front of the user. Two failures in a row are noise as often as a change, and
+    only an execution tells them apart, so under TEPA-Full's trial gate the value that was the
+    answer when the key emptied (Active until its revocation, its last execution failed) is a
+    contender: its trials restore it at once if it works, and a rejection is a verdict that
+    stands (:attr:`~langchain_tepa.results.KeyAudit.rejected`) until an execution clears it.
+    One trial round per revocation, so an empty key costs at most one round until something
+    changes. A value revoked while its last execution succeeded (by hand, by a correction) is
+    no candidate; nor is any value without the gate (``policy.trial_gate``), in a
+    multi-valued key, or while its key has an Active value.
+
+    Example:
+        >>> from langchain_tepa import TEPAMemory
+        >>> memory = TEPAMemory.in_memory(policy="tepa-full")
+        >>> _ = memory.observe("shop.api", "v1", source="user")
+        >>> for ok in (True, True, True, False, False):   # two failures: noise or a change?
+        ...     _ = memory.record_outcome("shop.api", "v1", ok)
+        >>> memory.get("shop.api") is None                 # revoked: every read fails
+        True
+        >>> [p.value for p in last_answers(memory, memory.precedents(), "default")]
+        ['v1']
+    """
+    if not memory.policy.trial_gate:
+        return []
+    by_key: dict[str, list[Precedent]] = {}
+    for p in precs:
+        by_key.setdefault(p.key, []).append(p)
+    out: list[Precedent] = []
+    for key, mine in by_key.items():
+        if memory.policy.is_multi_valued(key) or any(p.state is Lifecycle.ACTIVE for p in mine):
+            continue
+        last: tuple[tuple[float, str], Precedent] | None = None
+        for p in mine:
+            t = p.transitions[-1] if p.transitions else None
+            if (
+                t is None
+                or p.state is not Lifecycle.REVOKED
+                or t.from_state is not Lifecycle.ACTIVE
+                or not p.recent
+                or p.recent[-1]
+            ):
+                continue
+            if last is None or (t.time, t.evidence_id) > last[0]:
+                last = ((t.time, t.evidence_id), p)
+        if (
+            last is not None
+            and last[1].value_id not in memory.audit(key, namespace=namespace).rejected
+        ):
+            out.append(last[1])
+    return out
 
 
 def _contends(memory: TEPAMemory, p: Precedent, precs: Sequence[Precedent]) -> bool:

@@ -94,8 +94,13 @@ class ReadingMixin(RetrievalMixin):
         state = self._key_state(ns, k, as_of)
         if state is None:
             return KeyAudit(ns, k, [], 0)
+        ledger = state.ledger
         return KeyAudit(
-            ns, k, [detached(p, self.policy) for p in state.precedents.values()], state.seq
+            ns,
+            k,
+            [detached(p, self.policy) for p in state.precedents.values()],
+            state.seq,
+            frozenset(ledger.judged) if ledger is not None else frozenset(),
         )
 
     def history(self, key: str, *, namespace: Namespace | None = None) -> list[Evidence]:

@@ -180,7 +180,11 @@ def test_a_glitch_of_the_incumbent_does_not_reopen_a_verdict() -> None:
     mem.record_outcome(KEY, "Lisbon", False)  # the answer fails and that is its newest outcome
     mem.observe(KEY, evil, source="user")
     assert states(mem)[evil] == "hypothesis"
-    assert [d.action for d in trials(mem, works("Lisbon"))] == ["reject"]
+    # the failure also revoked Lisbon (the recent window): the empty key's last answer is
+    # tried beside Atlantis, and restored
+    assert states(mem)["Lisbon"] == "revoked"
+    decisions = trials(mem, works("Lisbon"))
+    assert [(d.value, d.action) for d in decisions] == [("Lisbon", "promote"), (evil, "reject")]
     mem.record_outcome(KEY, "Lisbon", True)
     mem.observe(KEY, evil, source="user")  # the new verdict stands too
     assert trials(mem, works("Lisbon")) == []
@@ -340,3 +344,77 @@ def test_the_policies_page_example() -> None:
     assert [p.revocation.reason for p in old if p.revocation] == [
         f"revoked: {new!r} adopted after its trials (trial gate)"
     ]
+
+
+# ---------------------------------------------------------------------- an empty key
+def emptied(mem: TEPAMemory) -> None:
+    """Lisbon worked four times, then failed twice: the rules revoke it, nothing is served."""
+    lisbon(mem)
+    for _ in range(2):
+        mem.record_outcome(KEY, "Lisbon", False)
+    assert states(mem) == {"Lisbon": "revoked"}
+    assert mem.get(KEY) is None
+
+
+def sequential_runner(mem: TEPAMemory, executor: Any) -> Any:
+    from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
+
+    return TrialRunner(
+        mem,
+        executor,
+        trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
+        max_concurrency=1,
+        contenders_only=True,
+        sequential=True,
+    )
+
+
+def test_an_empty_keys_last_answer_is_tried_and_restored_when_it_works() -> None:
+    """Two failures are noise as often as a change: with nothing served, the last answer's
+    trials tell, and a passing round restores it at once (before: the key answered nothing
+    until someone restated the value)."""
+    mem = memory()
+    emptied(mem)
+    (decision,) = sequential_runner(mem, works("Lisbon")).run(key=KEY)
+    assert (decision.action, decision.value) == ("promote", "Lisbon")
+    assert mem.get(KEY) == "Lisbon"
+
+
+def test_a_rejected_last_answer_is_a_verdict_one_round_per_revocation() -> None:
+    mem = memory()
+    emptied(mem)
+    calls: list[str] = []
+
+    def nothing_works(trial: Any) -> bool:
+        calls.append(trial.kind.value)
+        return False
+
+    runner = sequential_runner(mem, nothing_works)
+    assert [d.action for d in runner.run(key=KEY)] == ["reject"]
+    assert calls == ["supportive"]
+    lisbon_id = mem.audit(KEY).precedents[0].value_id
+    assert mem.audit(KEY).rejected == {lisbon_id}
+    assert runner.run(key=KEY) == []  # the verdict stands: no second round
+    assert calls == ["supportive"]
+    mem.record_outcome(KEY, "Lisbon", True)  # a real execution worked: the verdict is lifted
+    assert mem.audit(KEY).rejected == frozenset()
+
+
+@pytest.mark.parametrize("case", ["gate_off", "by_hand", "answer_left"])
+def test_no_last_answer_without_the_gate_after_a_success_or_beside_an_answer(case: str) -> None:
+    """Only under the trial gate, only a value whose last execution failed, only while the
+    key has no Active value."""
+    from langchain_tepa.graph.trials import last_answers
+
+    mem = memory(NO_GATE if case == "gate_off" else FULL)
+    if case == "by_hand":
+        lisbon(mem)
+        mem.revoke(KEY, "Lisbon", reason="moved out")
+    else:
+        emptied(mem)
+    if case == "answer_left":
+        mem.observe(KEY, "Oslo", source="user")
+        mem.promote(KEY, "Oslo", reason="by hand")
+    assert mem.get(KEY) == ("Oslo" if case == "answer_left" else None)
+    assert last_answers(mem, mem.precedents(), mem.namespace) == []
+    assert [d.action for d in sequential_runner(mem, works("Lisbon")).run(key=KEY)] == []
