@@ -153,6 +153,8 @@ def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet, vid: st
             target.reset_counts()
             if step.is_outcome or held:  # a success starts a new window; an assertion does not
                 target.recent.clear()  # erase it, unless the trials will check it (held)
+        if policy.change_sources and not step.is_outcome and state.ledger is not None:
+            _restart_repeats(state.ledger, vid)  # with the change rules (the default) only
         reason = "revived: new support after revocation"
         if held:
             reason = "revived: restated after its failures, held for trials (trial gate)"
@@ -161,6 +163,21 @@ def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet, vid: st
     if target.text is None and ev.text:
         target.text = ev.text
     return target
+
+
+def _restart_repeats(ledger: TrustLedger, vid: str) -> None:
+    """An assertion revives value ``vid``: every source's run of repeats of it restarts.
+
+    Repeats count less and less because the earlier statements already count for the value;
+    its revocation overruled them, so the statement that revives it (and the next ones) count
+    as new say (the cap of a source family still applies). Without it, a user who restated
+    their address at every turn revived it with a statement worth an eighth or less, and it
+    stayed a Hypothesis under ``theta_pro`` (issue 28's contested world). Like the other
+    change rules of issue 28, the default's only (``policy.change_sources``): the other presets
+    fold as before.
+    """
+    for k in [k for k in ledger.repeats if k[1] == vid]:
+        del ledger.repeats[k]
 
 
 def _may_revive(step: Step, rules: RuleSet, target: Precedent) -> bool:

@@ -222,6 +222,22 @@ def test_the_owners_word_revives_a_claimed_value_that_mostly_works(source: str |
     assert prec(state, "a").state is Lifecycle.REVOKED
 
 
+def test_the_statement_that_revives_a_value_counts_in_full() -> None:
+    """Issue 28: a user who said their value three times (repeats worth 1, 0.5, 0.25) and
+    restates it after its revocation is heard in full: the value comes back Active instead of
+    a Hypothesis under ``theta_pro`` with a statement worth 0.125."""
+    state = KeyState("default", "tool.x")
+    for _ in range(3):
+        say(state, "user", "a")
+    feed(state, KEY, [*CLAIMED, ("a", False), ("a", False)])
+    assert prec(state, "a").state is Lifecycle.REVOKED
+    say(state, "user", "a")
+    p = prec(state, "a")
+    assert p.state is Lifecycle.ACTIVE and p.weighted_support == 1.0
+    say(state, "user", "a")  # the next one is a repeat again
+    assert prec(state, "a").weighted_support == 1.5
+
+
 @pytest.mark.parametrize(
     ("tail", "revived"),
     [
