@@ -312,8 +312,8 @@ class OutcomeVeto:
     w_min: int = 3
     theta_rec: float = 0.34
 
-    def blocks(self, p: Precedent) -> bool:
-        """Whether the value's own recent outcomes say it fails."""
+    def blocks(self, p: Precedent, step: Step | None = None) -> bool:
+        """Whether the value's own recent outcomes say it fails (``step`` is not consulted)."""
         recent = p.recent
         if len(recent) < self.w_min:
             return False

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from langchain_tepa.core.beta import BetaCounts
 from langchain_tepa.core.step import Step
+from langchain_tepa.core.trust import SourceTrust
 from langchain_tepa.core.types import KeyState, Lifecycle, Precedent
 
 __all__ = [
@@ -487,33 +488,91 @@ def _replaced(state: KeyState, p: Precedent, since: float) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=64)
+def _authority(patterns: tuple[str, ...]) -> tuple[SourceTrust, ...]:
+    return tuple(SourceTrust(p) for p in patterns)
+
+
+def _claimed_then_revoked(state: KeyState, p: Precedent) -> bool:
+    """Whether some source asserted ``p`` before a revocation of it (its first claim's time)."""
+    claimed = None if state.ledger is None else state.ledger.claimed.get(p.value_id)
+    if claimed is None:
+        return False
+    return any(tr.to_state is Lifecycle.REVOKED and tr.time > claimed for tr in p.transitions)
+
+
 @dataclass(frozen=True)
 class LastOutcomeVeto:
     """Poisoning guard of ``tepa-key``: no revival or promotion by assertion after a failure.
 
     Observations can neither revive nor promote a value whose last outcome failed; only a
-    successful outcome (or ``promote`` by hand) can. A glitch is not such a failure: one
-    failure right after two successes in a row does not veto (issue 28: one failure after a
-    run of successes says little, and a value revoked on it, by the key test or by a spoofed
-    change, would otherwise stay out of reach of its own user's restatements until an
-    execution of it happened to succeed). Two failures in a row, or a failure of a value that
-    has not worked twice in a row before it, still veto.
+    successful outcome (or ``promote`` by hand) can. Two exceptions (issue 28: a value revoked
+    on noise would otherwise stay out of reach of its own user's restatements until an
+    execution of it happened to succeed):
+
+    * *A glitch*: one failure right after two successes in a row does not veto.
+    * *The owner's word on a claim that mostly works*: a statement of the value from a source
+      with change authority (``authority``: the policy's ``change_sources``) is not vetoed
+      when the value's recent window holds more successes than failures and some source
+      asserted the value before a revocation of it. Its executions say it mostly works, its
+      last failures challenge a claim, and the source whose word is change evidence answers
+      them. A value with at least as many failures as successes (a spoofed value, which works
+      only by chance) stays vetoed; so does a value only executions backed until they revoked
+      it (a tool's output that failed twice in a row after a run of successes); and a source
+      without change authority (a tool, the agent, a web page) never lifts the veto.
+
+    Attributes:
+        authority: Source patterns (as in the trust table) whose statement lifts the veto.
+            ``()``: no source does (the exception is off).
 
     Example:
-        >>> from langchain_tepa.core.types import Precedent
+        >>> from langchain_tepa.core.types import Evidence, KeyState, Precedent
         >>> def veto(*recent):
         ...     p = Precedent("default", "k", "v", "v", "p1", recent=[*recent])
         ...     return LastOutcomeVeto().blocks(p)
         >>> veto(False), veto(True, False), veto(True, True, False), veto(True, False, False)
         (True, True, False, True)
+        >>> from langchain_tepa.core.policy import LifecyclePolicy
+        >>> from langchain_tepa.core.fold import fold
+        >>> evs = [Evidence.observation("k", "v", time=1, id="e01", source="user")]
+        >>> evs += [Evidence.outcome_of("k", "v", ok, time=t, id=f"e{t:02}")
+        ...         for t, ok in zip(range(2, 12), [True] * 8 + [False] * 2)]
+        >>> state = fold(evs, LifecyclePolicy())
+        >>> (p,) = state.precedents.values()  # the user's value: 8 successes, 2 failures
+        >>> p.state.value
+        'revoked'
+        >>> def said_by(source):
+        ...     step = Step(state, Evidence.observation("k", "v", time=12, id="e12", source=source))
+        ...     step.target, step.label, step.supports = p, source, True
+        ...     return LastOutcomeVeto(("user.*",)).blocks(p, step)
+        >>> said_by("user"), said_by("tool.x"), LastOutcomeVeto(("user.*",)).blocks(p)
+        (False, True, True)
     """
 
-    def blocks(self, p: Precedent) -> bool:
-        """Whether the value's last outcome failed, and not as a glitch after two successes."""
+    authority: tuple[str, ...] = ()
+
+    def blocks(self, p: Precedent, step: Step | None = None) -> bool:
+        """Whether ``p``'s last outcome failed, unless a glitch or the owner's word lifts it.
+
+        Args:
+            p: The value to revive or promote.
+            step: The record that would revive or promote it (``None``: a decision, or no
+                record asks): only a statement of ``p`` itself can lift the veto.
+        """
         recent = p.recent
         if not recent or recent[-1]:
             return False
-        return not (len(recent) >= 3 and recent[-2] and recent[-3])
+        if len(recent) >= 3 and recent[-2] and recent[-3]:
+            return False
+        return not (
+            step is not None
+            and step.target is p
+            and step.supports
+            and not step.is_outcome
+            and 2 * sum(recent) > len(recent)
+            and any(m.matches(step.label) for m in _authority(self.authority))
+            and _claimed_then_revoked(step.state, p)
+        )
 
 
 @dataclass(frozen=True)
@@ -532,8 +591,8 @@ class ChangeVeto:
 
     test: ChangeRevocation
 
-    def blocks(self, p: Precedent) -> bool:
-        """Whether the value's outcomes still show the drop."""
+    def blocks(self, p: Precedent, step: Step | None = None) -> bool:
+        """Whether the value's outcomes still show the drop (``step`` is not consulted)."""
         if len(p.recent) < 2 or p.recent[-1]:
             return False
         odds, _ = change_odds(p.recent, hazard=self.test.hazard, max_run=self.test.max_run)

@@ -165,7 +165,7 @@ class ChangePoint:
         if step.is_outcome:
             return
         if vid not in ledger.claimed:  # the value's first assertion, by any source
-            ledger.claimed.add(vid)
+            ledger.claimed[vid] = now
             if self.authorised(name) and target.recent and not any(target.recent):
                 target.recent.clear()  # failures of a value nobody had claimed: before the claim
         held = ledger.beliefs.get(name)
@@ -175,7 +175,7 @@ class ChangePoint:
             ledger.beliefs[name] = (vid, now, 1)
         if not step.single or step.correction or not self.authorised(name):
             return
-        if any(v.blocks(target) for v in self.vetoes):
+        if any(v.blocks(target, step) for v in self.vetoes):
             return
         if self.gate is not None and self.gate.holds(step):
             return

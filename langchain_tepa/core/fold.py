@@ -125,7 +125,7 @@ def _weigh(step: Step, rules: RuleSet, vid: str) -> None:
 def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet, vid: str) -> Precedent:
     """The precedent of the record's value: created as a Hypothesis, or revived, when needed."""
     state, ev = step.state, step.ev
-    target = state.precedents.get(vid)
+    target = step.target = state.precedents.get(vid)  # found: the vetoes may ask who speaks
     if target is None:
         target = Precedent(
             namespace=state.namespace,
@@ -148,11 +148,13 @@ def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet, vid: st
         and step.supports
         and (step.is_outcome or _may_revive(step, rules, target))
     ):
-        held = not step.is_outcome and rules.gate is not None and rules.vetoed(target)
+        held = not step.is_outcome and rules.gate is not None and rules.vetoed(target, step)
         if policy.revive_fresh or held:
             target.reset_counts()
             if step.is_outcome or held:  # a success starts a new window; an assertion does not
                 target.recent.clear()  # erase it, unless the trials will check it (held)
+        if policy.change_sources and not step.is_outcome and state.ledger is not None:
+            _restart_repeats(state.ledger, vid)  # with the change rules (the default) only
         reason = "revived: new support after revocation"
         if held:
             reason = "revived: restated after its failures, held for trials (trial gate)"
@@ -161,6 +163,21 @@ def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet, vid: st
     if target.text is None and ev.text:
         target.text = ev.text
     return target
+
+
+def _restart_repeats(ledger: TrustLedger, vid: str) -> None:
+    """An assertion revives value ``vid``: every source's run of repeats of it restarts.
+
+    Repeats count less and less because the earlier statements already count for the value;
+    its revocation overruled them, so the statement that revives it (and the next ones) count
+    as new say (the cap of a source family still applies). Without it, a user who restated
+    their address at every turn revived it with a statement worth an eighth or less, and it
+    stayed a Hypothesis under ``theta_pro`` (issue 28's contested world). Like the other
+    change rules of issue 28, the default's only (``policy.change_sources``): the other presets
+    fold as before.
+    """
+    for k in [k for k in ledger.repeats if k[1] == vid]:
+        del ledger.repeats[k]
 
 
 def _may_revive(step: Step, rules: RuleSet, target: Precedent) -> bool:
@@ -174,7 +191,7 @@ def _may_revive(step: Step, rules: RuleSet, target: Precedent) -> bool:
     gate = rules.gate
     if gate is not None and gate.barred(step.state, target):
         return False
-    if not rules.vetoed(target):
+    if not rules.vetoed(target, step):
         return True
     return gate is not None and gate.speaks(step)
 
@@ -235,7 +252,7 @@ def apply_evidence(
     vid = value_identity(ev.value, normalize=policy.normalize_values)
     _classify(step, rules)
     target = step.target = _find_or_create(step, policy, rules, vid)
-    if step.correction and rules.vetoed(target):  # a correction cannot overrule executions
+    if step.correction and rules.vetoed(target, step):  # a correction cannot overrule executions
         step.correction = False
     if step.correction and rules.gate is not None and rules.gate.holds(step):
         step.correction = False  # contested: the trials decide (core/contest.py)
@@ -260,7 +277,7 @@ def apply_evidence(
     promotion = rules.promotion
     if promotion is not None:
         for q in scope:
-            if q.state is not Lifecycle.HYPOTHESIS or rules.vetoed(q):
+            if q.state is not Lifecycle.HYPOTHESIS or rules.vetoed(q, step):
                 continue
             reason = promotion.reason(q, step)
             if reason is not None:

@@ -43,9 +43,11 @@ class TrustLedger:
         suspended: The verdicts an Active value's failure lifted: they stand again when an
             Active value of the key succeeds next (the failure was a glitch, the key's newest
             outcome says its answer works), unless the value was tried again in between.
-        claimed: Value identities some source has asserted (kept by
-            :class:`~langchain_tepa.core.changes.ChangePoint`): the failures of a value first
-            asserted by a source with change authority came before its claim.
+        claimed: ``value identity -> time`` of the first assertion of that value by any source
+            (kept by :class:`~langchain_tepa.core.changes.ChangePoint`): the failures of a value
+            first asserted by a source with change authority came before its claim, and a
+            value claimed before its executions revoked it may be restated back
+            (:class:`~langchain_tepa.core.change.LastOutcomeVeto`).
 
     Example:
         >>> from langchain_tepa.core.trust import TrustPolicy
@@ -67,7 +69,7 @@ class TrustLedger:
     tried: set[str] = field(default_factory=set)
     judged: dict[str, float] = field(default_factory=dict)
     suspended: dict[str, float] = field(default_factory=dict)
-    claimed: set[str] = field(default_factory=set)
+    claimed: dict[str, float] = field(default_factory=dict)
 
     def copy(self) -> TrustLedger:
         """An independent copy."""
@@ -79,5 +81,5 @@ class TrustLedger:
             set(self.tried),
             dict(self.judged),
             dict(self.suspended),
-            set(self.claimed),
+            dict(self.claimed),
         )

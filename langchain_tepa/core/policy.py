@@ -152,7 +152,10 @@ class LifecyclePolicy(PolicyFields):
             failing re-promotes it after every revocation. Off for the baselines, which the
             paper defines without it. With ``revoke_change`` the guard is the change test:
             observations cannot revive or promote a value while its own outcomes show a drop;
-            with ``revoke_keyed`` (the default) they cannot while its last outcome failed.
+            with ``revoke_keyed`` (the default) they cannot while its last outcome failed,
+            unless it was a glitch or a source with change authority restates a claimed value
+            whose window holds more successes than failures
+            (:class:`~langchain_tepa.core.change.LastOutcomeVeto`).
         revoke_change: The change rule (preset ``tepa-cd``): revoke a value when its own outcome
             history shows a drop of its success rate, by Bayesian change-point detection
             (:func:`langchain_tepa.core.change.change_odds`). The history is the recent window, so

@@ -80,8 +80,10 @@ def rules_for(policy: PolicyFields) -> RuleSet:
                 # a value that never worked shows no drop: with corrections, veto it as well
                 vetoes.append(beta.OutcomeVeto(policy.w_min, policy.theta_rec))
         elif policy.revoke_keyed:
-            # covers a value that never worked too: its last outcome failed
-            vetoes.append(change.LastOutcomeVeto())
+            # covers a value that never worked too: its last outcome failed; the user's word
+            # lifts it from a value that mostly works (with change authority, under trust)
+            heard = policy.change_sources if policy.trust is not None else ()
+            vetoes.append(change.LastOutcomeVeto(tuple(heard)))
         else:
             vetoes.append(beta.OutcomeVeto(policy.w_min, policy.theta_rec))
     gate = None

@@ -136,6 +136,6 @@ class RuleSet:
     settle_decisions: bool = False
     gate: TrialGate | None = None
 
-    def vetoed(self, p: Precedent) -> bool:
-        """Whether any veto blocks ``p``."""
-        return any(v.blocks(p) for v in self.vetoes)
+    def vetoed(self, p: Precedent, step: Step | None = None) -> bool:
+        """Whether any veto blocks ``p`` (for the record of ``step``, when one asks)."""
+        return any(v.blocks(p, step) for v in self.vetoes)

@@ -157,6 +157,12 @@ class PromotionRule(Protocol):
 class Veto(Protocol):
     """Blocks promotion, and revival by an observation, of a precedent."""
 
-    def blocks(self, p: Precedent) -> bool:
-        """Whether ``p`` may not be promoted (or revived by an observation) now."""
+    def blocks(self, p: Precedent, step: Step | None = None) -> bool:
+        """Whether ``p`` may not be promoted (or revived by an observation) now.
+
+        ``step`` is the record that would revive or promote ``p`` (``None`` when no record
+        asks: a decision settling the key); a veto may let some records through (the default's
+        :class:`~langchain_tepa.core.change.LastOutcomeVeto` hears a source with change
+        authority restating a value that mostly works).
+        """
         ...

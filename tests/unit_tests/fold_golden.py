@@ -24,6 +24,12 @@ trial verdict suspended by the answer's failure stands again after its next succ
 asserted stopped vetoing its first claim by a source with change authority (``ChangePoint``):
 ``default`` and ``tepa-key`` changed again in 385 sequences, ``tepa-key/fresh-eager`` in 384
 (``tepa-key/no-change`` and ``tepa-key/paper`` have no change sources: unchanged).
+Then the owner's word lifted the veto from a claimed value whose window holds more successes
+than failures (``LastOutcomeVeto(authority=change_sources)``): ``default`` and ``tepa-key``
+changed in 60 sequences, ``tepa-key/fresh-eager`` in 43; every other digest is unchanged.
+Then an assertion that revives a value restarts every source's repeats of it (``fold``, with the
+change rules only): ``default`` and ``tepa-key`` changed in 492 sequences,
+``tepa-key/fresh-eager`` in 493; every other digest is unchanged.
 When the default became the key test (issue 14) no digest changed: the ``tepa-rev/*`` variants,
 written ``LifecyclePolicy(...)`` before, are built on ``LifecyclePolicy.preset("tepa-rev")``, and
 the new entry ``default`` (``LifecyclePolicy()``) was checked equal to ``tepa-key``'s digests

@@ -9,6 +9,7 @@ import pytest
 
 from langchain_tepa import Evidence, EvidenceKind, Lifecycle, LifecyclePolicy, PolicyError
 from langchain_tepa.core import KeyState, apply_evidence, change_odds, fold, rules_for
+from langchain_tepa.core.changes import CHANGE_SOURCES
 from langchain_tepa.core.rules import (
     ChangeRevocation,
     ChangeVeto,
@@ -56,7 +57,7 @@ def test_rule_sets_of_the_presets() -> None:
     assert rev.vetoes == (OutcomeVeto(3, 0.34),)
     default = rules_for(LifecyclePolicy())  # the key test since issue 14
     assert [type(r) for r in default.revocation] == [PosteriorRevocation, KeyChangeRevocation]
-    assert default.vetoes == (LastOutcomeVeto(),)
+    assert default.vetoes == (LastOutcomeVeto(CHANGE_SOURCES),)  # the user's word is heard
     assert isinstance(default.counts, HistoryCounts)
     cd = rules_for(CD)
     assert [type(r) for r in cd.revocation] == [PosteriorRevocation, ChangeRevocation]

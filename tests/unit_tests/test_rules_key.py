@@ -7,8 +7,9 @@ import random
 
 import pytest
 
-from langchain_tepa import Evidence, Lifecycle, LifecyclePolicy, PolicyError
+from langchain_tepa import Evidence, EvidenceKind, Lifecycle, LifecyclePolicy, PolicyError
 from langchain_tepa.core import KeyState, apply_evidence, rules_for
+from langchain_tepa.core.changes import CHANGE_SOURCES
 from langchain_tepa.core.rules import (
     HistoryCounts,
     KeyChangeRevocation,
@@ -72,7 +73,7 @@ def test_rule_set_of_the_preset() -> None:
     rules = rules_for(KEY)
     assert [type(r) for r in rules.revocation] == [PosteriorRevocation, KeyChangeRevocation]
     assert isinstance(rules.counts, HistoryCounts) and rules.counts.window == 40
-    assert rules.vetoes == (LastOutcomeVeto(),)
+    assert rules.vetoes == (LastOutcomeVeto(CHANGE_SOURCES),)
     assert KEY.revoke_keyed and not KEY.revoke_recent and not KEY.revive_fresh
     assert KEY.failures_to_revoke is None  # depends on the key's history
     tuned = rules_for(LifecyclePolicy.preset("tepa-key", keyed_odds=4.0)).revocation[-1]
@@ -182,6 +183,84 @@ def test_assertions_do_not_revive_a_value_whose_last_outcome_failed() -> None:
         assert prec(state, "a").state is Lifecycle.REVOKED, i
     feed(state, KEY, [("a", True)])
     assert prec(state, "a").state is Lifecycle.ACTIVE
+
+
+def say(state: KeyState, source: str | None, value: str, policy: LifecyclePolicy = KEY) -> None:
+    n = next(_ids)
+    ev = Evidence.observation("tool.x", value, time=float(n), id=f"e{n:07d}", source=source)
+    apply_evidence(state, ev, policy)
+
+
+CLAIMED = [("a", True)] * 30  # outcomes of a value a source asserted first (claimed)
+
+
+def claimed_state(policy: LifecyclePolicy, source: str | None, steps: list[Step]) -> KeyState:
+    state = KeyState("default", "tool.x")
+    say(state, source, "a", policy)
+    feed(state, policy, steps)
+    return state
+
+
+@pytest.mark.parametrize("source", ["user", None])  # None: the application's own write
+def test_the_owners_word_revives_a_claimed_value_that_mostly_works(source: str | None) -> None:
+    """Issue 28: two failures in a row after a run of successes revoke a value, and the veto
+    no longer locks out its restatement by a source with change authority when the value was
+    claimed before; a tool's, the agent's and a web page's word still do not revive it, nor
+    does the owner's word revive a value only executions backed (the test above)."""
+    state = claimed_state(KEY, source, [*CLAIMED, ("a", False), ("a", False)])
+    assert prec(state, "a").state is Lifecycle.REVOKED
+    for other in ("agent", "tool.y", "web"):
+        say(state, other, "a")
+        assert prec(state, "a").state is Lifecycle.REVOKED, other
+    say(state, source, "a")
+    assert prec(state, "a").state is Lifecycle.ACTIVE
+    # without change sources (tepa-key's rules before issue 28) the veto holds
+    old = KEY.with_overrides(change_sources=())
+    state = claimed_state(old, source, [*CLAIMED, ("a", False), ("a", False)])
+    assert prec(state, "a").state is Lifecycle.REVOKED
+    say(state, source, "a", old)
+    assert prec(state, "a").state is Lifecycle.REVOKED
+
+
+def test_the_statement_that_revives_a_value_counts_in_full() -> None:
+    """Issue 28: a user who said their value three times (repeats worth 1, 0.5, 0.25) and
+    restates it after its revocation is heard in full: the value comes back Active instead of
+    a Hypothesis under ``theta_pro`` with a statement worth 0.125."""
+    state = KeyState("default", "tool.x")
+    for _ in range(3):
+        say(state, "user", "a")
+    feed(state, KEY, [*CLAIMED, ("a", False), ("a", False)])
+    assert prec(state, "a").state is Lifecycle.REVOKED
+    say(state, "user", "a")
+    p = prec(state, "a")
+    assert p.state is Lifecycle.ACTIVE and p.weighted_support == 1.0
+    say(state, "user", "a")  # the next one is a repeat again
+    assert prec(state, "a").weighted_support == 1.5
+
+
+@pytest.mark.parametrize(
+    ("tail", "revived"),
+    [
+        ([True] * 3 + [False] * 2, True),  # three successes against two failures
+        ([True] * 2 + [False] * 2, False),  # a tie: the failures are not outvoted
+        ([True] + [False] * 3, False),
+        ([False, False], False),  # a value that never worked (a spoofed one)
+    ],
+)
+def test_the_owners_word_lifts_the_veto_only_while_successes_outnumber_failures(
+    tail: list[bool], revived: bool
+) -> None:
+    state = claimed_state(KEY, "user", [])
+    p = prec(state, "a")
+    p.recent[:] = tail  # its outcomes since the claim
+    state.ledger.claimed[p.value_id] = 0.0  # claimed before the revocation below
+    n = next(_ids)
+    revoke = Evidence(f"e{n:07d}", "default", "tool.x", "a", EvidenceKind.REVOKE, time=float(n))
+    apply_evidence(state, revoke, KEY)
+    assert p.state is Lifecycle.REVOKED
+    say(state, "user", "a")
+    assert (p.state is not Lifecycle.REVOKED) is revived
+    assert LastOutcomeVeto(CHANGE_SOURCES).blocks(p) is (p.recent[-1] is False)  # no record asks
 
 
 @pytest.mark.parametrize(
