@@ -305,13 +305,14 @@ def infer_family(
             s = stem(w)
             strong = _STRONG.get(s, set())
             weak = _WEAK.get(s, set()) - strong
-            if verb and i == 0 and not be:  # a label the verb spells is a cue ("I ride a")
+            spelt = verb and i == 0 and not be  # a label the verb spells is a cue ("I ride a")
+            if spelt:  # and names no family outright ("I text Priya" is no text editor)
                 strong, weak = set(), weak | strong
             for fam in strong:
                 votes[fam] = votes.get(fam, 0.0) + weight * 2.0 / len(strong)
             for fam in weak:
                 votes[fam] = votes.get(fam, 0.0) + weight / len(weak)
-            alone = len(weak) == 1 and s not in _AMBIGUOUS_STEMS
+            alone = len(weak) == 1 and s not in _AMBIGUOUS_STEMS and not (spelt and s in _STRONG)
             named |= strong | (weak if alone else set())
     # the value's own type votes too: a word of one family's closed vocabulary ("BEPO" is a
     # keyboard layout), so "retrained on BEPO" is no occupation

@@ -135,6 +135,10 @@ def test_a_verb_names_a_family_by_its_whole_verb_or_the_words_after_it() -> None
         ("I work at Acme Corp.", "I bring a MacBook to work.", "where does the user work"),
         ("I work out at PureGym.", "I bring a Garmin to the gym.", "which gym"),
         ("I study at Oxford.", "I take my Canon to school.", "which university"),
+        # a label the verb spells names no family outright: "text" is no text editor
+        ("My code editor is Vim.", "I text Priya every day.", "which code editor"),
+        # a time family's value is a time: "every morning" says when, Rex is no wake-up time
+        ("I wake up at 6:30.", "I walk Rex every morning.", "when does the user wake up"),
         # a capitalised value after a verb is a name, no common noun: a Golf is no sport
         ("I play tennis.", "I drive a Golf.", "which sport does the user play"),
         ("I play tennis.", "I play Wordle.", "which sport does the user play"),
