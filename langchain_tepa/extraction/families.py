@@ -374,10 +374,12 @@ def generic_relation(relation: str, value: str = "") -> str:
     family's key nor takes back its value. So is a verb all of whose families hold common
     nouns when ``value`` is a name (:func:`names_a_thing`: "I order Deliveroo",
     ``does_order``), and the active voice of a family's passive verb
-    (:func:`reverses_family`: "I call Tom", ``does_call``). A relation that only the
-    families' verbs read (``types_on``, ``went``: the value was refused by its type alone)
-    is kept, for key resolution to place as before; so is one whose noun and verb readings
-    agree (``order``).
+    (:func:`reverses_family`: "I call Tom", ``does_call``), and a relation whose first word
+    is a label of a name family when it starts no family's verb ("work with":
+    ``does_work_with``; not "work on", the start of "{work} on project"). A relation that
+    only the families' verbs read (``types_on``, ``went``: the value was refused by its type
+    alone) is kept, for key resolution to place as before; so is one whose noun and verb
+    readings agree (``order``).
 
     Example:
         >>> generic_relation("signed_up_at"), generic_relation("watch")
@@ -386,6 +388,8 @@ def generic_relation(relation: str, value: str = "") -> str:
         ('does_works', 'types_on', 'order')
         >>> canonical_relation(generic_relation("host")) is None
         True
+        >>> generic_relation("work_with"), generic_relation("work_on")
+        ('does_work_with', 'work_on')
     """
     if is_generic_relation(relation):
         return relation
@@ -398,7 +402,16 @@ def generic_relation(relation: str, value: str = "") -> str:
         family = noun.name if noun is not None else nearest_family(parts)
         if family is not None and verb_family(form) != family:
             return f"{GENERIC_MARK}_{relation}"
+    # "work with" is no "{work} at" nor the start of another family's verb ("{work} on project")
+    head = family_of_label(words[0]) if len(words) > 1 else None
+    if head is not None and head.kind == "name" and not _starts_a_verb(" ".join(words)):
+        return f"{GENERIC_MARK}_{relation}"
     return relation
+
+
+@functools.lru_cache(maxsize=1024)
+def _starts_a_verb(phrase: str) -> bool:
+    return any(v == phrase or v.startswith(phrase + " ") for v in _BY_VERB)
 
 
 def is_generic_relation(relation: str) -> bool:
@@ -449,8 +462,7 @@ for _fam in FAMILIES.values():
     for _verb in _fam.verbs:
         _m = re.match(r"^\{be\} ([a-z]+ed)(?: by)?$", _verb)
         if _m:
-            _known = PASSIVE_PARTICIPLES.get(_m.group(1), frozenset())
-            PASSIVE_PARTICIPLES[_m.group(1)] = _known | {_fam.name}
+            PASSIVE_PARTICIPLES[_m[1]] = PASSIVE_PARTICIPLES.get(_m[1], frozenset()) | {_fam.name}
 
 
 def reverses_family(verb: str) -> frozenset[str]:

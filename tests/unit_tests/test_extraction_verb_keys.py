@@ -135,6 +135,8 @@ def test_a_verb_names_a_family_by_its_whole_verb_or_the_words_after_it() -> None
         ("I work at Acme Corp.", "I bring a MacBook to work.", "where does the user work"),
         ("I work out at PureGym.", "I bring a Garmin to the gym.", "which gym"),
         ("I study at Oxford.", "I take my Canon to school.", "which university"),
+        # "work with" is no "{work} at": a verb that starts no family's verb is marked
+        ("I work at Acme Corp.", "I work with Priya.", "where does the user work"),
         # a label the verb spells names no family outright: "text" is no text editor
         ("My code editor is Vim.", "I text Priya every day.", "which code editor"),
         # a time family's value is a time: "every morning" says when, Rex is no wake-up time
@@ -179,6 +181,7 @@ def test_the_families_still_read_their_own_sentences(text: str, key: str, value:
         ("I drive a Volvo.", "I drive a Golf now.", "which car does the user drive"),
         ("I always order a flat white.", "I order a cortado now.", "what coffee"),
         ("I work at Acme Corp.", "I got hired by Globex.", "where does the user work"),
+        ("I'm working on project Orion.", "I work on Atlas now.", "which project"),
     ],
 )
 def test_a_true_change_still_takes_the_old_value_back(first: str, second: str, query: str) -> None:
