@@ -448,7 +448,11 @@ def _possessive(rest: str, hypothetical: bool, change: bool) -> list[Claim] | st
                 return _labelled(name, obj.group("v"), "user", change, loose=False)
         if label.casefold() in _THINGS:
             got = _clauses(pred, "user", hypothetical, change)
-            if got is None and (read := user_predicate(f"user {label} {pred}")) and read[2]:
+            if (
+                got is None
+                and (read := user_predicate(f"user {label} {pred}", verb=False))
+                and read[2]
+            ):
                 return [Claim("user", read[0], read[1], False, change)]  # "app runs on X"
             return got
     return None

@@ -30,9 +30,11 @@ from langchain_tepa.extraction.family_rows_life import ROWS as _LIFE
 from langchain_tepa.extraction.family_rows_things import ROWS as _THINGS
 
 __all__ = [
+    "COMMON_NOUN_FAMILIES",
     "FAMILIES",
     "GENERIC_MARK",
     "MARKERS",
+    "PASSIVE_PARTICIPLES",
     "RELATIVES",
     "Family",
     "canonical_relation",
@@ -41,6 +43,8 @@ __all__ = [
     "inflect",
     "is_generic_relation",
     "key_family",
+    "names_a_thing",
+    "reverses_family",
     "verb_family",
 ]
 
@@ -264,6 +268,7 @@ for _fam in FAMILIES.values():
         _BY_LABEL.setdefault(" ".join(_fold(_WORD.findall(_label))), _fam.name)
 _BY_VERB: dict[str, str] = {}
 _BY_WHOLE_VERB: dict[str, str] = {}  # phrases that are a whole verb of the family, nothing after
+_WHOLE_VERB_ALL: dict[str, set[str]] = {}  # the same, every family of each ("play": two)
 for _fam in FAMILIES.values():
     for _verb in _fam.verbs:
         _m = re.match(r"^\{(\w+)\}((?: [a-z]+)*)", _verb)
@@ -277,6 +282,7 @@ for _fam in FAMILIES.values():
                     _BY_VERB.setdefault(_phrase, _fam.name)
                     if _m.end() == len(_verb):  # "{work} at", not "{work} ... the {v} team"
                         _BY_WHOLE_VERB.setdefault(_phrase, _fam.name)
+                        _WHOLE_VERB_ALL.setdefault(_phrase, set()).add(_fam.name)
 for _ambiguous in (
     *("have", "has", "had", "like", "likes", "love", "enjoy", "get", "got", "play"),
     *("watch", "watches", "listen to", "listens to", "read", "reads"),
@@ -356,7 +362,7 @@ def _verb_stem(word: str) -> str:
     return _SUFFIX.sub("", word) if len(word) > 4 else word
 
 
-def generic_relation(relation: str) -> str:
+def generic_relation(relation: str, value: str = "") -> str:
     """The relation of a verb claim that no family recognised: its own words, or marked.
 
     A relation read from a sentence's verb ("I watch Netflix": ``watch``) is kept as it is
@@ -365,9 +371,15 @@ def generic_relation(relation: str) -> str:
     ``work`` a label of the employer, ``host`` of the cloud provider, and none of them is a
     whole verb of that family. Then it is marked with :data:`GENERIC_MARK` (``does_watch``),
     which :func:`canonical_relation` reads as no family, so the sentence never takes the
-    family's key nor takes back its value. A relation that only the families' verbs read
-    (``types_on``, ``went``: the value was refused by its type alone) is kept, for key
-    resolution to place as before; so is one whose noun and verb readings agree (``order``).
+    family's key nor takes back its value. So is a verb all of whose families hold common
+    nouns when ``value`` is a name (:func:`names_a_thing`: "I order Deliveroo",
+    ``does_order``), and the active voice of a family's passive verb
+    (:func:`reverses_family`: "I call Tom", ``does_call``), and a relation whose first word
+    is a label of a name family when it starts no family's verb ("work with":
+    ``does_work_with``; not "work on", the start of "{work} on project"). A relation that
+    only the families' verbs read (``types_on``, ``went``: the value was refused by its type
+    alone) is kept, for key resolution to place as before; so is one whose noun and verb
+    readings agree (``order``).
 
     Example:
         >>> generic_relation("signed_up_at"), generic_relation("watch")
@@ -376,17 +388,30 @@ def generic_relation(relation: str) -> str:
         ('does_works', 'types_on', 'order')
         >>> canonical_relation(generic_relation("host")) is None
         True
+        >>> generic_relation("work_with"), generic_relation("work_on")
+        ('does_work_with', 'work_on')
     """
     if is_generic_relation(relation):
         return relation
     words = relation.split("_")
+    if (value and names_a_thing(relation, value)) or reverses_family(words[0]):
+        return f"{GENERIC_MARK}_{relation}"  # "I order Deliveroo": no coffee; "I call Tom"
     for form in dict.fromkeys((relation, "_".join([_verb_stem(words[0]), *words[1:]]))):
         parts = _fold(_WORD.findall(form.replace("_", " ")))
         noun = family_of_label(" ".join(parts))
         family = noun.name if noun is not None else nearest_family(parts)
         if family is not None and verb_family(form) != family:
             return f"{GENERIC_MARK}_{relation}"
+    # "work with" is no "{work} at" nor the start of another family's verb ("{work} on project")
+    head = family_of_label(words[0]) if len(words) > 1 else None
+    if head is not None and head.kind == "name" and not _starts_a_verb(" ".join(words)):
+        return f"{GENERIC_MARK}_{relation}"
     return relation
+
+
+@functools.lru_cache(maxsize=1024)
+def _starts_a_verb(phrase: str) -> bool:
+    return any(v == phrase or v.startswith(phrase + " ") for v in _BY_VERB)
 
 
 def is_generic_relation(relation: str) -> bool:
@@ -422,6 +447,67 @@ def verb_family(relation: str) -> str | None:
         return found
     rest = [w for w in words[1:] if w not in ("now", "currently", "also")]
     return canonical_relation("_".join(rest)) if rest else None
+
+
+COMMON_NOUN_FAMILIES = frozenset({"sport", "coffee", "diet"})
+"""Families whose values are common nouns, written in lower case after a verb ("I play golf",
+"I order a flat white", "I eat vegan"): a capitalised word there is a name, no value of theirs
+("I drive a Golf" is a car, "I order Deliveroo" a delivery service)."""
+
+PASSIVE_PARTICIPLES: dict[str, frozenset[str]] = {}
+"""Participle -> the families stated by ``{be} <participle> by`` or a bare ``{be} <participle>``
+("mentored", "hired", "supervised", "called"): the value does it to the user, so the same verb
+in the active voice ("I coach Tom", "I hire Tom", "I call Tom") states the reverse relation."""
+for _fam in FAMILIES.values():
+    for _verb in _fam.verbs:
+        _m = re.match(r"^\{be\} ([a-z]+ed)(?: by)?$", _verb)
+        if _m:
+            PASSIVE_PARTICIPLES[_m[1]] = PASSIVE_PARTICIPLES.get(_m[1], frozenset()) | {_fam.name}
+
+
+def reverses_family(verb: str) -> frozenset[str]:
+    """The families whose passive verb ``verb`` states in the active voice, reversed.
+
+    "{be} called" states the user's name, so "I call Tom" names none; "{be} hired by" the
+    employer, so "I hire Tom" is no employer (:data:`PASSIVE_PARTICIPLES`).
+
+    Example:
+        >>> sorted(reverses_family("call")), sorted(reverses_family("hires"))
+        (['name'], ['employer'])
+        >>> reverses_family("report")
+        frozenset()
+    """
+    w = verb.casefold()
+    forms = {w, w[:-1] if w.endswith("s") else w, w[:-2] if w.endswith("es") else w}
+    out: frozenset[str] = frozenset()
+    for participle, names in PASSIVE_PARTICIPLES.items():
+        if forms & {participle[:-2], participle[:-1]}:
+            out |= names
+    return out
+
+
+def names_a_thing(relation: str, value: str) -> bool:
+    """Whether a verb claim's capitalised value is a name that no family of its verb takes.
+
+    Every family whose whole verb ``relation`` is (``order``, ``drink``: the coffee; ``play``:
+    the sport and the instruments) holds common nouns (:data:`COMMON_NOUN_FAMILIES`), and the
+    value after the verb is capitalised: "I order Deliveroo", "I play Wordle" state no coffee
+    and no sport, so their keys take back none.
+
+    Example:
+        >>> names_a_thing("order", "Deliveroo"), names_a_thing("order", "a flat white")
+        (True, False)
+        >>> names_a_thing("play", "Wordle"), names_a_thing("types_on", "Halmak")
+        (True, False)
+    """
+    verb = " ".join(_fold(_WORD.findall(relation.casefold().replace("_", " "))))
+    families = _WHOLE_VERB_ALL.get(verb, set())
+    lead = re.sub(r"^(?:the|a|an)\s+", "", value.strip(), flags=re.IGNORECASE)
+    return (
+        bool(families)
+        and lead[:1].isupper()
+        and all(f in COMMON_NOUN_FAMILIES or FAMILIES[f].multi_valued for f in families)
+    )
 
 
 def key_family(key: str) -> Family | None:

@@ -29,8 +29,16 @@ import functools
 import re
 from collections.abc import Sequence
 
-from langchain_tepa.extraction.families import FAMILIES, MARKERS, Family, family_of_label
+from langchain_tepa.extraction.families import (
+    COMMON_NOUN_FAMILIES,
+    FAMILIES,
+    MARKERS,
+    PASSIVE_PARTICIPLES,
+    Family,
+    family_of_label,
+)
 from langchain_tepa.extraction.values import trim_tail, value_fits, vocab_value
+from langchain_tepa.extraction.vocabularies import words as _words
 
 __all__ = [
     "CLOSED",
@@ -103,70 +111,11 @@ CLOSED: frozenset[str] = frozenset(
 
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "es", "ed", "s", "e")
 _WORD = re.compile(r"[a-z][a-z-]*")
-_STOP = frozenset(
-    {
-        "the",
-        "a",
-        "an",
-        "to",
-        "at",
-        "in",
-        "on",
-        "of",
-        "for",
-        "with",
-        "by",
-        "from",
-        "over",
-        "into",
-        "as",
-        "and",
-        "my",
-        "our",
-        "their",
-        "his",
-        "her",
-        "user",
-        "is",
-        "are",
-        "was",
-        "were",
-        "has",
-        "have",
-        "had",
-        "be",
-        "been",
-        "now",
-        "new",
-        "got",
-        "get",
-        "just",
-        "also",
-        "this",
-        "that",
-        "it",
-        "them",
-        "me",
-        "you",
-        "up",
-        "out",
-        "went",
-        "made",
-        "make",
-        "set",
-        "put",
-        "took",
-        "take",
-        "everything",
-        "all",
-        "ago",
-        "week",
-        "weeks",
-        "month",
-        "year",
-        "recently",
-        "couple",
-    }
+_STOP = _words(
+    "the a an to at in on of for with by from over into as and my our their his her user is "
+    "are was were has have had be been now new got get just also this that it them me you up "
+    "out went made make set put took take everything all ago week weeks month year recently "
+    "couple"
 )
 
 
@@ -285,6 +234,8 @@ def _value_tail(value: str) -> tuple[Family, str] | None:
     words = value.strip(" .,!").split()
     for n in (2, 1):
         if len(words) > n and all(w.islower() for w in words[-n:]):
+            if _PLACE.match(words[-n]):  # "a Brompton to work": a place, not the value's noun
+                return None
             family = family_of_label(" ".join(words[-n:]))
             rest = " ".join(words[:-n])
             rest = re.sub(r"^(?:the|a|an)\s+", "", rest, flags=re.IGNORECASE)
@@ -296,7 +247,7 @@ def _value_tail(value: str) -> tuple[Family, str] | None:
 
 
 def infer_family(
-    predicate: Sequence[str], value: str, after: Sequence[str] = ()
+    predicate: Sequence[str], value: str, after: Sequence[str] = (), *, verb: bool = False
 ) -> tuple[str, str] | None:
     """The family and value of a user's claim that no shape named, or None.
 
@@ -310,7 +261,14 @@ def infer_family(
         predicate: The words of the sentence around the value (its verb phrase), in order.
         value: The value as read ("the Rose Pine theme", "Nordea").
         after: Words that follow the value and say what it is for ("for coding"); they
-            name the attribute more surely than the verb and vote twice.
+            name the attribute more surely than the verb and vote twice. A place phrase
+            ("to work", "to the gym") says where the value goes: its words vote for nothing,
+            and a family they name holds the place, not the value ("a Brompton to work").
+        verb: ``predicate`` starts with the user's verb ("ride a", "coach"). Its first word
+            then names no family by a label it spells ("ride" is no car: a cue only); a verb
+            whose passive states a family ("{be} coached by") states the reverse in the
+            active voice ("I coach Tom": the user is the mentor, no claim of it); and a label
+            right after "am"/"is" is what the user is ("I am a mentor to Priya"), no claim.
 
     Example:
         >>> infer_family(["moved", "over", "to"], "Nova", after=["for", "coding"])
@@ -319,6 +277,19 @@ def infer_family(
     Returns:
         ``(family name, value)`` when one family wins and the value fits it.
     """
+    if _PLACE.match(" ".join(after)):  # "a Brompton to work": where it goes, not what it is
+        vetoed = {f for w in after for f in _STRONG.get(stem(w.casefold()), set())}
+        after = ()
+    else:
+        vetoed = set()
+    lower = [w.casefold() for w in predicate] if verb else []
+    be = bool(lower) and lower[0] in _BE
+    passive = be or "by" in lower or bool(_GET & set(lower))  # "got hired by": not reversed
+    for w in lower:  # "I coach Tom": the user coaches, so is the mentor
+        vetoed |= set() if passive else _REVERSED.get(stem(w), set())
+    role = next((w for w in lower[1:] if w not in ("a", "an", "the")), "") if be else ""
+    if not role.endswith(("ed", "ing")):  # "I am a mentor to Priya": the user is one
+        vetoed |= _STRONG.get(stem(role), set())
     tail = _value_tail(value)
     if tail is not None:
         read = _fits(tail[0], tail[1], named=True, outright=True)
@@ -327,18 +298,21 @@ def infer_family(
     votes: dict[str, float] = {}
     named: set[str] = set()  # families a word names outright (a label, or a cue of it alone)
     weighted = [(w, 1.0) for w in predicate] + [(w, 2.0) for w in after]
-    for word, weight in weighted:
+    for i, (word, weight) in enumerate(weighted):
         for w in _WORD.findall(word.casefold()):
             if w in _STOP or w in MARKERS:  # "default", "main": no attribute of their own
                 continue
             s = stem(w)
             strong = _STRONG.get(s, set())
+            weak = _WEAK.get(s, set()) - strong
+            spelt = verb and i == 0 and not be  # a label the verb spells is a cue ("I ride a")
+            if spelt:  # and names no family outright ("I text Priya" is no text editor)
+                strong, weak = set(), weak | strong
             for fam in strong:
                 votes[fam] = votes.get(fam, 0.0) + weight * 2.0 / len(strong)
-            weak = _WEAK.get(s, set()) - strong
             for fam in weak:
                 votes[fam] = votes.get(fam, 0.0) + weight / len(weak)
-            alone = len(weak) == 1 and s not in _AMBIGUOUS_STEMS
+            alone = len(weak) == 1 and s not in _AMBIGUOUS_STEMS and not (spelt and s in _STRONG)
             named |= strong | (weak if alone else set())
     # the value's own type votes too: a word of one family's closed vocabulary ("BEPO" is a
     # keyboard layout), so "retrained on BEPO" is no occupation
@@ -347,7 +321,7 @@ def infer_family(
     if noun is not None and not noun.multi_valued:  # "Trinity College", "Gold's Gym"
         votes[noun.name] = votes.get(noun.name, 0.0) + 2.0
         named.add(noun.name)
-    hits = _vocab_hits(value)
+    hits = _type_hits(value)
     if _TITLE.match(value.strip()):  # "Dr. Mensah": a doctor's name says what it is
         hits = ("doctor",)
     if len(hits) == 1:  # the value's own type outweighs one cue word ("a Crystal fan")
@@ -357,7 +331,8 @@ def infer_family(
     fitting = {
         fam: (score, read)
         for fam, score in votes.items()
-        if (read := _fits(FAMILIES[fam], value, named=fam in named and is_name)) is not None
+        if fam not in vetoed
+        and (read := _fits(FAMILIES[fam], value, named=fam in named and is_name)) is not None
     }
     if not fitting:
         return None
@@ -368,12 +343,29 @@ def infer_family(
     return retype(FAMILIES[best], read).name, read
 
 
+_PLACE = re.compile(r"^(?:to|at|into|from|towards?)\b", re.IGNORECASE)
+_BE = frozenset({"am", "is", "are", "was", "were", "be"})
+_GET = frozenset({"get", "gets", "got", "getting", "been", "being"})
+_REVERSED: dict[str, set[str]] = {}
+for _participle, _fams in PASSIVE_PARTICIPLES.items():
+    _REVERSED.setdefault(stem(_participle), set()).update(_fams)
+
+
 def _is_name(value: str) -> bool:
     v = re.sub(r"^(?:the|a|an)\s+", "", value.strip(), flags=re.IGNORECASE)
     return v[:1].isupper() or v[:1].isdigit()
 
 
 _VOCAB_FAMILIES = tuple(f for f in FAMILIES.values() if f.vocab and not f.multi_valued)
+
+
+def _type_hits(value: str) -> tuple[str, ...]:
+    """:func:`_vocab_hits`, less the common-noun families when the value is a name.
+
+    "a Golf" after a verb is a car, no sport (``families.COMMON_NOUN_FAMILIES``).
+    """
+    hits = _vocab_hits(value)
+    return tuple(h for h in hits if h not in COMMON_NOUN_FAMILIES) if _is_name(value) else hits
 
 
 _TITLE = re.compile(r"^(?:Dr|Doctor)\b\.?\s+[A-Z]")
@@ -440,14 +432,15 @@ _BREAKS = frozenset(
 )
 
 
-def user_predicate(text: str) -> tuple[str, str, bool, bool] | None:
+def user_predicate(text: str, *, verb: bool = True) -> tuple[str, str, bool, bool] | None:
     """The relation and value of "<the user> <any verb phrase> <value>", or None.
 
     The value is the object phrase: from the first capitalised word or number after the verb,
     else what follows the last preposition or article, else the last word of a short
     predicate ("has gone low-carb"). The rest of the predicate is read by
     :func:`infer_family`; when no family wins, the relation is the predicate's own words
-    (``signed_up_at``), for key resolution to place.
+    (``signed_up_at``), for key resolution to place. ``verb``: the predicate starts with a
+    verb (not so for "user app runs on X", read for "the user's app runs on X").
 
     Returns:
         ``(relation, value, whether the relation is a family, whether the sentence adds a
@@ -486,6 +479,8 @@ def user_predicate(text: str) -> tuple[str, str, bool, bool] | None:
         else:
             return None
     value = " ".join(words[cut:]).strip(" ,;")
+    if re.match(r"^\S+['’]s\b", value):  # "I am Tom's mentor": an attribute of Tom's
+        return None
     after: list[str] = []
     if (words[cut][:1].isupper() or words[cut][:1].isdigit()) and _value_tail(value) is None:
         # a name, then lower-case words: they say what the name is for ("Waterfox for
@@ -496,7 +491,7 @@ def user_predicate(text: str) -> tuple[str, str, bool, bool] | None:
         rest = [w.strip(" ,;.!") for w in words[end:]]
         if rest and all(w.isalpha() and w.islower() for w in rest):
             value, after = " ".join(words[cut:end]).strip(" ,;"), rest
-    inferred = infer_family(words[:cut], value, after)
+    inferred = infer_family(words[:cut], value, after, verb=verb)
     if inferred is not None:
         return inferred[0], inferred[1], True, additive
     kept = [w.casefold() for w in words[:cut] if w.casefold() not in _AUXILIARIES and w.isalpha()]
@@ -520,7 +515,7 @@ def retype(family: Family, value: str) -> Family:
     """
     if not family.vocab or family.multi_valued:
         return family
-    hits = _vocab_hits(value)
+    hits = _type_hits(value)
     if family.name in hits or len(hits) != 1 or {family.name, hits[0]} <= _DEVICES:
         return family  # one brand makes phones, laptops and watches: "Huawei MateBook"
     return FAMILIES[hits[0]]

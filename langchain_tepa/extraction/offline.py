@@ -273,7 +273,7 @@ class OfflineFactExtractor:
         # no shape read it: the predicate's own words name the attribute, for key resolution
         # to place ("the user signed up at BeFit"); "also", "too" add a value of several
         relation, value, _, adds = inferred
-        relation = generic_relation(relation)  # a family's key is no generic claim's
+        relation = generic_relation(relation, value)  # a family's key is no generic claim's
         changed = (correction or bool(previous)) and not adds
         fact = self._claim_fact(sentence, Claim("user", relation, value, adds, changed, previous))
         meta = dict(fact.metadata or {})
@@ -358,13 +358,13 @@ class OfflineFactExtractor:
         if not named and subj == self.user_subject:
             # no shape named the attribute: the words around the value may ("keeps the money
             # at Nordea": the bank), see langchain_tepa.extraction.generic
-            inferred = infer_family(relation_words, _strip_value(raw_value))
+            inferred = infer_family(relation_words, _strip_value(raw_value), verb=verbal)
             if inferred is not None:
                 family, value = inferred
         if family is not None:
             relation = family
         elif verbal and subj == self.user_subject:
-            relation = generic_relation(relation)  # no family's key: "I watch" is no watch
+            relation = generic_relation(relation, value)  # "I watch" is no watch
         key = f"{subj}.{relation}"
         if len(key) > 200:
             return None

@@ -230,6 +230,8 @@ def value_fits(family: str, value: str) -> bool:
         (False, True)
         >>> value_fits("hobbies", "Trinity College"), value_fits("hobbies", "Pilates")
         (False, True)
+        >>> value_fits("wake_time", "Rex"), value_fits("wake_time", "6:30")
+        (False, True)
     """
     v = value.strip()
     if family == "email_address":
@@ -256,9 +258,16 @@ def value_fits(family: str, value: str) -> bool:
         return sum(c.isdigit() for c in v) >= 3
     if family == "birthday":
         return any(c.isdigit() for c in v) or bool(_MONTH.search(v))
+    if family in ("wake_time", "bedtime"):  # "I walk Rex every morning": no time
+        return any(c.isdigit() for c in v) or bool(_CLOCK.search(v))
     return True
 
 
+_CLOCK = re.compile(
+    r"\b(?:noon|midday|midnight|dawn|sunrise|o'clock|half|quarter|one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|eleven|twelve)\b",
+    re.IGNORECASE,
+)
 _TITLE = re.compile(r"^(?:Dr|Prof|Doctor|Professor)\b\.?\s", re.IGNORECASE)
 _MONTH = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.IGNORECASE

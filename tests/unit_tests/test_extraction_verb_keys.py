@@ -71,10 +71,15 @@ def test_the_family_s_own_change_still_takes_its_value_back() -> None:
         ("I watch Netflix every night.", "user.does_watch"),
         ("I work nights.", "user.does_work"),
         ("I host a podcast.", "user.does_host"),
-        # no family's key, or a family's own verb ("{order}", "{run}"): its own words, as before
-        ("I order Deliveroo on Fridays.", "user.order"),
+        # no family's key, or a family's own verb ("{run}"): its own words, as before
         ("I run marathons.", "user.run"),
-        ("I play Fortnite.", "user.play"),
+        ("I order a cortadito.", "user.order"),
+        # a name after a verb whose families hold common nouns (coffee, sport): marked
+        ("I order Deliveroo on Fridays.", "user.does_order"),
+        ("I play Fortnite.", "user.does_play"),
+        # the active voice of a family's passive verb ("{be} called", "{be} hired by")
+        ("I call Tom every Sunday.", "user.does_call"),
+        ("I hire Tom.", "user.does_hire"),
         ("The user signed up at BeFit.", "user.signed_up_at"),
         # the families still read their own sentences
         ("I wear a Garmin watch.", "user.watch"),
@@ -109,3 +114,76 @@ def test_a_verb_names_a_family_by_its_whole_verb_or_the_words_after_it() -> None
     # the verb alone is no label, nor the start of a longer verb ("{work} in the {v} team")
     assert verb_family("watch") is None and verb_family("host") is None
     assert verb_family("work") is None
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "query"),
+    [
+        # direction: the family is whom the user has ("{be} coached by"); the user coaching,
+        # mentoring, supervising or hiring someone, or being someone's mentor, is the reverse
+        ("I am mentored by Ana.", "I coach Tom.", "who is the user's mentor"),
+        ("My mentor is Ana.", "I mentor Priya.", "who is the user's mentor"),
+        ("My mentor is Ana.", "I am a mentor to Priya.", "who is the user's mentor"),
+        ("My mentor is Ana.", "I am Tom's mentor.", "who is the user's mentor"),
+        ("My manager is Hannah.", "I supervise Tom.", "who is the user's manager"),
+        ("My manager is Hannah.", "I am Tom's manager.", "who is the user's manager"),
+        ("I work at Acme Corp.", "I hire Tom.", "where does the user work"),
+        ("I work at Acme Corp.", "I employ Tom.", "where does the user work"),
+        ("Call me Sam.", "I call Tom every Sunday.", "what is the user's name"),
+        # a place phrase after the value says where it goes: "work" is no employer
+        ("I work at Acme Corp.", "I ride a Brompton to work.", "where does the user work"),
+        ("I work at Acme Corp.", "I bring a MacBook to work.", "where does the user work"),
+        ("I work out at PureGym.", "I bring a Garmin to the gym.", "which gym"),
+        ("I study at Oxford.", "I take my Canon to school.", "which university"),
+        # "work with" is no "{work} at": a verb that starts no family's verb is marked
+        ("I work at Acme Corp.", "I work with Priya.", "where does the user work"),
+        # a label the verb spells names no family outright: "text" is no text editor
+        ("My code editor is Vim.", "I text Priya every day.", "which code editor"),
+        # a time family's value is a time: "every morning" says when, Rex is no wake-up time
+        ("I wake up at 6:30.", "I walk Rex every morning.", "when does the user wake up"),
+        # a capitalised value after a verb is a name, no common noun: a Golf is no sport
+        ("I play tennis.", "I drive a Golf.", "which sport does the user play"),
+        ("I play tennis.", "I play Wordle.", "which sport does the user play"),
+        ("I always order a flat white.", "I order Deliveroo.", "what coffee does the user order"),
+        ("I always order a flat white.", "I drink Red Bull.", "what coffee does the user order"),
+    ],
+)
+def test_a_claim_the_sentence_does_not_make_takes_nothing_back(
+    first: str, second: str, query: str
+) -> None:
+    served = _served(first, second, query)
+    assert first in served
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("I am mentored by Ana.", "user.mentor", "Ana"),
+        ("I got hired by Globex.", "user.employer", "Globex"),
+        ("User is managed by Hannah.", "user.manager", "Hannah"),
+        ("I drive a Golf.", "user.car", "Golf"),
+        ("I play Tennis.", "user.sport", "Tennis"),
+        ("I always order a flat white.", "user.coffee", "flat white"),
+        ("I drive a Tesla to work.", "user.car", "Tesla"),
+        ("I use Neovim at work.", "user.editor", "Neovim"),
+    ],
+)
+def test_the_families_still_read_their_own_sentences(text: str, key: str, value: str) -> None:
+    assert [(f.key, f.value) for f in OfflineFactExtractor().extract(text)] == [(key, value)]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "query"),
+    [
+        ("I am mentored by Ana.", "I am mentored by Grace now.", "who is the user's mentor"),
+        ("My mentor is Ana.", "User is coached by Grace now.", "who is the user's mentor"),
+        ("I play tennis.", "I play squash now.", "which sport does the user play"),
+        ("I drive a Volvo.", "I drive a Golf now.", "which car does the user drive"),
+        ("I always order a flat white.", "I order a cortado now.", "what coffee"),
+        ("I work at Acme Corp.", "I got hired by Globex.", "where does the user work"),
+        ("I'm working on project Orion.", "I work on Atlas now.", "which project"),
+    ],
+)
+def test_a_true_change_still_takes_the_old_value_back(first: str, second: str, query: str) -> None:
+    served = _served(first, second, query)
+    assert second in served and first not in served
