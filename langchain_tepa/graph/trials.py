@@ -292,11 +292,12 @@ class DefaultTrialBuilder:
 
     For each task: ``repeats`` supportive trials; one counterfactual per competitor (the
     incumbent Active values of the key, then archived Revoked values, newest first, at most
-    ``max_competitors``; when the key has no other value, the competitor is "no value": the
-    key left out of the view; a Revoked competitor is marked ``competitor_revoked`` in the
-    trial's metadata, so its arm runs even when the candidate fails, and a success there
-    restores it); and one polluted trial holding the candidate next to up to ``max_stale``
-    stale values (skipped when the key has no other value).
+    ``max_competitors``; when the key has no other value, the competitor of a new value is
+    "no value": the key left out of the view, and a Revoked candidate, with nothing served
+    while it is revoked, has no counterfactual; a Revoked competitor is marked
+    ``competitor_revoked`` in the trial's metadata, so its arm runs even when the candidate
+    fails, and a success there restores it); and one polluted trial holding the candidate
+    next to up to ``max_stale`` stale values (skipped when the key has no other value).
 
     Every view also holds up to ``context_k`` other Active facts of the namespace, the ones most
     similar to the task, as the agent would retrieve them.
@@ -361,7 +362,10 @@ class DefaultTrialBuilder:
             key=lambda p: (-(p.revocation.time if p.revocation else 0.0), p.id),
         )
         rivals = [p.value for p in [*incumbents, *archive]]
-        competitors: list[Any] = rivals[: self.max_competitors] or [None]
+        # "no value" is the counterfactual of a new value; a Revoked candidate with no rival
+        # is judged on its own trials (without it, the key already serves nothing)
+        revived = candidate.state == Lifecycle.REVOKED.value
+        competitors: list[Any] = rivals[: self.max_competitors] or ([] if revived else [None])
         revoked = {p.value_id for p in archive}
         norm = memory.policy.normalize_values
         # Oldest first, so the candidate (the newest claim) comes last in a polluted view.

@@ -418,3 +418,22 @@ def test_no_last_answer_without_the_gate_after_a_success_or_beside_an_answer(cas
     assert mem.get(KEY) == ("Oslo" if case == "answer_left" else None)
     assert last_answers(mem, mem.precedents(), mem.namespace) == []
     assert [d.action for d in sequential_runner(mem, works("Lisbon")).run(key=KEY)] == []
+
+
+def test_a_revoked_candidate_with_no_rival_has_no_counterfactual_against_no_value() -> None:
+    """Without it the key already serves nothing: "no value" is the counterfactual of a new
+    value only. (The attack matrix found the cost: a lucky success of the "no value" arm kept
+    the last answer unserved, and the agent's guess then landed on the attacker's value.)"""
+    from langchain_tepa.graph import DefaultTrialBuilder
+    from langchain_tepa.graph.trials import select_candidates
+
+    mem = memory()
+    emptied(mem)
+    (cand,) = select_candidates(mem, key=KEY, contenders_only=True)
+    built = DefaultTrialBuilder(context_k=0).build_trials(mem, cand)
+    assert [t.kind.value for t in built] == ["supportive"]
+    fresh = memory()
+    fresh.observe(KEY, "Lisbon", source="user")
+    (new,) = select_candidates(fresh, key=KEY)
+    kinds = [t.kind.value for t in DefaultTrialBuilder(context_k=0).build_trials(fresh, new)]
+    assert kinds == ["supportive", "counterfactual"]
