@@ -114,9 +114,9 @@ def last_answers(memory: TEPAMemory, precs: Sequence[Precedent], namespace: str)
     only an execution tells them apart, so under TEPA-Full's trial gate the value that was the
     answer when the key emptied (Active until its revocation, its last execution failed) is a
     contender: its trials restore it at once if it works, and a rejection is a verdict that
-    stands (:attr:`~langchain_tepa.results.KeyAudit.rejected`) until an execution clears it.
-    One trial round per revocation, so an empty key costs at most one round until something
-    changes. A value revoked while its last execution succeeded (by hand, by a correction) is
+    stands (:attr:`~langchain_tepa.results.KeyAudit.rejected`) until an execution clears it,
+    so an empty key costs one decided round per revocation (an inconclusive round, kept, is
+    tried again at the next run). A value revoked while its last execution succeeded (by hand, by a correction) is
     no candidate; nor is any value without the gate (``policy.trial_gate``), in a
     multi-valued key, or while its key has an Active value.
 
