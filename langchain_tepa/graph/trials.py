@@ -116,9 +116,9 @@ def last_answers(memory: TEPAMemory, precs: Sequence[Precedent], namespace: str)
     contender: its trials restore it at once if it works, and a rejection is a verdict that
     stands (:attr:`~langchain_tepa.results.KeyAudit.rejected`) until an execution clears it,
     so an empty key costs one decided round per revocation (an inconclusive round, kept, is
-    tried again at the next run). A value revoked while its last execution succeeded (by hand, by a correction) is
-    no candidate; nor is any value without the gate (``policy.trial_gate``), in a
-    multi-valued key, or while its key has an Active value.
+    tried again at the next run). A value revoked while its last execution succeeded (by
+    hand, by a correction) is no candidate; nor is any value without the gate
+    (``policy.trial_gate``), in a multi-valued key, or while its key has an Active value.
 
     Example:
         >>> from langchain_tepa import TEPAMemory
