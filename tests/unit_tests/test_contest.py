@@ -54,6 +54,20 @@ def works(value: str) -> Any:
     return run
 
 
+def sequential_runner(mem: TEPAMemory, executor: Any, *, sequential: bool = True) -> Any:
+    """The benchmarks' TEPA-Full runner: one competitor, no context, contenders only."""
+    from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
+
+    return TrialRunner(
+        mem,
+        executor,
+        trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
+        max_concurrency=1,
+        contenders_only=True,
+        sequential=sequential,
+    )
+
+
 def trials(mem: TEPAMemory, executor: Any) -> list[Any]:
     from langchain_tepa.graph import DefaultTrialBuilder, run_trials
 
@@ -227,8 +241,6 @@ def test_sequential_trials_stop_once_the_verdict_is_settled(sequential: bool) ->
     change that works and one a change whose supportive trial fails (it can no longer be
     promoted; four and three without: a counterfactual trial whose control run fails skips
     its competitor), with the same decisions."""
-    from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
-
     cases = (
         ("Oslo", "promote", 4, ["supportive", "polluted"]),
         ("Lisbon", "reject", 3, ["supportive"]),
@@ -243,14 +255,7 @@ def test_sequential_trials_stop_once_the_verdict_is_settled(sequential: bool) ->
             calls.append(trial.kind.value)
             return bool(trial.value == value)
 
-        runner = TrialRunner(
-            mem,
-            run,
-            trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
-            max_concurrency=1,
-            contenders_only=True,
-            sequential=sequential,
-        )
+        runner = sequential_runner(mem, run, sequential=sequential)
         assert [d.action for d in runner.run(key=KEY)] == [action]
         assert calls == cheapest if sequential else len(calls) == every
         recorded = [e for e in mem.history(KEY) if e.kind.value == "trial"]
@@ -265,8 +270,6 @@ def test_a_candidate_that_cannot_be_promoted_stops_unless_a_restore_is_pending(
     """A failed supportive trial rejects at once (the rest could only keep it unserved), but
     not while a counterfactual against a Revoked competitor is pending: that arm may restore
     the competitor, so the trials go on as before (here: the polluted trial settles it)."""
-    from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
-
     mem = memory()
     lisbon(mem)
     if incumbent == "revoked":
@@ -279,15 +282,7 @@ def test_a_candidate_that_cannot_be_promoted_stops_unless_a_restore_is_pending(
         calls.append(trial.kind.value)
         return bool(trial.value == "Lisbon")
 
-    runner = TrialRunner(
-        mem,
-        sandbox,
-        trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
-        max_concurrency=1,
-        contenders_only=True,
-        sequential=True,
-    )
-    assert [d.action for d in runner.run(key=KEY)] == ["reject"]
+    assert [d.action for d in sequential_runner(mem, sandbox).run(key=KEY)] == ["reject"]
     assert calls == (["supportive"] if incumbent == "active" else ["supportive", "polluted"])
     assert states(mem)["Oslo"] == "revoked"
 
@@ -354,19 +349,6 @@ def emptied(mem: TEPAMemory) -> None:
         mem.record_outcome(KEY, "Lisbon", False)
     assert states(mem) == {"Lisbon": "revoked"}
     assert mem.get(KEY) is None
-
-
-def sequential_runner(mem: TEPAMemory, executor: Any) -> Any:
-    from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
-
-    return TrialRunner(
-        mem,
-        executor,
-        trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
-        max_concurrency=1,
-        contenders_only=True,
-        sequential=True,
-    )
 
 
 def test_an_empty_keys_last_answer_is_tried_and_restored_when_it_works() -> None:
