@@ -111,19 +111,24 @@ def last_answers(memory: TEPAMemory, precs: Sequence[Precedent], namespace: str)
     When the executions of a key's answer fail, the rules revoke it (the recent window, the
     key test) and, with no other Active value, every read answers nothing: each one is a
     failure in front of the user. Two failures in a row are noise as often as a change, and
-    only an execution tells them apart, so under TEPA-Full's trial gate the value that was the
+    only an execution tells them apart. So under TEPA-Full's trial gate the value that was the
     answer when the key emptied (Active until its revocation, its last execution failed) is a
-    contender: its trials restore it at once if it works, and a rejection is a verdict that
-    stands (:attr:`~langchain_tepa.results.KeyAudit.rejected`) until an execution clears it,
-    so an empty key costs one decided round per revocation (an inconclusive round, kept, is
-    tried again at the next run). A value revoked while its last execution succeeded (by
-    hand, by a correction) is no candidate; nor is any value without the gate
-    (``policy.trial_gate``), in a multi-valued key, or while its key has an Active value.
+    contender when a source with change authority, or one that may correct, claimed it: the
+    user said it, its failures contest that claim, and the trials check it. A value the agent
+    only found by acting on it has no claim but its executions, which said it no longer
+    works: no trial (in the drift worlds, where nobody states the new value, trying the old
+    one after every change cost more than it saved). A passing round restores the last answer
+    at once; a rejection is a verdict that stands
+    (:attr:`~langchain_tepa.results.KeyAudit.rejected`) until an execution clears it, so an
+    empty key costs one decided round per revocation (an inconclusive round, kept, is tried
+    again at the next run). A value revoked while its last execution succeeded (by hand, by a
+    correction) is no candidate; nor is any value without the gate (``policy.trial_gate``),
+    in a multi-valued key, or while its key has an Active value.
 
     Example:
         >>> from langchain_tepa import TEPAMemory
         >>> memory = TEPAMemory.in_memory(policy="tepa-full")
-        >>> _ = memory.observe("shop.api", "v1", source="user")
+        >>> _ = memory.observe("shop.api", "v1", source="user")   # the user's claim
         >>> for ok in (True, True, True, False, False):   # two failures: noise or a change?
         ...     _ = memory.record_outcome("shop.api", "v1", ok)
         >>> memory.get("shop.api") is None                 # revoked: every read fails
@@ -149,6 +154,7 @@ def last_answers(memory: TEPAMemory, precs: Sequence[Precedent], namespace: str)
                 or t.from_state is not Lifecycle.ACTIVE
                 or not p.recent
                 or p.recent[-1]
+                or not _claimed_by_authority(memory.policy, p)
             ):
                 continue
             if last is None or (t.time, t.evidence_id) > last[0]:
@@ -198,6 +204,11 @@ def _held(policy: Any, p: Precedent, precs: Sequence[Precedent]) -> bool:
         q.key == p.key and q.value_id != p.value_id and successes(q) > 1e-9 for q in precs
     ):
         return False
+    return _claimed_by_authority(policy, p)
+
+
+def _claimed_by_authority(policy: Any, p: Precedent) -> bool:
+    """Whether a source with change authority, or one that may correct, backs ``p``."""
     change = ChangePoint(policy.change_sources)
     trust = policy.trust
     for label, (support, _) in p.provenance.items():

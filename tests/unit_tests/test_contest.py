@@ -382,16 +382,21 @@ def test_a_rejected_last_answer_is_a_verdict_one_round_per_revocation() -> None:
     assert mem.audit(KEY).rejected == frozenset()
 
 
-@pytest.mark.parametrize("case", ["gate_off", "by_hand", "answer_left"])
+@pytest.mark.parametrize("case", ["gate_off", "by_hand", "answer_left", "unclaimed"])
 def test_no_last_answer_without_the_gate_after_a_success_or_beside_an_answer(case: str) -> None:
     """Only under the trial gate, only a value whose last execution failed, only while the
-    key has no Active value."""
+    key has no Active value, only a value someone with change authority claimed (one the
+    agent found by acting has only its executions, which said it no longer works)."""
     from langchain_tepa.graph.trials import last_answers
 
     mem = memory(NO_GATE if case == "gate_off" else FULL)
     if case == "by_hand":
         lisbon(mem)
         mem.revoke(KEY, "Lisbon", reason="moved out")
+    elif case == "unclaimed":
+        for ok in (True,) * 4 + (False,) * 2:
+            mem.record_outcome(KEY, "Lisbon", ok)
+        assert states(mem) == {"Lisbon": "revoked"}
     else:
         emptied(mem)
     if case == "answer_left":

@@ -168,7 +168,9 @@ def test_delete_revokes_keeps_the_audit_and_a_new_add_revives(store: TEPAVectorS
     reasons = [t.reason for t in store.memory.audit("doc.p").precedents[0].transitions]
     assert reasons[-2:] == [
         "revived: new support after revocation",
-        "re-promoted: validity 0.60 >= 0.60",  # the same source again: a repeat counts 0.5
+        # the same source again, but the statement that revives a value counts in full: its
+        # revocation overruled the earlier ones (issue 28, the default's change rules)
+        "re-promoted: validity 0.67 >= 0.60",
     ]
 
 
