@@ -6,6 +6,7 @@ its own collection prefix.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -40,21 +41,21 @@ class TestTEPAStoreOnServer(StoreConformance):
         store.memory.close()
 
 
-_SEEDED: dict[str, TEPAMemory] = {}
-
-
-def _seeded(server: ChromaServer) -> TEPAMemory:
-    if "m" not in _SEEDED:
-        _SEEDED["m"] = seed(server.memory(unique_prefix("sr"), embeddings=HashingEmbeddings()))
-    return _SEEDED["m"]
+@pytest.fixture(scope="module")
+def seeded(chroma_server: ChromaServer) -> Iterator[TEPAMemory]:
+    """One seeded memory for this module's retriever tests, closed before the server stops
+    (a module-level cache left it open: its exit hook then found the server gone)."""
+    memory = seed(chroma_server.memory(unique_prefix("sr"), embeddings=HashingEmbeddings()))
+    yield memory
+    memory.close()
 
 
 class TestTEPARetrieverOnServer(RetrieversIntegrationTests):
     """langchain-tests' RetrieversIntegrationTests, TEPARetriever over a Chroma server."""
 
     @pytest.fixture(autouse=True)
-    def _server(self, chroma_server: ChromaServer) -> None:
-        self.memory = _seeded(chroma_server)
+    def _server(self, seeded: TEPAMemory) -> None:
+        self.memory = seeded
 
     @property
     def retriever_constructor(self) -> type[TEPARetriever]:
@@ -69,8 +70,8 @@ class TestTEPARetrieverOnServer(RetrieversIntegrationTests):
         return QUERY
 
 
-def test_server_retriever_sees_active_only(chroma_server: ChromaServer) -> None:
-    docs = TEPARetriever(memory=_seeded(chroma_server), k=10).invoke(QUERY)
+def test_server_retriever_sees_active_only(seeded: TEPAMemory) -> None:
+    docs = TEPARetriever(memory=seeded, k=10).invoke(QUERY)
     assert {d.metadata["state"] for d in docs} == {"active"}
     assert "cheddar" not in {d.metadata["value"] for d in docs}
     assert len(docs) == 6
