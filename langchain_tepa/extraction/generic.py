@@ -285,8 +285,9 @@ def infer_family(
     lower = [w.casefold() for w in predicate] if verb else []
     be = bool(lower) and lower[0] in _BE
     passive = be or "by" in lower or bool(_GET & set(lower))  # "got hired by": not reversed
-    for w in lower:  # "I coach Tom": the user coaches, so is the mentor
-        vetoed |= set() if passive else _REVERSED.get(stem(w), set())
+    if not passive:  # "I coach Tom": the user coaches, so is the mentor
+        for w in lower:
+            vetoed |= _REVERSED.get(stem(w), set())
     role = next((w for w in lower[1:] if w not in ("a", "an", "the")), "") if be else ""
     if not role.endswith(("ed", "ing")):  # "I am a mentor to Priya": the user is one
         vetoed |= _STRONG.get(stem(role), set())

@@ -423,9 +423,9 @@ def change_target(
     stems = _family_stems()
     relation = key.rsplit(".", 1)[-1]
     generic = is_generic_relation(relation)
-    own_words = content_stems([relation.split("_", 1)[1].replace("_", " ")]) if generic else set()
     if generic:
-        relation = relation.split("_", 1)[1]
+        relation = relation.split("_", 1)[1]  # its own words, without the mark
+    own_words = content_stems([relation.replace("_", " ")]) if generic else set()
     words = content_stems([attribute or "", relation.replace("_", " ")])
 
     def score(cand: str, texts: Sequence[str]) -> float:
