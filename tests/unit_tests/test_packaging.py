@@ -132,3 +132,14 @@ def test_make_test_runs_the_bench_tests_and_make_dist_builds_the_library() -> No
     assert dist[0].startswith("@echo") and "usually" in dist[0], dist
     assert "$(BIN)/python -m build --outdir dist ." in dist
     assert re.search(r"^\.PHONY:.*\bdist\b", _makefile(), re.M)
+
+
+def test_make_demo_installs_the_library_alone() -> None:
+    """``make demo`` needs no test, docs or benchmark extra: it installs ``-e .`` only."""
+    demo = re.search(r"^demo:\s*(.*)$", _makefile(), re.M)
+    assert demo is not None and demo.group(1).split() == ["$(CORE)"]
+    core = _recipe("$(CORE)")
+    installs = [line for line in core if "pip install" in line]
+    assert installs == ["$(BIN)/python -m pip install -e ."]
+    full = re.search(r"^\$\(STAMP\):\s*(.*)$", _makefile(), re.M)
+    assert full is not None and "$(CORE)" in full.group(1).split()
