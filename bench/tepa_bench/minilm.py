@@ -213,6 +213,17 @@ def _read(path: Path) -> _Model:
 
 _LOADED: dict[Path, _Model] = {}
 _LOCK = threading.Lock()
+_CONTROLLER: list[Any] = []
+
+
+def _blas_controller() -> Any:
+    """The controller (threadpoolctl's) of the BLAS libraries numpy loaded, made once."""
+    with _LOCK:
+        if not _CONTROLLER:
+            from threadpoolctl import ThreadpoolController
+
+            _CONTROLLER.append(ThreadpoolController())
+        return _CONTROLLER[0]
 
 
 def _load() -> _Model:
@@ -291,11 +302,17 @@ class MiniLMEmbeddings(Embeddings):
         max_tokens: Tokens kept per text, ``[CLS]`` and ``[SEP]`` included (default 256, the
             model's ``max_seq_length``; at most 512, its position table).
         cache_size: Distinct texts whose vectors are kept (default 4096, 6 MB; 0: none).
+        blas_threads: BLAS threads during a forward pass (default 1; ``None`` leaves the
+            process's setting alone). Its matrices are small: on the 2-core machine, two
+            OpenBLAS threads beside other busy processes made a sentence 10x slower (they
+            spin while waiting for each other), and one process per core is the faster way to
+            use more cores.
 
     Raises:
         MiniLMUnavailableError: The model package is missing or unreadable (names the pip
             command).
-        InvalidArgumentError: For a bad ``batch_size``, ``max_tokens`` or ``cache_size``.
+        InvalidArgumentError: For a bad ``batch_size``, ``max_tokens``, ``cache_size`` or
+            ``blas_threads``.
 
     Example:
         >>> emb = MiniLMEmbeddings()
@@ -310,12 +327,18 @@ class MiniLMEmbeddings(Embeddings):
     """What a store records as the model that wrote its vectors."""
 
     def __init__(
-        self, *, batch_size: int = 32, max_tokens: int = 256, cache_size: int = 4096
+        self,
+        *,
+        batch_size: int = 32,
+        max_tokens: int = 256,
+        cache_size: int = 4096,
+        blas_threads: int | None = 1,
     ) -> None:
         for name, value, low, top in (
             ("batch_size", batch_size, 1, None),
             ("max_tokens", max_tokens, 3, 512),
             ("cache_size", cache_size, 0, None),
+            ("blas_threads", 1 if blas_threads is None else blas_threads, 1, None),
         ):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise InvalidArgumentError(f"{name} must be an integer >= {low}, got {value!r}")
@@ -324,6 +347,7 @@ class MiniLMEmbeddings(Embeddings):
         self.batch_size = batch_size
         self.max_tokens = max_tokens
         self.cache_size = cache_size
+        self.blas_threads = blas_threads
         self._model = _load()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_lock = threading.Lock()
@@ -339,6 +363,12 @@ class MiniLMEmbeddings(Embeddings):
         return [e.ids if len(e.ids) <= self.max_tokens else [*e.ids[:keep], sep] for e in encodings]
 
     def _compute(self, texts: list[str]) -> np.ndarray:
+        if self.blas_threads is None:
+            return self._forward(texts)
+        with _blas_controller().limit(limits=self.blas_threads, user_api="blas"):
+            return self._forward(texts)
+
+    def _forward(self, texts: list[str]) -> np.ndarray:
         ids = self._ids(texts)
         out = np.empty((len(texts), self._model.words.shape[1]), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
