@@ -47,7 +47,7 @@ from langchain_tepa.core.errors import PolicyError
 from langchain_tepa.core.ledger import TrustLedger
 from langchain_tepa.core.step import Step
 from langchain_tepa.core.types import Lifecycle, Precedent
-from langchain_tepa.core.values import forbidden_character, safe_repr
+from langchain_tepa.core.values import finite_number, forbidden_character, safe_repr
 
 __all__ = [
     "APP_SOURCE",
@@ -91,7 +91,7 @@ def _check_pattern(pattern: object) -> str:
 
 
 def _number(name: str, value: object, *, low: float, high: float = math.inf) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+    if not finite_number(value) and not (isinstance(value, float) and math.isinf(value)):
         raise PolicyError(f"{name} must be a number, got {safe_repr(value)}")
     if not low <= value <= high:
         raise PolicyError(f"{name} must be within [{low:g}, {high:g}], got {safe_repr(value)}")

@@ -37,7 +37,7 @@ import reprlib
 import sys
 import unicodedata
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from langchain_tepa.core.errors import InvalidKeyError, InvalidNamespaceError, InvalidValueError
 
@@ -49,6 +49,7 @@ __all__ = [
     "MAX_VALUE_BYTES",
     "canonical_json",
     "check_int",
+    "finite_number",
     "forbidden_character",
     "normalize_text",
     "safe_repr",
@@ -86,6 +87,26 @@ _CATEGORY_NAMES = {
     "Zl": "line separator",
     "Zp": "paragraph separator",
 }
+
+
+def finite_number(value: object) -> TypeGuard[int | float]:
+    """Whether ``value`` is a number a float can hold: not a bool, not NaN or infinite.
+
+    An int of any size is compared exactly by Python, but ``math.isfinite`` and ``float`` raise
+    ``OverflowError`` on one over about 1e308: those are refused here instead.
+
+    Example:
+        >>> [finite_number(x) for x in (3, 2.5, float("nan"), True, 10**400, "1")]
+        [True, True, False, False, False, False]
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if isinstance(value, int):
+        return -_FLOAT_MAX_INT <= value <= _FLOAT_MAX_INT
+    return math.isfinite(value)
+
+
+_FLOAT_MAX_INT = 10**300
 
 
 class _ShortRepr(reprlib.Repr):

@@ -21,6 +21,7 @@ from typing import Any
 from langgraph.store.base import MatchCondition
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.values import safe_repr
 
 __all__ = [
     "COMPARISON_OPERATORS",
@@ -61,7 +62,7 @@ def validate_filter(flt: object, *, path: str = "filter") -> None:
         )
     for key, expected in flt.items():
         if not isinstance(key, str):
-            raise InvalidArgumentError(f"{path} keys must be strings, got {key!r}")
+            raise InvalidArgumentError(f"{path} keys must be strings, got {safe_repr(key)}")
         _validate_condition(expected, f"{path}[{key!r}]")
 
 
@@ -72,13 +73,14 @@ def _validate_condition(expected: object, path: str) -> None:
             for op in keys:
                 if op not in COMPARISON_OPERATORS:
                     raise InvalidArgumentError(
-                        f"unsupported filter operator {op!r} in {path}; use one of "
+                        f"unsupported filter operator {safe_repr(op)} in {path}; use one of "
                         f"{', '.join(sorted(COMPARISON_OPERATORS))} (and no field names "
                         "next to operators)"
                     )
                 if op in _ORDERING and _as_number(expected[op]) is None:
                     raise InvalidArgumentError(
-                        f"{path}: {op} compares numbers, got {expected[op]!r}; pass a number"
+                        f"{path}: {op} compares numbers, got {safe_repr(expected[op])}; pass a "
+                        "number"
                     )
             return
         validate_filter(expected, path=path)
@@ -138,6 +140,6 @@ def matches_condition(condition: MatchCondition, namespace: tuple[str, ...]) -> 
         pairs = zip(reversed(namespace), reversed(path), strict=False)
     else:
         raise InvalidArgumentError(
-            f"unsupported match type {condition.match_type!r}; use 'prefix' or 'suffix'"
+            f"unsupported match type {safe_repr(condition.match_type)}; use 'prefix' or 'suffix'"
         )
     return all(p == "*" or n == p for n, p in pairs)
