@@ -235,6 +235,11 @@ class _MemoryTools:
         ]
         if just:
             text += " Revoked now: " + ", ".join(repr(p.value) for p in just) + "."
+        if prec is not None and prec.value_id in audit.held:
+            text += (
+                " Held back: a more trusted source stated the current value; the user's own "
+                "word or a real execution of the new value confirms it."
+            )
         return text
 
     @staticmethod
