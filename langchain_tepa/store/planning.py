@@ -145,7 +145,7 @@ def namespace_errors() -> Iterator[None]:
 
 def write_namespace(namespace: object) -> str:
     """A namespace a put may write, as the memory's dotted namespace."""
-    labels = _as_tuple(namespace, "namespace")
+    labels = check_namespace_arg(namespace)  # LangGraph's check formats a label with repr
     if not labels:
         raise StoreNamespaceError("namespace cannot be empty; pass e.g. ('users', 'u1')")
     if CLAIMS_LABEL in labels:

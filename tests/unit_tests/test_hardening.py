@@ -142,6 +142,10 @@ def test_no_error_message_recurses_or_overflows(bad: Any) -> None:
         lambda: store.delete(("u",), bad),
         lambda: store.put(("u",), bad, {"v": 1}),
         lambda: store.put(("u",), "k", {"v": bad}),
+        lambda: store.put((bad,), "k", {"v": 1}),  # a label LangGraph's own check would repr
+        lambda: store.audit(bad, "k"),
+        lambda: store.audit(("u",), bad),
+        lambda: store.list_namespaces(prefix=(bad,)),
         lambda: store.batch([GetOp(("u",), bad)]),
         lambda: store.batch([GetOp((bad,), "k")]),
         lambda: store.batch([SearchOp(("u",), limit=bad)]),
