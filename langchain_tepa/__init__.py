@@ -22,9 +22,11 @@ from langchain_tepa.core import (
     InvalidArgumentError,
     InvalidKeyError,
     InvalidNamespaceError,
+    InvalidSourceError,
     InvalidValueError,
     Lifecycle,
     LifecyclePolicy,
+    OutcomeUnknownError,
     PolicyError,
     Precedent,
     SourceTrust,
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
     from langchain_tepa.retriever import TEPARetriever as TEPARetriever
     from langchain_tepa.storage.chroma import ChromaStorage as ChromaStorage
     from langchain_tepa.store import TEPAStore as TEPAStore
+    from langchain_tepa.tools import create_memory_tools as create_memory_tools
     from langchain_tepa.vectorstore import TEPAVectorStore as TEPAVectorStore
 
 __version__ = "0.1.0"
@@ -62,6 +65,7 @@ _LAZY = {
     "TEPARetriever": "langchain_tepa.retriever",
     "TEPAStore": "langchain_tepa.store",
     "TEPAVectorStore": "langchain_tepa.vectorstore",
+    "create_memory_tools": "langchain_tepa.tools",
 }
 
 
@@ -91,12 +95,14 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidKeyError",
     "InvalidNamespaceError",
+    "InvalidSourceError",
     "InvalidValueError",
     "KeyAudit",
     "LLMFactExtractor",
     "Lifecycle",
     "LifecyclePolicy",
     "ObservationResult",
+    "OutcomeUnknownError",
     "PolicyError",
     "Precedent",
     "ReconcileReport",
@@ -112,6 +118,7 @@ __all__ = [
     "TrustPolicy",
     "UnknownPrecedentError",
     "__version__",
+    "create_memory_tools",
     "default_embeddings",
 ]
 

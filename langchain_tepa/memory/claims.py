@@ -58,11 +58,12 @@ from __future__ import annotations
 
 import json
 import logging
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from langchain_tepa.core.errors import TEPAError
+from langchain_tepa.core.errors import ExtractionWarning, TEPAError
 from langchain_tepa.core.types import Evidence, EvidenceKind, Fact, Lifecycle, Precedent
 from langchain_tepa.core.values import value_identity, value_key
 from langchain_tepa.memory.batch import Decision
@@ -270,25 +271,37 @@ class ItemClaims:
         for ns, group in by_ns.items():
             cns = claims_namespace(ns)
             texts = [g for g in group if g.value is not None and g.text and g.text.strip()]
-            found = self._extract([_clean(g.text or "") for g in texts], cns)
+            found, error = self._extract([_clean(g.text or "") for g in texts], cns)
             claims_of = {id(g): facts for g, facts in zip(texts, found, strict=True)}
             for item in group:
                 self._plan_item(out, cns, item, claims_of.get(id(item), []))
+            for item in texts if error else ():  # surfaced in the item's own evidence
+                out.metadata[(item.namespace, item.key)] = {"claims_error": error}
         return out
 
-    def _extract(self, texts: list[str], cns: str) -> list[list[Fact]]:
-        """The claims of each text; an extractor that fails leaves its items without claims.
+    def _extract(self, texts: list[str], cns: str) -> tuple[list[list[Fact]], str | None]:
+        """The claims of each text, and why they are missing when the extractor failed.
 
         The item is stored either way: a failing extractor (a model that timed out) costs the
-        items their claims, logged as a warning, not the write.
+        items their claims, not the write. The failure is surfaced (issue 38): an
+        :class:`~langchain_tepa.core.errors.ExtractionWarning`, and ``claims_error`` in the
+        metadata of each item's observation (``memory.history`` shows it).
         """
         if not texts:
-            return []
+            return [], None
         try:
-            return self.memory.extract_claims(texts, namespace=cns)
+            return self.memory.extract_claims(texts, namespace=cns), None
         except TEPAError as exc:
+            error = f"{type(exc).__name__}: {exc}"[:500]
             _log.warning("claims not extracted for %d item(s): %s", len(texts), exc)
-            return [[] for _ in texts]
+            warnings.warn(
+                ExtractionWarning(
+                    f"{len(texts)} item(s) stored without claims (they take nothing back); "
+                    f"their evidence says why (claims_error): {error}"
+                ),
+                stacklevel=2,
+            )
+            return [[] for _ in texts], error
 
     def _plan_item(self, out: ClaimPlan, cns: str, item: ItemText, facts: list[Fact]) -> None:
         old = self._current_claims(item)
