@@ -60,7 +60,13 @@ from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentErr
 from langchain_tepa.core.types import Fact, Lifecycle, Precedent
 from langchain_tepa.core.values import validate_namespace
 from langchain_tepa.memory import TEPAMemory
-from langchain_tepa.memory.claims import ClaimPlan, ItemClaims, ItemText
+from langchain_tepa.memory.claims import (
+    ClaimPlan,
+    ItemClaims,
+    ItemText,
+    claims_namespace,
+    read_marks,
+)
 from langchain_tepa.state.vectors import unit_rows
 from langchain_tepa.validation import validate_k
 
@@ -431,7 +437,8 @@ class TEPAVectorStore(VectorStore):
             (query, validate_k(k)),
             {"namespace": self.namespace, "key_prefix": prefix},
         )
-        return [(hit, float(hit.score)) for hit in map(Hit.of_document, docs)]
+        found = [(hit, float(hit.score)) for hit in map(Hit.of_document, docs)]
+        return (yield from self._newer_first(found, query, prefix))
 
     def _by_vector_plan(
         self, embedding: object, k: int, kwargs: dict[str, Any]
@@ -446,7 +453,56 @@ class TEPAVectorStore(VectorStore):
             (vector.tolist(), k),
             {"namespace": self.namespace, "key_prefix": prefix},
         )
-        return [(hit, float(hit.score)) for hit in map(Hit.of_document, docs)]
+        found = [(hit, float(hit.score)) for hit in map(Hit.of_document, docs)]
+        return (yield from self._newer_first(found, vector.tolist(), prefix))
+
+    def _newer_first(
+        self, found: list[tuple[Hit, float]], query: str | list[float], prefix: str | None
+    ) -> Plan[list[tuple[Hit, float]]]:
+        """Marked documents say which newer one may supersede them, and rank just below it.
+
+        A document whose free-text claims a newer document contradicts without saying so
+        explicitly is served (issue 37) with ``possibly_superseded_by`` in its metadata; each
+        newer document it names moves to just before it (and joins the results when it was not
+        among them). Nothing else moves.
+        """
+        if self.claims is None or not found:
+            return found
+        rows = yield ("memory", "answer_rows", (), {"namespace": claims_namespace(self.namespace)})
+        marks = read_marks(rows)
+        if not any(hit.key in marks for hit, _ in found):
+            return found
+        out = [
+            (dataclasses.replace(hit, superseded_by=tuple(marks[hit.key])), score)
+            if hit.key in marks
+            else (hit, score)
+            for hit, score in found
+        ]
+        i = 0
+        while i < len(out):
+            for entry in out[i][0].superseded_by:
+                key = str(entry.get("item"))
+                j = next((n for n, (h, _) in enumerate(out) if h.key == key), None)
+                if j is not None and j > i:
+                    out.insert(i, out.pop(j))
+                    i += 1
+                elif j is None and (prefix is None or (key + ".").startswith(prefix + ".")):
+                    newer = yield ("memory", "answer", (key,), {"namespace": self.namespace})
+                    if newer is None:
+                        continue
+                    got = yield (
+                        "memory",
+                        "similarity",
+                        (query, [newer.id]),
+                        {"namespace": self.namespace},
+                    )
+                    score = float(got.get(newer.id, 0.0))
+                    out.insert(
+                        i, (dataclasses.replace(Hit.of_precedent(newer), score=score), score)
+                    )
+                    i += 1
+            i += 1
+        return out[: len(found)]
 
     def _mmr_plan(
         self,

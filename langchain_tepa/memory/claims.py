@@ -63,21 +63,25 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from langchain_tepa.core.errors import TEPAError
+from langchain_tepa.core.trust import is_correction
 from langchain_tepa.core.types import Evidence, EvidenceKind, Fact, Lifecycle, Precedent
-from langchain_tepa.core.values import value_identity, value_key
-from langchain_tepa.memory.batch import Decision
+from langchain_tepa.core.values import MAX_KEY_LENGTH, short_hash, value_identity, value_key
+from langchain_tepa.memory.batch import Decision, RevokeKey
 
 if TYPE_CHECKING:
     from langchain_tepa.memory.facade import TEPAMemory
 
 __all__ = [
     "CLAIMS_LABEL",
+    "MARK_FIELD",
     "ClaimPlan",
     "ItemClaims",
     "ItemText",
     "claims_namespace",
     "is_claims_namespace",
     "joined_text",
+    "mark_key",
+    "read_marks",
     "text_of_value",
 ]
 
@@ -86,6 +90,12 @@ CLAIMS_LABEL = "~claims"
 
 SUPERSEDED = "superseded"
 """How the reason of a revocation by claims starts (only those are promoted back)."""
+
+MARKS = "~superseded."
+"""How the key of a "possibly superseded" mark starts, in the claims namespace."""
+
+MARK_FIELD = "possibly_superseded_by"
+"""The metadata entry that shows a mark on every read path."""
 
 _log = logging.getLogger("langchain_tepa")
 _MAX_TEXT = 4000
@@ -115,6 +125,40 @@ def is_claims_namespace(namespace: str) -> bool:
         (True, False)
     """
     return CLAIMS_LABEL in namespace.split(".")
+
+
+def mark_key(item_key: str) -> str:
+    """The key, in the claims namespace, of the "possibly superseded" mark of an item.
+
+    Example:
+        >>> mark_key("b7")
+        '~superseded.b7'
+    """
+    key = MARKS + item_key
+    return key if len(key) <= MAX_KEY_LENGTH else f"{MARKS}#{short_hash(item_key, 32)}"
+
+
+def read_marks(rows: Iterable[Any]) -> dict[str, list[dict[str, Any]]]:
+    """``item key -> [{"item", "key", "value"}]``: the marks among a claims namespace's answers.
+
+    ``rows`` are the claims namespace's answering precedents (or answer rows); each entry of an
+    item's list names a newer item that may supersede it, the claim key they share and the
+    newer item's value of it. Items without a mark are absent.
+
+    Example:
+        >>> from langchain_tepa.core.types import Precedent
+        >>> mark = {"item": "a", "by": [{"item": "b", "key": "user.city", "value": "Oslo"}]}
+        >>> read_marks([Precedent("u.~claims", mark_key("a"), mark, "v", "p")])["a"][0]["item"]
+        'b'
+    """
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        if not row.key.startswith(MARKS):
+            continue
+        value = row.peek() if hasattr(row, "peek") else row.value
+        if isinstance(value, dict) and isinstance(value.get("by"), list):
+            out[str(value.get("item"))] = [dict(e) for e in value["by"] if isinstance(e, dict)]
+    return out
 
 
 def joined_text(parts: Iterable[str]) -> str:
@@ -224,6 +268,7 @@ def _links(records: Iterable[Evidence]) -> dict[tuple[str, str, str], list[tuple
         if ev.kind is not EvidenceKind.OBSERVATION or "item" not in meta:
             continue
         owner = (str(meta.get("item_namespace", "")), str(meta["item"]), str(meta["item_value"]))
+        out.pop(owner, None)  # in the order of each item's last claim
         out[owner] = _claims_of(meta)
     return out
 
@@ -333,7 +378,7 @@ class ItemClaims:
 
     # ------------------------------------------------------------------ after the write
     def settle(self, plan: ClaimPlan, *, source: str | None = None) -> int:
-        """Retract what ``plan`` queued, then take back or restore the items it affects.
+        """Retract what ``plan`` queued, then take back, restore or mark the items it affects.
 
         Returns:
             How many decisions were written.
@@ -344,16 +389,27 @@ class ItemClaims:
         if not plan.touched:
             return written
         links: dict[tuple[str, str, str], list[tuple[str, Any]]] = {}
+        order: dict[tuple[str, str], list[tuple[str, str, str]]] = {}  # claim key -> owners
+        corrections: dict[tuple[str, str], set[str]] = {}  # ids of the correction records
         for cns, key in sorted(plan.touched):
             if len(self.memory.audit(key, namespace=cns).precedents) > 1 or plan.retract:
-                links.update(_links(self.memory.history(key, namespace=cns)))
-        for owner, claims in plan.items.items():  # the newest last (see _owners)
+                records = self.memory.history(key, namespace=cns)
+                corrections[(cns, key)] = {ev.id for ev in records if is_correction(ev.metadata)}
+                found = _links(records)
+                links.update(found)
+                order[(cns, key)] = list(found)
+        for owner, claims in plan.items.items():  # the newest last
             links.pop(owner, None)
             links[owner] = claims
-        decisions = self._decisions(links, source)
-        if decisions:
-            self.memory.write_many(decisions)
-        return written + len(decisions)
+            for key, _ in claims:
+                owners = order.setdefault((claims_namespace(owner[0]), key), [])
+                owners[:] = [o for o in owners if o != owner] + [owner]
+        decisions = self._decisions(links, source, corrections)
+        decided = {(d.namespace or "", d.key): d.promote for d in decisions}
+        marks = self._marks(links, order, decided, source)
+        if decisions or marks:
+            self.memory.write_many([*decisions, *marks])
+        return written + len(decisions) + len(marks)
 
     def _served(
         self, cns: str, key: str, cache: dict[tuple[str, str], list[Precedent]]
@@ -369,8 +425,18 @@ class ItemClaims:
         return cache[(cns, key)]
 
     def _decisions(
-        self, links: dict[tuple[str, str, str], list[tuple[str, Any]]], source: str | None
+        self,
+        links: dict[tuple[str, str, str], list[tuple[str, Any]]],
+        source: str | None,
+        corrections: dict[tuple[str, str], set[str]],
     ) -> list[Decision]:
+        """Hide the items an explicit replacement displaced; restore those it no longer does.
+
+        An item is hidden when none of its claims is served and one of them was revoked by a
+        correction (an explicit change: "I moved to Oslo", "X -> Y", or a model's verdict
+        written as one). A same-attribute conflict that is not explicit hides nothing: the
+        older item is marked instead (:meth:`_marks`).
+        """
         cache: dict[tuple[str, str], list[Precedent]] = {}
         owners = self._owners(links)
         out: list[Decision] = []
@@ -381,22 +447,18 @@ class ItemClaims:
             target = self._item_precedent(ns, item_key, vid)
             if target is None:
                 continue
-            served = [
-                (k, v)
-                for k, v in claims
-                if any(self._vid(v) == p.value_id for p in self._served(cns, k, cache))
-            ]
-            if served and target.state is Lifecycle.REVOKED:
-                revoked_by = target.revocation
+            served = any(
+                self._vid(v) == p.value_id for k, v in claims for p in self._served(cns, k, cache)
+            )
+            explicit = [] if served else self._displaced(cns, claims, corrections)
+            revoked_by = target.revocation
+            if target.state is Lifecycle.REVOKED and not explicit:
                 if revoked_by is not None and revoked_by.reason.startswith(SUPERSEDED):
-                    k, v = served[0]
-                    reason = f"restored: its claim {k} = {v!r} is served again"
+                    k, v = claims[0]
+                    reason = f"restored: its claim {k} = {v!r} is no longer displaced"
                     out.append(Decision(item_key, target.value, True, reason, ns, source))
-            elif not served and target.state is Lifecycle.ACTIVE:
-                displaced = [(k, v) for k, v in claims if self._displaced(cns, k, v, cache)]
-                if not displaced:  # no value of its keys is believed yet (all Hypotheses)
-                    continue
-                k, v = displaced[0]
+            elif target.state is Lifecycle.ACTIVE and explicit:
+                k, v = explicit[0]
                 now = self._served(cns, k, cache)
                 if now:
                     by = owners.get((cns, k, now[0].value_id))
@@ -408,18 +470,84 @@ class ItemClaims:
         return out
 
     def _displaced(
-        self, cns: str, key: str, value: Any, cache: dict[tuple[str, str], list[Precedent]]
-    ) -> bool:
-        """Whether a claim that is not served lost to something.
+        self,
+        cns: str,
+        claims: list[tuple[str, Any]],
+        corrections: dict[tuple[str, str], set[str]],
+    ) -> list[tuple[str, Any]]:
+        """The claims whose value a correction revoked (an explicit replacement)."""
+        out = []
+        for key, value in claims:
+            vid = self._vid(value)
+            for p in self.memory.audit(key, namespace=cns).precedents:
+                by = p.revocation
+                if p.value_id != vid or by is None:
+                    continue
+                if (cns, key) not in corrections:
+                    records = self.memory.history(key, namespace=cns)
+                    corrections[(cns, key)] = {e.id for e in records if is_correction(e.metadata)}
+                if by.evidence_id in corrections[(cns, key)]:
+                    out.append((key, value))
+        return out
 
-        It did when another value of its key is served, or its own value was revoked; not when
-        no value of the key was promoted yet (as under ``tepa-full``, before a trial).
+    def _marks(
+        self,
+        links: dict[tuple[str, str, str], list[tuple[str, Any]]],
+        order: dict[tuple[str, str], list[tuple[str, str, str]]],
+        decided: dict[tuple[str, str], bool],
+        source: str | None,
+    ) -> list[Fact | RevokeKey | Decision]:
+        """Mark each live item that a newer item may supersede; unmark the others.
+
+        For a single-valued claim key, the newest live item that claims it says its current
+        value; an older live item that claims another value of it is *possibly superseded* by
+        that item: it stays served, ranks below it and says so in its metadata
+        (:func:`read_marks`). The marks are values of the claims namespace (key
+        :func:`mark_key`), so they are audited and read like any value.
         """
-        if self._served(cns, key, cache):
-            return True
-        vid = self._vid(value)
-        state = self.memory.audit(key, namespace=cns)
-        return any(p.value_id == vid and p.state is Lifecycle.REVOKED for p in state.precedents)
+        live: dict[tuple[str, str, str], bool] = {}
+
+        def alive(owner: tuple[str, str, str]) -> bool:
+            if owner not in live:
+                p = self._item_precedent(*owner)
+                up = p is not None and p.state is Lifecycle.ACTIVE
+                live[owner] = decided.get((owner[0], owner[1]), up)
+            return live[owner]
+
+        newest: dict[tuple[str, str], tuple[str, Any]] = {}
+        for (cns, key), owners in order.items():
+            if self.memory.policy.is_multi_valued(key):
+                continue
+            for owner in reversed(owners):
+                claimed = [v for k, v in links.get(owner, []) if k == key]
+                if claimed and alive(owner):
+                    newest[(cns, key)] = (owner[1], claimed[0])
+                    break
+        wanted: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for owner, claims in links.items():
+            by = wanted.setdefault(owner[:2], [])
+            cns = claims_namespace(owner[0])
+            for key, value in claims if alive(owner) else ():
+                first = newest.get((cns, key))
+                if first is None or first[0] == owner[1]:
+                    continue
+                if self._vid(first[1]) != self._vid(value):
+                    by.append({"item": first[0], "key": key, "value": first[1]})
+        out: list[Fact | RevokeKey | Decision] = []
+        for (ns, item_key), by in sorted(wanted.items()):
+            cns, mk = claims_namespace(ns), mark_key(item_key)
+            now = self.memory.answer(mk, namespace=cns)
+            had = now.value.get("by") if now is not None and isinstance(now.value, dict) else None
+            if by == (had or []):
+                continue
+            if had is not None:
+                out.append(RevokeKey(mk, cns, "no longer possibly superseded", source))
+            if by:
+                mark = {"item": item_key, "by": by}
+                why = ", ".join(f"{b['key']} by item {b['item']}" for b in by)
+                out.append(Fact(mk, mark, cns, f"possibly superseded: {why}", source))
+                out.append(Decision(mk, mark, True, f"possibly superseded: {why}", cns, source))
+        return out
 
     def _owners(
         self, links: dict[tuple[str, str, str], list[tuple[str, Any]]]

@@ -49,12 +49,16 @@ from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.types import Fact, Precedent
 from langchain_tepa.memory import AnswerRow, AsOfPoint, RevokeKey, TEPAMemory, VectorSpace
 from langchain_tepa.memory.claims import (
+    MARK_FIELD,
     ItemClaims,
     ItemText,
+    claims_namespace,
     is_claims_namespace,
     joined_text,
+    read_marks,
     text_of_value,
 )
+from langchain_tepa.memory.documents import copy_value
 from langchain_tepa.store.corrections import put_op
 from langchain_tepa.store.index import Distance
 from langchain_tepa.store.listing import list_active_namespaces
@@ -70,7 +74,7 @@ from langchain_tepa.store.planning import (
     read_namespace,
     validate_op,
 )
-from langchain_tepa.store.search import Scope, best, newest, trusted_scopes
+from langchain_tepa.store.search import Scope, best, newer_first, newest, trusted_scopes
 from langchain_tepa.store.ttl import STAMP_SIZE, TTL_SPACE, TTLKeeper
 
 __all__ = ["ExecutionMixin"]
@@ -83,6 +87,49 @@ def _when(seconds: float) -> datetime:
         return _EPOCH + timedelta(seconds=seconds)
     except (OverflowError, ValueError):
         return _EPOCH if seconds < 0 else datetime.max.replace(tzinfo=timezone.utc)
+
+
+class MarkedSearchItem(SearchItem):
+    """A search result that a newer item may supersede (issue 37): served, ranked below it.
+
+    The free-text claims of the two items conflict, but nothing said the change explicitly
+    ("I live in Lisbon", then "I live in Paris"), so the older item stays served and says so.
+
+    Attributes:
+        possibly_superseded_by: ``[{"item", "key", "value"}]``: the newer item's key, the
+            claim key the two items share and the newer item's value of it. ``dict()`` (what
+            LangMem's search tool shows the model) includes it.
+
+    Example:
+        >>> from datetime import datetime, timezone
+        >>> when = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        >>> by = [{"item": "b", "key": "user.home_city", "value": "Paris"}]
+        >>> item = MarkedSearchItem(("u",), "a", {"content": "I live in Lisbon"}, when, when,
+        ...                         0.9, by)
+        >>> item.dict()["possibly_superseded_by"][0]["item"]
+        'b'
+    """
+
+    __slots__ = ("possibly_superseded_by",)
+
+    def __init__(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: dict[str, Any],
+        created_at: datetime,
+        updated_at: datetime,
+        score: float | None,
+        possibly_superseded_by: list[dict[str, Any]],
+    ) -> None:
+        super().__init__(namespace, key, value, created_at, updated_at, score)
+        self.possibly_superseded_by = copy_value(possibly_superseded_by)
+
+    def dict(self) -> dict[str, Any]:
+        """The item as LangGraph serialises it, with its mark."""
+        out = super().dict()
+        out[MARK_FIELD] = copy_value(self.possibly_superseded_by)
+        return out
 
 
 def _value_view(p: Precedent) -> dict[str, Any]:
@@ -257,7 +304,9 @@ class ExecutionMixin:
                 live = np.nonzero(~expired)[0]
             else:
                 live = np.arange(len(table))
-            scopes.append(Scope(tuple(ns.split(".")), table, live))
+            claims = tables.get(claims_namespace(ns))
+            marks = read_marks(claims.rows) if claims is not None else {}
+            scopes.append(Scope(tuple(ns.split(".")), table, live, marks))
         return SearchPlan(op, scopes, op.query or None)
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
@@ -327,6 +376,7 @@ class ExecutionMixin:
             scopes, order = trusted_scopes(
                 self.memory, search.scopes, scores, wanted, complete=bool(op.filter)
             )
+            order = newer_first(scopes, order)  # issue 37: a possibly superseded item below
             picks = best(scopes, order, op.filter, wanted)
             shown = {id(sc): sv for sc, sv in zip(scopes, scores, strict=True)}
             picks = [
@@ -340,19 +390,15 @@ class ExecutionMixin:
                 if stamps is not None and not np.isnan(stamps[i, 0]):
                     ns = ".".join(scope.labels)
                     plan.refresh.setdefault(ns, {})[scope.table.rows[i].id] = [stamps[i].tolist()]
-        out = []
+        out: list[SearchItem] = []
         for score, scope, i in page:
             row = scope.table.rows[i]
-            out.append(
-                SearchItem(
-                    namespace=scope.labels,
-                    key=row.key,
-                    value=_row_value(row),
-                    created_at=_when(row.created_at),
-                    updated_at=_when(row.updated_at),
-                    score=score,
-                )
-            )
+            args = (scope.labels, row.key, _row_value(row), _when(row.created_at))
+            marked = scope.marks.get(row.key)
+            if marked:
+                out.append(MarkedSearchItem(*args, _when(row.updated_at), score, marked))
+            else:
+                out.append(SearchItem(*args, _when(row.updated_at), score))
         return out
 
     def _apply(self, puts: list[PutPlan], vectors: dict[str, list[float]]) -> None:
