@@ -12,9 +12,8 @@ tool-calling agent can use, for example ``langchain.agents.create_agent(model, t
   policy that trusts the agent); from the default source ``"agent"`` it counts as evidence.
 - ``recall(query, k=None, key_prefix=None)``: the Active facts most similar to the query, one
   answer per key, as JSON (``[{"key", "value", "validity", "support", "conflict"}]``, with
-  ``"contested": true`` and the ``"alternatives"`` when other values of the key are Active too,
-  and ``"possibly_superseded_by"`` on a free-text item that a newer item may supersede); the
-  ``Document`` objects are the tool message's ``artifact``.
+  ``"contested": true`` and the ``"alternatives"`` when other values of the key are Active too);
+  the ``Document`` objects are the tool message's ``artifact``.
 - ``forget(key, value, reason=...)``: revokes a value by hand (it stays in the audit archive),
   if the tools' source may: a source trusted to correct may forget anything; any other source
   (the default ``"agent"``) only what it alone asserted. A value that other sources or
@@ -253,8 +252,6 @@ class _MemoryTools:
             if d.metadata.get("contested"):  # other values of the key are Active too
                 fact["contested"] = True
                 fact["alternatives"] = d.metadata.get("alternatives", [])
-            if d.metadata.get("possibly_superseded_by"):  # a newer free-text item (issue 37)
-                fact["possibly_superseded_by"] = d.metadata["possibly_superseded_by"]
             facts.append(fact)
         return json.dumps(facts, ensure_ascii=False), docs
 

@@ -76,7 +76,7 @@ _ROWS = (
     ("address", "home address;street address;postal address", "any"),
     ("employer", "company;workplace;place of work;firm;organisation;organization", "name"),
     ("manager", "boss;line manager;supervisor;team lead", "name"),
-    ("occupation", "job;job title;title;profession;line of work", "any"),
+    ("occupation", "job;job title;title;profession;line of work;position;role", "any"),
     ("team", "department;work team", "any"),
     ("school", "university;college;alma mater", "name"),
     ("diet", "dietary preference;eating style", "any"),
@@ -90,7 +90,7 @@ _ROWS = (
     ("phone", "smartphone;mobile phone;cell phone", "name"),
     ("car", "vehicle", "name"),
     ("laptop", "computer;work laptop", "name"),
-    ("watch", "smartwatch", "name"),
+    ("watch", "smartwatch;wristwatch", "name"),
     ("browser", "web browser", "name"),
     ("editor", "code editor;text editor;ide", "name"),
     ("editor_theme", "theme;colour scheme;color scheme;colour theme;color theme", "any"),
@@ -101,12 +101,12 @@ _ROWS = (
     ("music_app", "music service;music streaming service;streaming service", "name"),
     ("notes_app", "note-taking app;note taking app", "name"),
     ("password_manager", "", "name"),
-    ("cloud_provider", "hosting provider;cloud platform", "name"),
+    ("cloud_provider", "hosting provider;cloud platform;cloud", "name"),
     ("database", "main database", "name"),
     ("keyboard_layout", "", "any"),
     ("native_language", "mother tongue;first language", "name"),
     ("reply_language", "response language;answer language", "name"),
-    ("timezone", "time zone", "any"),
+    ("timezone", "time zone;tz", "any"),
     ("gym", "fitness club;health club", "name"),
     ("bank", "banking provider", "name"),
     ("mobile_carrier", "carrier;phone carrier;mobile provider;mobile network", "name"),
@@ -170,7 +170,7 @@ PETS = _word_set("dog cat puppy kitten pet parrot rabbit hamster horse fish bird
 # Words around an attribute name that do not change which attribute it is.
 _MARKERS = _word_set(
     "current currently new present latest updated actual preferred main primary usual default "
-    "my the a an user users s is of our their his her everyday regular"
+    "choice my the a an user users s is of our their his her everyday regular"
 )
 _FAVOURITE = frozenset({"favourite", "favorite", "fave", "fav"})
 _SPELLING = {"color": "colour", "flavor": "flavour", "neighborhood": "neighbourhood"}

@@ -91,8 +91,10 @@ _STAMP = re.compile(
 _BULLET = re.compile(r"^(?:[-*•·>]+|\d{1,3}[.)])\s+")
 _OPENERS = re.compile(
     r"^(?:(?:actually|well|also|so|oh|ok|okay|by\s+the\s+way|btw|anyway|fyi|note|noted|memory|"
-    r"reminder|for\s+the\s+record|just\s+so\s+you\s+know|(?:the\s+)?user\s+(?:said|mentioned|"
-    r"noted|told\s+me)|(?:please\s+)?remember)(?:\s*[,:\-–—]\s*|\s+that\s+)|noted\s+that\s+)+",
+    r"reminder|for\s+the\s+record|for\s+reference|as\s+a\s+reminder|heads\s+up|just\s+so\s+you\s+"
+    r"know|(?:the\s+)?user\s+(?:said|mentioned|noted|told\s+me)|(?:please\s+)?remember|(?:(?:the\s+)?"
+    r"user(?:['’]s)?\s+)?(?:info|information|profile|details|facts?|summary|context))"
+    r"(?:\s*[,:\-–—]\s*|\s+that\s+)|noted\s+that\s+)+",
     re.IGNORECASE,
 )
 _CORRECTION = re.compile(r"\b(?:now|instead|no\s+longer|anymore|any\s+more)\b")

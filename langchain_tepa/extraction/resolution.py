@@ -237,11 +237,11 @@ def resolve_families(
     * A relation that a family knows (``user.lives_in``, ``user.current_city``) becomes the
       family's canonical key (``user.home_city``); when a known key of the same subject
       already names that family (``user.live_in`` stored by an older extractor), that key.
-    * A claim that names no attribute family but the value it replaces (``previous``: "I
-      switched from Chrome to Firefox") moves onto the one known key of the same subject whose
-      current value (``values``) is that value. Found in none, or in several, it names no
-      known attribute: it is kept as a value of its own (multi-valued), which takes nothing
-      back.
+    * A claim that names the value it replaces (``previous``: "I switched from Chrome to
+      Firefox", "my shell changed from zsh to fish") moves onto the one known key of the same
+      subject whose current value (``values``) is exactly that value. A claim that names no
+      attribute (``user.unnamed``) and finds no such key is kept as a value of its own
+      (multi-valued), which takes nothing back.
 
     Args:
         keys: The claims' keys.
@@ -291,7 +291,7 @@ def resolve_families(
             target = canonical if canonical in known_set else by_family.get((parent, fam), fallback)
         old = previous[i] if previous is not None else None
         anchored = False
-        if old and values and fam is None:
+        if old and values:
             wanted = str(old).casefold()
             same = [k for k in known_list if _parent(k) == parent and k in values]
             hits = [k for k in same if wanted in _casefolded(values[k])]

@@ -81,7 +81,7 @@ _BE = r"(?:am|is|are)"
 _HAVE = r"(?:have|has)"
 _DIET = "|".join(re.escape(d).replace(r"\-", "[- ]?") for d in sorted(DIETS, key=len)[::-1])
 _PET = "|".join(sorted(PETS))
-_OWNER = r"(?:my|our|(?:the\s+)?user['’]s)"
+_OWNER = r"(?:my|our|their|(?:the\s+)?user['’]s)"
 _LABEL = r"(?P<r>[a-z][a-z -]{1,30}?)"
 
 # (family or None: the attribute is named in the sentence (r) or by the value's last words,
@@ -177,9 +177,18 @@ _PATTERNS: tuple[tuple[str | None, bool, str], ...] = (
     ("music_app", False, r"(?:streams?|listens?\s+to)\s+music\s+(?:on|with|via)\s+(?P<v>.+)"),
     ("mobile_carrier", False, r"ported\s+(?:my|their)\s+number\s+(?:over\s+)?to\s+(?P<v>.+)"),
     ("health_insurer", False, rf"{_BE}\s+insured\s+(?:by|with|through)\s+(?P<v>.+)"),
-    ("landlord", False, r"rents?\s+from\s+(?P<v>.+)"),
+    (
+        "landlord",
+        False,
+        r"rents?\s+(?:(?:the|my|their|a)\s+(?:flat|apartment|place|house|room)\s+)?from\s+(?P<v>.+)",
+    ),
     ("project", False, rf"(?:{_BE}\s+)?(?:works?|working)\s+on\s+project\s+(?P<v>.+)"),
-    ("commute", False, r"(?:commutes?|(?:goes|gets|travels?)\s+to\s+work)\s+by\s+(?P<v>.+)"),
+    (
+        "commute",
+        False,
+        r"(?:commutes?|commuting|(?:goes|gets|travels?)\s+to\s+work)\s+by\s+(?P<v>.+)",
+    ),
+    ("commute", True, r"started\s+(?:commuting|going\s+to\s+work)\s+by\s+(?P<v>.+)"),
     ("wake_time", False, r"(?:wakes?|gets?|getting)\s+up\s+at\s+(?P<v>.+)"),
     ("team", False, rf"{_BE}\s+on\s+the\s+(?P<v>[a-z]+)\s+team\b.*"),
     ("watch", False, r"wears?\s+(?:a|an|my)\s+(?P<v>.+)"),
@@ -204,7 +213,7 @@ _PATTERNS: tuple[tuple[str | None, bool, str], ...] = (
         None,
         True,
         r"(?:switched|changed|moved|swapped|migrated|upgraded|updated|set)\s+"
-        rf"(?:my|our|the|their)\s+{_LABEL}\s+(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<v>.+)",
+        rf"(?:(?:my|our|the|their)\s+)?{_LABEL}\s+(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<v>.+)",
     ),
     (None, True, rf"replaced\s+(?:my|our|the|their)\s+{_LABEL}\s+with\s+(?P<v>.+)"),
     (
@@ -226,7 +235,7 @@ _WHEN = (
 )
 _NOW = re.compile(
     r"(?<!right\s)(?<!for\s)(?<!until\s)(?<!by\s)(?<!just\s)\bnow\b(?!\s+(?:that|and\s+then))"
-    r"|\bno\s+longer\b|\bany\s?more\b|\binstead\b|\bfrom\s+now\s+on\b|\bas\s+of\b|"
+    r"|\bno\s+longer\b|\bany\s?more\b|\binstead\b|\bfrom\s+now\s+on\b|\bas\s+of\b|\bgoing\s+forward\b|"
     r"\bstarting\s+(?:today|now|this|next|on|from|in)\b|\bsince\b(?!\s+(?:I|we|he|she|they|my|our)\b)",
     _I,
 )
@@ -274,13 +283,19 @@ _NEGATIVE = re.compile(
 _SUBJECT = re.compile(r"^(?:I|we|(?:the\s+)?user)\s+(?P<p>.+)$", _I)
 _OTHER = re.compile(rf"^{_OWNER}\s+(?P<n>[a-z]+)(?:['’]s)?\s+(?P<p>.+)$", _I)
 _COPULA = re.compile(
-    rf"^{_OWNER}\s+(?:(?P<n>[a-z]+(?:\s[a-z]+)?)['’]s\s+)?{_LABEL}\s*(?::|\s(?:is|are|=))\s+"
-    r"(?P<v>.+)$",
+    rf"^{_OWNER}\s+(?:(?P<n>[a-z]+(?:\s[a-z]+)?)['’]s\s+)?{_LABEL}\s*(?::|\s(?:is|are|=)|\s(?:has\s+)?"
+    r"(?P<c>changed|switched|moved)(?:\s+from\s+(?P<old>.+?))?\s+to)\s+(?P<v>.+)$",
     _I,
 )
 _NO_LONGER = re.compile(
-    r"^no\s+longer\s+(?P<old>.+?)\s*[;,]\s*(?:(?:it|that)['’]s|it\s+is|now|but|instead)\s+(?P<new>.+)$",
+    r"^(?:no\s+longer|not)\s+(?P<old>.+?)(?:\s+any\s?more)?\s*[;,]\s*(?:(?:it|that)['’]s|it\s+is|"
+    r"now|but|instead)\s+(?P<new>.+)$",
     _I,
+)
+_NOT_TAIL = re.compile(r",?\s+not\s+(?P<old>[^,;]+?)\s*$", _I)  # "..., not MacBook Pro"
+_INVERSE = re.compile(  # "Mazda 3 is the user's vehicle now."
+    rf"^(?P<v>[A-Z0-9][^,;]*?)\s+(?:is|are)\s+{_OWNER}\s+(?P<r>[a-z][a-z '’-]{{1,40}}?)"
+    r"(?P<now>\s+(?:now|these\s+days|going\s+forward))?$",
 )
 _NOTE = re.compile(
     r"^(?:(?:the\s+)?user['’]s\s+)?(?P<r>[A-Za-z][A-Za-z -]{0,30}?)\s*:\s*(?P<v>\S.*)$"
@@ -293,6 +308,12 @@ _PREVIOUSLY = re.compile(
     r"[)\]]|,\s*(?:previously|formerly)\s+(?P<b>[^,;()]+?))\s*(?=[.!]*$)",
     _I,
 )
+_REPLACED_AS = re.compile(
+    rf"^(?P<v>[A-Z0-9].*?)\s+(?:has\s+)?replaced\s+(?P<old>.+?)\s+as\s+{_OWNER}\s+(?:new\s+)?"
+    r"(?P<r>[a-z][a-z '’-]{1,40})$",
+    _I,
+)
+_R_OF_USER = re.compile(r"^the\s+([a-z][a-z -]{1,30}?)\s+of\s+(?:the\s+)?user\s+(is|are)\s+", _I)
 _HEADER = re.compile(r"^(?:update|updated|correction|change|changed|new)\s*(?::|\s[-–—])\s*", _I)
 _CLAUSE_START = (
     r"(?:I|we|now|not|no\s+longer|(?:the\s+)?user|my|works?|lives?|moved|speaks?|drives?|"
@@ -309,7 +330,7 @@ _TRAILING = re.compile(
 )
 _ADVERBS = re.compile(
     r"^(?:(?:now|currently|still|also|just|recently|finally|actually|really|officially|already|"
-    r"then|nowadays|lately|these\s+days|at\s+the\s+moment|from\s+now\s+on)\s*,?\s+)+",
+    r"then|nowadays|lately|these\s+days|at\s+the\s+moment|from\s+now\s+on|going\s+forward)\s*,?\s+)+",
     _I,
 )
 _TIME_TAIL = re.compile(
@@ -411,8 +432,13 @@ def _predicate(subject: str, pred: str, change: bool) -> list[Claim]:
         relation, kind = (family, FAMILIES[family].kind) if family else (UNNAMED, "any")
         if family is None and groups.get("r"):
             found = _attribute(groups["r"])
-            if found is None:
-                return []
+            label = groups["r"]
+            if (
+                found is None
+                or not (label.islower() or label.isupper())
+                or label.startswith("from ")
+            ):
+                continue  # "switched from Chrome to ...": no attribute named, read on
             relation, kind = found
         raw = groups["v"]
         multi = family is not None and FAMILIES[family].multi_valued
@@ -459,7 +485,10 @@ def _copula(clause: str, change: bool) -> list[Claim] | None:
         return _predicate(f"user.{noun}", "is " + m["v"], change) if person else []
     relation, kind = found
     raw = re.sub(r"^(?:now|currently)\s+", "", m["v"], flags=_I)
-    previous = ""
+    previous = _clean(m.groupdict().get("old") or "", kind)
+    change = change or bool(m.groupdict().get("c"))  # "The user's shell changed from X to Y"
+    if (tail := _NOT_TAIL.search(raw)) is not None:  # "Correction: ... is Humana, not Aetna"
+        raw, previous = raw[: tail.start()], previous or _clean(tail["old"], kind)
     if (swap := _NO_LONGER.match(raw)) is not None:  # "is no longer 6:00; it's 8:00"
         raw, previous, change = swap["new"], _clean(swap["old"], kind), True
     if relation == "home_city":
@@ -472,7 +501,9 @@ def _copula(clause: str, change: bool) -> list[Claim] | None:
     if family is not None and family.multi_valued:  # "My hobbies are chess and Pilates"
         parts = re.split(r"\s*(?:,|\band\b|&)\s*", raw)
         return [Claim(subject, relation, v, True) for p in parts if (v := _clean(p, kind))]
-    value = _occupation(_clean(raw, kind)) if relation == "occupation" else _clean(raw, kind)
+    value = _clean(raw, kind)
+    if relation == "occupation" and m["r"].lower().split()[-1] == "job":
+        value = _occupation(value)  # "My job is stressful": no occupation
     if relation == "diet" and value.lower() not in DIETS:
         value = ""
     if not value:  # "My wife is a teacher": not her name, what she is
@@ -488,6 +519,11 @@ def _split(text: str) -> tuple[str, bool, str]:
     previous = ""
     if (p := _PREVIOUSLY.search(text)) is not None and p.start() > 0:
         previous, text, change = (p["a"] or p["b"]).strip(), text[: p.start()], True
+    if (r := _REPLACED_AS.match(text.rstrip(" .!"))) is not None:  # "X replaced Y as my R"
+        return f"User's {r['r']}: {r['v']}", True, r["old"]
+    if (v := _INVERSE.match(text.rstrip(" .!"))) is not None and family_of_label(v["r"]):
+        return f"User's {v['r']}: {v['v']}", change or bool(v["now"]), previous
+    text = _R_OF_USER.sub(r"User's \1 \2 ", text)  # "The R of the user is V"
     a = _ARROW.match(text.rstrip(" .!"))
     if a is not None:
         label = (a["r"] or "").strip() or "value"
@@ -542,7 +578,19 @@ def _hints(subject: str, pred: str) -> list[Claim]:
     found = _predicate(subject, plain, False) or _predicate(subject, "am " + plain, False)
     if not found and (m := re.match(r"^(?:left|quit|am\s+at|work\s+at)\s+(?P<v>.+)$", plain, _I)):
         found = [Claim(subject, UNNAMED, _clean(m["v"], "name"))]
-    return [c for c in found if c.value]
+    # kept whole too: "no longer gets an affogato, now gets a piccolo" names the old object
+    return [c for c in found if c.value] or [Claim(subject, "", plain)]
+
+
+def _objects(old: str, new: str) -> tuple[str, str]:
+    """What differs between two predicates of one verb ("gets an affogato", "gets a piccolo")."""
+    a, b = old.split(), new.split()
+    i = 0
+    while i < min(len(a), len(b)) and a[i].casefold() == b[i].casefold():
+        i += 1
+    if i == 0:  # another verb: no object of the same statement
+        return "", ""
+    return _clean(" ".join(a[i:]), "any"), _clean(" ".join(b[i:]), "any")
 
 
 def read_user(sentence: str) -> list[Claim] | str | None:
@@ -583,6 +631,9 @@ def read_user(sentence: str) -> list[Claim] | str | None:
     last = ""
     for part in _CLAUSES.split(text):
         change = note_change or bool(_NOW.search(part))
+        note_change = note_change or (
+            change and not _clause_subject(part, last)
+        )  # "Going forward,"
         clause = _ADVERBS.sub("", part.strip(" ,;"))
         while (tail := _TRAILING.search(clause)) is not None and tail.start() > 0:
             if tail["old"]:  # "I drink tea instead of coffee"
@@ -599,6 +650,7 @@ def read_user(sentence: str) -> list[Claim] | str | None:
             continue
         if copula is not None:
             claims.extend(copula)
+            last = copula[0].subject if copula else "user"
             continue
         last, pred = said[0], _ADVERBS.sub("", said[1])
         negated = bool(_NEGATIVE.search(pred)) or bool(re.search(r"\bno\s+longer\b", pred, _I))
@@ -617,13 +669,18 @@ def read_user(sentence: str) -> list[Claim] | str | None:
         hints.append(Claim("user", UNNAMED, note_previous))
     for subject, pred in bare:  # "..., I am at Initech now": the attribute of the hint
         at = _AT.match(pred)
-        named = [h for h in hints if h.subject == subject and h.relation != UNNAMED]
+        named = [h for h in hints if h.subject == subject and h.relation not in (UNNAMED, "")]
         if at is not None and named and (value := _clean(at["v"], "name")):
             claims.append(Claim(subject, named[0].relation, value, False, True, named[0].value))
+        for hint in (h for h in hints if h.subject == subject and not h.relation):
+            old, new = _objects(hint.value, pred)  # the same verb, another object: anchored
+            if old and new:
+                claims.append(Claim(subject, UNNAMED, new, False, True, old))
     out = []
     for claim in claims:
         for hint in hints:
-            same = hint.subject == claim.subject and hint.relation in (claim.relation, UNNAMED)
+            same = hint.subject == claim.subject and hint.relation in (claim.relation, UNNAMED, "")
+            same = same and bool(hint.relation or claim.relation == UNNAMED or claim.correction)
             if same and hint.value.casefold() != claim.value.casefold() and not claim.multi_valued:
                 claim = replace(claim, correction=True, previous=claim.previous or hint.value)
         out.append(claim)

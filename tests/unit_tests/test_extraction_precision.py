@@ -141,6 +141,24 @@ EXPLICIT = [
     ("I drive a Volvo.", "I drive a Golf now."),
     ("I work at Acme Corp.", "I got hired by Globex."),
     ("I drink coffee.", "I drink tea instead of coffee."),
+    # the shapes memory tools write changes in
+    ("The shell of the user is zsh.", "The user's shell changed from zsh to fish."),
+    ("My shell is Zsh.", "Fish replaced Zsh as the user's shell."),
+    ("The user's vehicle is Skoda Octavia.", "Mazda 3 is the user's vehicle now."),
+    (
+        "The user's mail app is Proton Mail.",
+        "The user's mail app isn't Proton Mail anymore; it's Mailspring.",
+    ),
+    (
+        "My laptop is a MacBook Pro.",
+        "Correction: the user's laptop is Lenovo Yoga, not MacBook Pro.",
+    ),
+    (
+        "User info - coffee order: affogato.",
+        "User no longer always gets an affogato, now always gets a piccolo",
+    ),
+    ("My mentor is Ana.", "Going forward, the user's mentor is Greta."),
+    ("The user mentioned that their code editor is Zed.", "Switched IDE to Sublime Text."),
 ]
 
 
