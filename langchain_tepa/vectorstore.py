@@ -13,7 +13,8 @@ How a ``Document`` maps onto the memory (details in :class:`TEPAVectorStore`):
   (the text when absent), the text as ``text=``. Many documents can support one fact.
 
 Example:
-    >>> from langchain_core.documents import Document
+    >>> import numpy as np
+from langchain_core.documents import Document
     >>> from langchain_tepa import TEPAMemory
     >>> store = TEPAVectorStore(memory=TEPAMemory.in_memory())
     >>> store.add_documents([Document("Oslo is the capital of Norway", id="oslo")])
@@ -459,50 +460,58 @@ class TEPAVectorStore(VectorStore):
     def _newer_first(
         self, found: list[tuple[Hit, float]], query: str | list[float], prefix: str | None
     ) -> Plan[list[tuple[Hit, float]]]:
-        """Marked documents say which newer one may supersede them, and rank just below it.
+        """A newer document ranks where the document it (may) supersede would (issue 37).
 
         A document whose free-text claims a newer document contradicts without saying so
-        explicitly is served (issue 37) with ``possibly_superseded_by`` in its metadata; each
-        newer document it names moves to just before it (and joins the results when it was not
-        among them). Nothing else moves.
+        explicitly is served with ``possibly_superseded_by`` in its metadata, and each newer
+        document it names ranks just above it; a document that replaced one explicitly (which
+        is hidden) ranks at least where that one would. A newer document joins the results
+        when it was not among them; nothing else moves, and every score shown is the
+        document's own.
         """
         if self.claims is None or not found:
             return found
         rows = yield ("memory", "answer_rows", (), {"namespace": claims_namespace(self.namespace)})
-        marks = read_marks(rows)
-        if not any(hit.key in marks for hit, _ in found):
+        marks, hidden = read_marks(rows), read_marks(rows, hidden=True)
+        floor: dict[str, float] = {}  # newer document key -> the score it ranks at least at
+        for hit, score in found:
+            for entry in marks.get(hit.key, ()):
+                key = str(entry.get("item"))
+                floor[key] = max(floor.get(key, -math.inf), float(math.nextafter(score, math.inf)))
+        if hidden:
+            gone = yield (
+                "memory",
+                "similarity",
+                (query, list(hidden)),
+                {"namespace": self.namespace},
+            )
+            for pid, score in gone.items():
+                for entry in hidden[pid]:
+                    key = str(entry.get("item"))
+                    floor[key] = max(floor.get(key, -math.inf), float(score))
+        if not floor:
             return found
-        out = [
+        out = {hit.key: (hit, score) for hit, score in found}
+        for key in floor:
+            if key in out or (prefix is not None and not (key + ".").startswith(prefix + ".")):
+                continue
+            newer = yield ("memory", "answer", (key,), {"namespace": self.namespace})
+            if newer is not None:
+                got = yield (
+                    "memory",
+                    "similarity",
+                    (query, [newer.id]),
+                    {"namespace": self.namespace},
+                )
+                score = float(got.get(newer.id, 0.0))
+                out[key] = (dataclasses.replace(Hit.of_precedent(newer), score=score), score)
+        ranked = sorted(out.values(), key=lambda hs: -max(hs[1], floor.get(hs[0].key, -math.inf)))
+        return [
             (dataclasses.replace(hit, superseded_by=tuple(marks[hit.key])), score)
             if hit.key in marks
             else (hit, score)
-            for hit, score in found
+            for hit, score in ranked[: len(found)]
         ]
-        i = 0
-        while i < len(out):
-            for entry in out[i][0].superseded_by:
-                key = str(entry.get("item"))
-                j = next((n for n, (h, _) in enumerate(out) if h.key == key), None)
-                if j is not None and j > i:
-                    out.insert(i, out.pop(j))
-                    i += 1
-                elif j is None and (prefix is None or (key + ".").startswith(prefix + ".")):
-                    newer = yield ("memory", "answer", (key,), {"namespace": self.namespace})
-                    if newer is None:
-                        continue
-                    got = yield (
-                        "memory",
-                        "similarity",
-                        (query, [newer.id]),
-                        {"namespace": self.namespace},
-                    )
-                    score = float(got.get(newer.id, 0.0))
-                    out.insert(
-                        i, (dataclasses.replace(Hit.of_precedent(newer), score=score), score)
-                    )
-                    i += 1
-            i += 1
-        return out[: len(found)]
 
     def _mmr_plan(
         self,

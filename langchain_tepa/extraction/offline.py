@@ -94,7 +94,7 @@ _OPENERS = re.compile(
     r"reminder|for\s+the\s+record|for\s+reference|as\s+a\s+reminder|heads\s+up|just\s+so\s+you\s+"
     r"know|(?:the\s+)?user\s+(?:said|mentioned|noted|told\s+me)|(?:please\s+)?remember|(?:(?:the\s+)?"
     r"user(?:['’]s)?\s+)?(?:info|information|profile|details|facts?|summary|context))"
-    r"(?:\s*[,:\-–—]\s*|\s+that\s+)|noted\s+that\s+)+",
+    r"(?:\s*[,:\-–—]\s*|\s+that\s+)|noted\s+that\s+|(?:please\s+)?remember\s+(?=(?:I|we|my|our)\b))+",
     re.IGNORECASE,
 )
 _CORRECTION = re.compile(r"\b(?:now|instead|no\s+longer|anymore|any\s+more)\b")
@@ -413,7 +413,7 @@ class OfflineFactExtractor:
     @staticmethod
     def _verb_phrase(s: str) -> tuple[str, list[str], str] | None:
         tokens = s.split()
-        if len(tokens) < 3:
+        if len(tokens) < 3 or tokens[0].lower() == "please":  # a request states nothing
             return None
         # subject: up to the first auxiliary, or a capitalised name followed by a verb
         start = None

@@ -229,6 +229,7 @@ def resolve_families(
     values: Mapping[str, object] | None = None,
     user_subject: str = "user",
     rename: Sequence[bool] | None = None,
+    corrections: Sequence[bool] | None = None,
 ) -> list[tuple[str, bool]]:
     """The key of each claim by the attribute families' rules, and whether it is multi-valued.
 
@@ -239,9 +240,10 @@ def resolve_families(
       already names that family (``user.live_in`` stored by an older extractor), that key.
     * A claim that names the value it replaces (``previous``: "I switched from Chrome to
       Firefox", "my shell changed from zsh to fish") moves onto the one known key of the same
-      subject whose current value (``values``) is exactly that value. A claim that names no
-      attribute (``user.unnamed``) and finds no such key is kept as a value of its own
-      (multi-valued), which takes nothing back.
+      subject whose current value (``values``) is exactly that value, or, for an explicit
+      correction, the one whose value holds it as whole words ("cancelled PureGym" and "I go to
+      PureGym on Mill Road"). A claim that names no attribute (``user.unnamed``) and finds no
+      such key is kept as a value of its own (multi-valued), which takes nothing back.
 
     Args:
         keys: The claims' keys.
@@ -249,6 +251,7 @@ def resolve_families(
         previous: Per key, the value its claim replaces (None when it names none).
         values: Current value of known keys (single value or list), for ``previous``.
         user_subject: The subject of the user's keys.
+        corrections: Per key, whether its claim is an explicit correction (default: yes).
         rename: Per key, whether it may take the family's canonical name when the namespace
             has no key of that family yet (default: yes). ``TextIngest`` allows it for the
             keys of extractors that name families (offline, LLM) and keeps the keys of other
@@ -295,6 +298,10 @@ def resolve_families(
             wanted = str(old).casefold()
             same = [k for k in known_list if _parent(k) == parent and k in values]
             hits = [k for k in same if wanted in _casefolded(values[k])]
+            if not hits and (corrections is None or corrections[i]):
+                # "cancelled PureGym" names the value of "I go to PureGym on Mill Road"
+                inside = re.compile(rf"(?<!\w){re.escape(wanted)}(?!\w)")
+                hits = [k for k in same if any(inside.search(v) for v in _casefolded(values[k]))]
             if len(hits) == 1:
                 target, anchored = hits[0], True
         last = target.rsplit(".", 1)[-1]

@@ -195,7 +195,11 @@ _PATTERNS: tuple[tuple[str | None, bool, str], ...] = (
     ("languages", False, rf"(?:speak|speaks|speaking|{_BE}\s+fluent\s+in)\s+(?P<v>.+)"),
     ("allergies", False, rf"{_BE}\s+allergic\s+to\s+(?P<v>.+)"),
     ("pets", False, rf"(?:{_HAVE}|own|owns)\s+(?:a|an|two|three)\s+(?P<v>{_PET})s?\b.*"),
-    ("likes", False, r"(?:love|loves|like|likes|enjoy|enjoys)\s+(?!to\b)(?P<v>[a-z].+)"),
+    (
+        "likes",
+        False,
+        r"(?:love|loves|like|likes|enjoy|enjoys)\s+(?!(?:to|it|this|that|them)\b)(?P<v>[a-z].+)",
+    ),
     ("dislikes", False, r"(?:hate|hates|dislike|dislikes)\s+(?!to\b)(?P<v>[a-z].+)"),
     (
         None,
@@ -223,6 +227,12 @@ _PATTERNS: tuple[tuple[str | None, bool, str], ...] = (
         r"(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<v>.+)",
     ),
     (None, True, r"replaced\s+(?P<old>.+?)\s+with\s+(?P<v>.+)"),
+    (
+        None,
+        True,
+        rf"(?:{_HAVE}\s+)?(?:ditched|dropped|swapped|traded(?:\s+in)?|exchanged)\s+(?:my\s+|our\s+|the\s+)?"
+        r"(?P<old>.+?)\s+(?:for|with)\s+(?:a\s+|an\s+|the\s+)?(?P<v>.+)",
+    ),
     (None, False, r"(?:use|uses|using|prefer|prefers|have|has)\s+(?P<v>.+)"),
 )
 _COMPILED = tuple((f, c, re.compile(rf"^{p}$", _I)) for f, c, p in _PATTERNS)
@@ -317,7 +327,7 @@ _R_OF_USER = re.compile(r"^the\s+([a-z][a-z -]{1,30}?)\s+of\s+(?:the\s+)?user\s+
 _HEADER = re.compile(r"^(?:update|updated|correction|change|changed|new)\s*(?::|\s[-–—])\s*", _I)
 _CLAUSE_START = (
     r"(?:I|we|now|not|no\s+longer|(?:the\s+)?user|my|works?|lives?|moved|speaks?|drives?|"
-    r"reports?|uses?|is|am|are|has|have)\b"
+    r"reports?|uses?|is|am|are|has|have|joined|took|only|cancell?ed|dropped|ditched|quit|gave)\b"
 )
 _CLAUSES = re.compile(
     rf"\s*[;,]\s*(?:and\s+|but\s+|so\s+)?(?={_CLAUSE_START})|\s+(?:and|but|so)\s+(?={_CLAUSE_START})",
@@ -337,7 +347,8 @@ _TIME_TAIL = re.compile(
     r"(?:,?\s+(?:(?:last|this|past)\s+(?:week|month|year|summer|winter|spring|autumn|fall)|"
     r"(?:a\s+few\s+|\w+\s+)?(?:days?|weeks?|months?|years?)\s+ago|recently|now|lately|nowadays|"
     r"these\s+days|again|too|as\s+well|instead|for\s+good|permanently|at\s+the\s+moment|"
-    r"full[- ]time|part[- ]time|since\s+.+|as\s+of\s+.+|from\s+now\s+on|in\s+(?:19|20)\d\d|"
+    r"full[- ]time|part[- ]time|since\s+.+|as\s+of\s+.+|from\s+now\s+on|in\s+(?:19|20)\d\d|in\s+"
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december)|"
     r"(?:for|with|because|after|before|so\s+that|where|which|who|instead\s+of|rather\s+than|"
     r"and|but)\s+.*))+\s*$",
     _I,
@@ -538,13 +549,32 @@ def _split(text: str) -> tuple[str, bool, str]:
 
 _NOTE_VERBS = re.compile(
     r"^(?:Lives|Living|Based|Moved|Relocated|Works|Working|Started|Switched|Changed|Uses|Using|"
-    r"Prefers|Speaks|Drives|Reports|Became|Went|Now)\b"
+    r"Prefers|Speaks|Drives|Reports|Became|Went|Now|Signed|Joined|Cancell?ed|Dropped|Ditched|Quit|"
+    r"Left|Gave)\b"
+)
+_NOT_BUT = re.compile(  # "Actually no, give me Celsius, not Fahrenheit"; "Not X anymore, just Y"
+    r"^(?:(?:actually|sorry|no|oops|correction)\b[,.!:]?\s*(?:no\b[,.!]?\s*)?(?:I\s+meant|it['’]s|"
+    r"it\s+is|make\s+(?:it|that)|give\s+me|I\s+said)?\s*(?P<v>[^,;]+?),?\s+not\s+(?P<old>[^,.;]+)"
+    r"|not\s+(?P<old2>.+?)\s+any\s?more[,.;]?\s+(?:just|only|now|but)\s+(?P<v2>[^,.;]+))",
+    _I,
 )
 _CALL_ME = re.compile(
     r"^(?i:(?:(?:please|you\s+can|everyone|everybody|people|friends)\s+)*calls?\s+(?:me|the\s+user))"
     r"\s+(?P<v>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})(?P<t>.*)$"
 )
 _AT = re.compile(rf"^(?:{_BE}\s+)?(?:at|with)\s+(?P<v>.+)$", _I)
+_ITS = re.compile(r"\s*[;,]\s*(?:it|that)(?:['’]s|\s+is)\s+(?P<v>.+)$", _I)
+_LEFT = re.compile(  # what a user left behind: the value an anchored claim replaces
+    r"^(?:(?:have|has)\s+)?(?:left|quit|cancell?ed|dropped|ditched|gave\s+up|stopped)\s+(?:my\s+|our\s+|the\s+)?"
+    r"(?P<v>.+)$",
+    _I,
+)
+_NEW = re.compile(  # what the user took up instead: "..., and joined KPMG", "it's 7:15"
+    r"^(?:(?:have\s+|has\s+)?(?:joined|took\s+up|taken\s+up|started\s+(?:at|with)|signed\s+up\s+(?:at|with|"
+    r"for)|switched\s+to|went\s+with|(?:only\s+|now\s+)?(?:have|has|use|uses))|(?:it|that)(?:['’]s|\s+is))\s+"
+    r"(?:a\s+|an\s+|the\s+)?(?P<v>.+)$",
+    _I,
+)
 _PRESENT = {
     "lived": "live",
     "worked": "work",
@@ -576,8 +606,8 @@ def _hints(subject: str, pred: str) -> list[Claim]:
     )
     plain = re.sub(r"^\w+", lambda w: _PRESENT.get(w[0].lower(), w[0]), plain.strip())
     found = _predicate(subject, plain, False) or _predicate(subject, "am " + plain, False)
-    if not found and (m := re.match(r"^(?:left|quit|am\s+at|work\s+at)\s+(?P<v>.+)$", plain, _I)):
-        found = [Claim(subject, UNNAMED, _clean(m["v"], "name"))]
+    if not found and (m := _LEFT.match(plain) or _AT.match(plain)):
+        found = [Claim(subject, UNNAMED, _clean(m["v"], "any"))]
     # kept whole too: "no longer gets an affogato, now gets a piccolo" names the old object
     return [c for c in found if c.value] or [Claim(subject, "", plain)]
 
@@ -614,6 +644,9 @@ def read_user(sentence: str) -> list[Claim] | str | None:
         if is_hypothetical(text) or _TEMPORARY.search(m["t"]):
             return "hypothetical"
         return [Claim("user", "name", m["v"], correction=note_change or bool(_NOW.search(text)))]
+    if (m := _NOT_BUT.match(text)) is not None:  # a correction that names both values
+        value, old = _clean(m["v"] or m["v2"], "any"), _clean(m["old"] or m["old2"], "any")
+        return [Claim("user", UNNAMED, value, False, True, old)] if value and old else None
     opening = re.match(r"^(?:if|unless|whether|when)\b", text, _I) or _HISTORY.match(text)
     if opening is not None:  # "If I lived in Rome, ...", "Back in 2019 I moved to Rome."
         return "hypothetical" if re.search(r"\b(?:I|we|my|user)\b", text, _I) else None
@@ -654,28 +687,39 @@ def read_user(sentence: str) -> list[Claim] | str | None:
             continue
         last, pred = said[0], _ADVERBS.sub("", said[1])
         negated = bool(_NEGATIVE.search(pred)) or bool(re.search(r"\bno\s+longer\b", pred, _I))
+        if negated and (now_is := _ITS.search(pred)) is not None:  # "no longer X, it's Y"
+            pred, change = pred[: now_is.start()], True
+            bare.append((last, "it is " + now_is["v"]))
         if negated or _HISTORY.search(pred) or _PAST_STATE.match(pred):
             hints += _hints(last, pred)
             reason = reason or ("negated" if negated else "hypothetical")
             continue
-        if re.match(r"^(?:left|quit)\s+[A-Z]", pred):
+        found = _predicate(last, pred, change)
+        if not found and _LEFT.match(pred):  # "I left Deloitte", "we cancelled Netflix"
             hints += _hints(last, pred)
             continue
-        found = _predicate(last, pred, change)
         claims += found
         if not found:
             bare.append((last, pred))
     if note_previous:
         hints.append(Claim("user", UNNAMED, note_previous))
     for subject, pred in bare:  # "..., I am at Initech now": the attribute of the hint
-        at = _AT.match(pred)
+        at = _AT.match(pred) or _NEW.match(pred)
         named = [h for h in hints if h.subject == subject and h.relation not in (UNNAMED, "")]
-        if at is not None and named and (value := _clean(at["v"], "name")):
+        if (
+            at is not None
+            and named
+            and (value := _clean(at["v"], FAMILIES[named[0].relation].kind))
+        ):
             claims.append(Claim(subject, named[0].relation, value, False, True, named[0].value))
+            continue
         for hint in (h for h in hints if h.subject == subject and not h.relation):
             old, new = _objects(hint.value, pred)  # the same verb, another object: anchored
             if old and new:
                 claims.append(Claim(subject, UNNAMED, new, False, True, old))
+        left = [h for h in hints if h.subject == subject and h.relation == UNNAMED]
+        if left and (took := _NEW.match(pred)) and (value := _clean(took["v"], "any")):
+            claims.append(Claim(subject, UNNAMED, value, False, True, left[0].value))
     out = []
     for claim in claims:
         for hint in hints:

@@ -138,12 +138,20 @@ def mark_key(item_key: str) -> str:
     return key if len(key) <= MAX_KEY_LENGTH else f"{MARKS}#{short_hash(item_key, 32)}"
 
 
-def read_marks(rows: Iterable[Any]) -> dict[str, list[dict[str, Any]]]:
+def _superseded(p: Precedent) -> bool:
+    """Whether an item's precedent was revoked by claims (not deleted by hand)."""
+    by = p.revocation
+    return by is not None and by.reason.startswith(SUPERSEDED)
+
+
+def read_marks(rows: Iterable[Any], *, hidden: bool = False) -> dict[str, list[dict[str, Any]]]:
     """``item key -> [{"item", "key", "value"}]``: the marks among a claims namespace's answers.
 
     ``rows`` are the claims namespace's answering precedents (or answer rows); each entry of an
     item's list names a newer item that may supersede it, the claim key they share and the
-    newer item's value of it. Items without a mark are absent.
+    newer item's value of it. Items without a mark are absent. With ``hidden``, the marks of
+    items an explicit replacement hid instead, by the hidden item's precedent id (the newer
+    item inherits its rank).
 
     Example:
         >>> from langchain_tepa.core.types import Precedent
@@ -156,8 +164,11 @@ def read_marks(rows: Iterable[Any]) -> dict[str, list[dict[str, Any]]]:
         if not row.key.startswith(MARKS):
             continue
         value = row.peek() if hasattr(row, "peek") else row.value
-        if isinstance(value, dict) and isinstance(value.get("by"), list):
-            out[str(value.get("item"))] = [dict(e) for e in value["by"] if isinstance(e, dict)]
+        if not isinstance(value, dict) or not isinstance(value.get("by"), list):
+            continue
+        if bool(value.get("hidden")) == hidden:
+            name = str(value["hidden"] if hidden else value.get("item"))
+            out[name] = [dict(e) for e in value["by"] if isinstance(e, dict)]
     return out
 
 
@@ -497,21 +508,28 @@ class ItemClaims:
         decided: dict[tuple[str, str], bool],
         source: str | None,
     ) -> list[Fact | RevokeKey | Decision]:
-        """Mark each live item that a newer item may supersede; unmark the others.
+        """Mark each item that a newer item may supersede; unmark the others.
 
         For a single-valued claim key, the newest live item that claims it says its current
         value; an older live item that claims another value of it is *possibly superseded* by
-        that item: it stays served, ranks below it and says so in its metadata
-        (:func:`read_marks`). The marks are values of the claims namespace (key
-        :func:`mark_key`), so they are audited and read like any value.
+        that item: it stays served, ranks just below it and says so in its metadata
+        (:func:`read_marks`). An item an explicit replacement hid is marked too, with its
+        precedent id (``"hidden"``): the item that replaced it inherits its rank, so a search
+        that would have found the old memory finds the new one. The marks are values of the
+        claims namespace (key :func:`mark_key`), audited and read like any value.
         """
         live: dict[tuple[str, str, str], bool] = {}
+        hidden: dict[tuple[str, str, str], str] = {}
 
         def alive(owner: tuple[str, str, str]) -> bool:
             if owner not in live:
                 p = self._item_precedent(*owner)
-                up = p is not None and p.state is Lifecycle.ACTIVE
-                live[owner] = decided.get((owner[0], owner[1]), up)
+                if p is None:
+                    live[owner] = False
+                    return False
+                live[owner] = decided.get(owner[:2], p.state is Lifecycle.ACTIVE)
+                if not live[owner] and (decided.get(owner[:2]) is False or _superseded(p)):
+                    hidden[owner] = p.id
             return live[owner]
 
         newest: dict[tuple[str, str], tuple[str, Any]] = {}
@@ -524,10 +542,13 @@ class ItemClaims:
                     newest[(cns, key)] = (owner[1], claimed[0])
                     break
         wanted: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        ids: dict[tuple[str, str], str] = {}
         for owner, claims in links.items():
             by = wanted.setdefault(owner[:2], [])
             cns = claims_namespace(owner[0])
-            for key, value in claims if alive(owner) else ():
+            if not alive(owner) and owner in hidden:
+                ids[owner[:2]] = hidden[owner]
+            for key, value in claims if alive(owner) or owner in hidden else ():
                 first = newest.get((cns, key))
                 if first is None or first[0] == owner[1]:
                     continue
@@ -537,16 +558,19 @@ class ItemClaims:
         for (ns, item_key), by in sorted(wanted.items()):
             cns, mk = claims_namespace(ns), mark_key(item_key)
             now = self.memory.answer(mk, namespace=cns)
-            had = now.value.get("by") if now is not None and isinstance(now.value, dict) else None
-            if by == (had or []):
+            had = now.value if now is not None and isinstance(now.value, dict) else None
+            mark = {"item": item_key, "by": by}
+            if (ns, item_key) in ids:
+                mark["hidden"] = ids[(ns, item_key)]
+            if (mark if by else None) == had:
                 continue
             if had is not None:
                 out.append(RevokeKey(mk, cns, "no longer possibly superseded", source))
             if by:
-                mark = {"item": item_key, "by": by}
-                why = ", ".join(f"{b['key']} by item {b['item']}" for b in by)
-                out.append(Fact(mk, mark, cns, f"possibly superseded: {why}", source))
-                out.append(Decision(mk, mark, True, f"possibly superseded: {why}", cns, source))
+                how = "superseded" if "hidden" in mark else "possibly superseded"
+                why = how + ": " + ", ".join(f"{b['key']} by item {b['item']}" for b in by)
+                out.append(Fact(mk, mark, cns, why, source))
+                out.append(Decision(mk, mark, True, why, cns, source))
         return out
 
     def _owners(

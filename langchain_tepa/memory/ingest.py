@@ -144,8 +144,14 @@ resolve_families`): ``user.lives_in`` and ``user.current_city`` become ``user.ho
         previous = [(f.metadata or {}).get("previous_value") for f in facts]
         metas = [f.metadata or {} for f in facts]
         rename = [bool(m.get("family") or m.get("extractor") == "llm") for m in metas]
+        corrections = [bool(m.get("correction")) for m in metas]
         ruled = resolve_families(
-            [f.key for f in facts], known, previous=previous, values=values, rename=rename
+            [f.key for f in facts],
+            known,
+            previous=previous,
+            values=values,
+            rename=rename,
+            corrections=corrections,
         )
         with self._lock:
             resolver = self._key_resolver()

@@ -305,8 +305,9 @@ class ExecutionMixin:
             else:
                 live = np.arange(len(table))
             claims = tables.get(claims_namespace(ns))
-            marks = read_marks(claims.rows) if claims is not None else {}
-            scopes.append(Scope(tuple(ns.split(".")), table, live, marks))
+            rows = claims.rows if claims is not None else ()
+            marks, hidden = read_marks(rows), read_marks(rows, hidden=True)
+            scopes.append(Scope(tuple(ns.split(".")), table, live, marks, hidden))
         return SearchPlan(op, scopes, op.query or None)
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
@@ -362,6 +363,15 @@ class ExecutionMixin:
         got = self.memory.similarity(qvec, ids, namespace=".".join(scope.labels))
         return np.array([got.get(row.id, np.nan) for row in rows], dtype=np.float64)
 
+    def _hidden(self, scope: Scope, qvec: list[float], ids: list[str]) -> Mapping[str, float]:
+        """Scores of hidden items (precedent ids) with the query, as the search scores rows."""
+        ns = ".".join(scope.labels)
+        if self._space is None:
+            return self.memory.similarity(qvec, ids, namespace=ns)
+        if self._distance != "cosine":
+            return {}  # only cosine scores of a space are read outside its table
+        return self._space.scores(ns, qvec, ids)
+
     def _rank(
         self, search: SearchPlan, vectors: dict[str, list[float]], plan: Plan
     ) -> list[SearchItem]:
@@ -376,7 +386,8 @@ class ExecutionMixin:
             scopes, order = trusted_scopes(
                 self.memory, search.scopes, scores, wanted, complete=bool(op.filter)
             )
-            order = newer_first(scopes, order)  # issue 37: a possibly superseded item below
+            # issue 37: a newer item ranks where the item it (may) supersede would
+            order = newer_first(scopes, order, lambda sc, ids: self._hidden(sc, qvec, ids))
             picks = best(scopes, order, op.filter, wanted)
             shown = {id(sc): sv for sc, sv in zip(scopes, scores, strict=True)}
             picks = [

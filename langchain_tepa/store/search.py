@@ -24,7 +24,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -49,12 +49,15 @@ class Scope:
         live: Indices of the rows that may be returned (not expired), ascending.
         marks: Item key -> the newer items that may supersede it
             (:func:`~langchain_tepa.memory.claims.read_marks`).
+        hidden: Precedent id of an item an explicit replacement hid -> the items that replaced
+            it (``read_marks(..., hidden=True)``).
     """
 
     labels: tuple[str, ...]
     table: AnswerTable
     live: np.ndarray
     marks: Mapping[str, list[dict[str, Any]]] = field(default_factory=dict)
+    hidden: Mapping[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 Pick = tuple[float | None, Scope, int]
@@ -203,12 +206,18 @@ def trusted_scopes(
     return out_scopes, out_scores
 
 
-def newer_first(scopes: Sequence[Scope], scores: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """Scores under which an item a newer one may supersede ranks just below that item.
+def newer_first(
+    scopes: Sequence[Scope],
+    scores: Sequence[np.ndarray],
+    hidden_scores: Callable[[Scope, list[str]], Mapping[str, float]] | None = None,
+) -> list[np.ndarray]:
+    """Scores under which a newer item ranks where the item it (may) supersede would.
 
     For each marked item of a scope (:attr:`Scope.marks`), each newer item that may supersede
-    it and scores lower is lifted to just above it; nothing else moves. Scopes without marks
-    keep their scores (the arrays returned are copies where something moved).
+    it and scores lower is lifted to just above it. For each item an explicit replacement hid
+    (:attr:`Scope.hidden`, scored by ``hidden_scores``), the item that replaced it scores at
+    least as the hidden one would. Nothing else moves. Scopes without marks keep their scores
+    (the arrays returned are copies where something moved).
 
     Example:
         >>> from langchain_tepa import TEPAMemory
@@ -225,12 +234,18 @@ def newer_first(scopes: Sequence[Scope], scores: Sequence[np.ndarray]) -> list[n
     """
     out = []
     for scope, sc in zip(scopes, scores, strict=True):
-        if not scope.marks:
+        if not scope.marks and not scope.hidden:
             out.append(sc)
             continue
         rows = scope.table.rows
         live = {rows[i].key: i for i in scope.live.tolist() if not np.isnan(sc[i])}
         eff = sc.copy()
+        gone = hidden_scores(scope, list(scope.hidden)) if hidden_scores and scope.hidden else {}
+        for pid, entries in scope.hidden.items():
+            for entry in entries if pid in gone else ():
+                j = live.get(str(entry.get("item")))
+                if j is not None and eff[j] < gone[pid]:
+                    eff[j] = gone[pid]
         for _ in range(2):  # a chain (a < b < c) settles in two passes
             for key, entries in scope.marks.items():
                 i = live.get(key)

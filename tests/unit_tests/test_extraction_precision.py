@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from langchain_tepa import HashingEmbeddings, TEPAMemory, TEPAStore
+from langchain_tepa import HashingEmbeddings, TEPAMemory, TEPAStore, TEPAVectorStore
 from langchain_tepa.extraction import OfflineFactExtractor
 from langchain_tepa.store import store_policy
 
@@ -283,3 +283,26 @@ def test_a_switch_that_names_no_attribute_lands_only_on_the_key_holding_the_old_
     other = TEPAMemory.in_memory(embeddings=HashingEmbeddings())
     other.add_texts(["I switched from Python to Rust."])  # nothing holds Python: its own value
     assert other.keys() == ["user.unnamed.rust"]
+
+
+def test_the_memory_that_replaced_one_ranks_where_the_hidden_one_would() -> None:
+    store = _store()
+    store.put(NS, "old", {"content": "I track spending in YNAB."})
+    store.put(NS, "x", {"content": "I like tracking my runs on Strava."})
+    store.put(NS, "new", {"content": "I've ditched YNAB for a plain spreadsheet."})
+    assert store.get(NS, "old") is None  # an explicit replacement
+    found = store.search(NS, query="How does the user track their spending?", limit=3)
+    assert [i.key for i in found] == ["new", "x"]  # it inherits the rank of the one it replaced
+    assert found[0].score < found[1].score  # each shows its own score
+
+
+def test_the_vector_store_ranks_the_replacement_where_the_hidden_document_would() -> None:
+    memory = TEPAMemory.in_memory(embeddings=HashingEmbeddings())
+    vs = TEPAVectorStore(memory=memory)
+    vs.add_texts(
+        ["I track spending in YNAB.", "I like tracking my runs on Strava."], ids=["old", "x"]
+    )
+    vs.add_texts(["I've ditched YNAB for a plain spreadsheet."], ids=["new"])
+    assert vs.get_by_ids(["old"]) == []
+    found = vs.similarity_search_with_score("How does the user track their spending?", k=1)
+    assert [d.id for d, _ in found] == ["new"]
