@@ -22,11 +22,8 @@ Rules:
   merge only keys with equal resolution texts.
 * An existing key always resolves to itself.
 
-Before the resolver, :class:`~langchain_tepa.memory.ingest.TextIngest` applies the attribute
-families' rules (:func:`resolve_families`): a user's key whose relation a family knows
-(``lives_in``, ``moved_to``, ``current_city``) becomes the family's key (``user.home_city``),
-or the namespace's existing key of that family; a claim that names the value it replaces
-(``previous_value``) lands on the known key that holds that value.
+Before the resolver, :class:`~langchain_tepa.memory.ingest.TextIngest` applies
+:func:`resolve_families`: family names, and the key that holds a replaced value.
 
 Vectors of known keys are cached per namespace and parent; the cache is filled from the memory's
 key index the first time a namespace is used and kept up to date as keys are added.
@@ -140,19 +137,6 @@ class KeyResolver:
         self._groups: dict[str, dict[str, _Group]] = {}
         self._known: dict[str, set[str]] = {}
         self._vector_cache: dict[str, np.ndarray] = {}
-
-    def has_namespace(self, namespace: str) -> bool:
-        """Whether the keys of ``namespace`` are cached."""
-        return namespace in self._known
-
-    def known(self, namespace: str) -> set[str]:
-        """The cached keys of ``namespace``."""
-        return set(self._known.get(namespace, ()))
-
-    def unknown(self, namespace: str, keys: Iterable[str]) -> set[str]:
-        """Those of ``keys`` that are not cached for ``namespace``."""
-        known = self._known.get(namespace, set())
-        return {k for k in keys if k not in known}
 
     def _vectors(self, texts: list[str]) -> list[np.ndarray]:
         missing = sorted({t for t in texts if t not in self._vector_cache})

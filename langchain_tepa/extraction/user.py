@@ -84,158 +84,107 @@ _PET = "|".join(sorted(PETS))
 _OWNER = r"(?:my|our|their|(?:the\s+)?user['’]s)"
 _LABEL = r"(?P<r>[a-z][a-z -]{1,30}?)"
 
-# (family or None: the attribute is named in the sentence (r) or by the value's last words,
-# says a change, pattern over the predicate). The first that matches reads the predicate.
-_PATTERNS: tuple[tuple[str | None, bool, str], ...] = (
-    ("home_city", False, r"(?:live|lives|living|reside|resides|residing)\s+in\s+(?P<v>.+)"),
-    (
-        "home_city",
-        False,
-        rf"{_BE}\s+(?:based|living|settled|residing)\s+(?:in|out\s+of)\s+(?P<v>.+)",
-    ),
-    ("home_city", False, rf"{_HAVE}\s+(?:been\s+)?(?:living|lived|based)\s+in\s+(?P<v>.+)"),
-    (
-        "home_city",
-        True,
-        rf"(?:{_HAVE}\s+)?(?:[a-z]+\s+(?:up\s+)?and\s+)?(?:moved|relocated)\s+"
-        r"(?:house\s+)?(?:back\s+|over\s+|permanently\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<v>.+)",
-    ),
-    ("home_city", True, rf"(?:{_HAVE}\s+)?settled\s+(?:down\s+)?in\s+(?P<v>.+)"),
-    ("employer", False, r"(?:work|works|working)\s+(?:full[- ]time\s+)?(?:at|for)\s+(?P<v>.+)"),
-    (
-        "employer",
-        False,
-        rf"(?:{_BE}|{_HAVE}\s+been)\s+(?:employed|working)\s+(?:at|by|for)\s+(?P<v>.+)",
-    ),
-    (
-        "employer",
-        True,
-        rf"(?:{_HAVE}\s+)?(?:started|began|begun|took|taken|accepted|got|landed)\s+"
-        r"(?:a\s+|an\s+|my\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+(?P<v>.+)",
-    ),
-    (
-        "employer",
-        True,
-        rf"(?:{_HAVE}\s+)?(?:started|began|begun)\s+working\s+(?:at|for)\s+(?P<v>.+)",
-    ),
-    ("employer", True, rf"(?:(?:was|got|{_HAVE}\s+been)\s+)?hired\s+by\s+(?P<v>.+)"),
-    ("manager", False, r"reports?\s+(?:directly\s+)?to\s+(?P<v>.+)"),
-    ("manager", False, rf"{_BE}\s+managed\s+by\s+(?P<v>.+)"),
-    ("occupation", False, r"(?:work|works|working)\s+as\s+(?:a\s+|an\s+)?(?P<v>.+)"),
-    ("occupation", True, rf"(?:(?:got|was|{_BE}|{_HAVE}\s+been)\s+)?promoted\s+to\s+(?P<v>.+)"),
-    ("occupation", True, rf"(?:became|{_HAVE}\s+become)\s+(?:a|an)\s+(?P<v>.+)"),
-    ("diet", False, rf"{_BE}\s+(?:a\s+|an\s+|strictly\s+|fully\s+)?(?P<v>{_DIET})\b.*"),
-    (
-        "diet",
-        False,
-        rf"(?:{_BE}\s+on|follows?|following|eats?)\s+(?:a\s+|an\s+)?(?P<v>{_DIET})\b.*",
-    ),
-    (
-        "diet",
-        True,
-        rf"(?:went|turned|became|{_HAVE}\s+(?:gone|turned|become))\s+(?P<v>{_DIET})\b.*",
-    ),
-    ("diet", True, rf"(?:switched|changed|moved)\s+to\s+(?:a\s+|an\s+)?(?P<v>{_DIET})\b.*"),
-    ("occupation", False, rf"{_BE}\s+(?:a|an)\s+(?P<v>.+)"),
-    ("origin", False, rf"(?:{_BE}\s+(?:originally\s+)?from|grew\s+up\s+in)\s+(?P<v>.+)"),
-    ("name", False, r"go(?:es)?\s+by\s+(?P<v>.+)"),
-    (
-        "name",
-        False,
-        rf"(?:{_BE}|would\s+(?:like|love|prefer)\s+to\s+be)\s+called\s+(?P<v>.+)",
-    ),
-    ("name", True, rf"(?:{_HAVE}\s+)?changed\s+(?:my|their|his|her)\s+name\s+to\s+(?P<v>.+)"),
-    ("age", False, rf"{_BE}\s+(?P<v>\d{{1,3}})(?:\s*(?:years?[\s-]+old|yo|y/o))?"),
-    ("age", True, r"(?:just\s+)?turned\s+(?P<v>\d{1,3})\b.*"),
-    ("partner", False, rf"{_BE}\s+married\s+to\s+(?P<v>.+)"),
-    ("partner", True, rf"(?:got|{_HAVE}\s+got(?:ten)?)\s+married\s+to\s+(?P<v>.+)"),
-    ("car", False, r"(?:drive|drives|driving)\s+(?:a|an|my|our)\s+(?P<v>.+)"),
-    ("email_address", False, r"(?:can\s+be\s+)?(?:reached|emailed)\s+at\s+(?P<v>\S+@\S+)"),
-    (
-        "school",
-        False,
-        rf"(?:study|studies|studying|{_BE}\s+(?:a\s+student|enrolled))\s+at\s+(?P<v>.+)",
-    ),
-    ("bank", False, r"banks?\s+(?:with|at)\s+(?P<v>.+)"),
-    ("bank", True, r"switched\s+banks\s+(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<v>.+)"),
-    ("gym", False, r"(?:work|works|working)\s+out\s+at\s+(?P<v>.+)"),
-    ("gym", False, r"(?:trains?|exercises?)\s+at\s+(?P<v>.+)"),
-    ("manager", False, r"(?:answers?|reports?\s+directly)\s+to\s+(?P<v>.+)"),
-    ("mentor", False, rf"{_BE}\s+(?:mentored|coached)\s+by\s+(?P<v>.+)"),
-    (
-        "notes_app",
-        False,
-        r"(?:keeps?|writes?|takes?)\s+(?:my\s+|their\s+)?notes\s+(?:in|with)\s+(?P<v>.+)",
-    ),
-    ("browser", False, r"browses?\s+(?:the\s+web\s+)?(?:with|in|on)\s+(?P<v>.+)"),
-    ("email_client", False, r"reads?\s+(?:my\s+|their\s+)?e-?mail\s+(?:in|on|with)\s+(?P<v>.+)"),
-    (
-        "programming_language",
-        False,
-        r"(?:codes?|programs?)\s+(?:mostly\s+|mainly\s+)?in\s+(?P<v>.+)",
-    ),
-    ("music_app", False, r"(?:streams?|listens?\s+to)\s+music\s+(?:on|with|via)\s+(?P<v>.+)"),
-    ("mobile_carrier", False, r"ported\s+(?:my|their)\s+number\s+(?:over\s+)?to\s+(?P<v>.+)"),
-    ("health_insurer", False, rf"{_BE}\s+insured\s+(?:by|with|through)\s+(?P<v>.+)"),
-    (
-        "landlord",
-        False,
-        r"rents?\s+(?:(?:the|my|their|a)\s+(?:flat|apartment|place|house|room)\s+)?from\s+(?P<v>.+)",
-    ),
-    ("project", False, rf"(?:{_BE}\s+)?(?:works?|working)\s+on\s+project\s+(?P<v>.+)"),
-    (
-        "commute",
-        False,
-        r"(?:commutes?|commuting|(?:goes|gets|travels?)\s+to\s+work)\s+by\s+(?P<v>.+)",
-    ),
-    ("commute", True, r"started\s+(?:commuting|going\s+to\s+work)\s+by\s+(?P<v>.+)"),
-    ("wake_time", False, r"(?:wakes?|gets?|getting)\s+up\s+at\s+(?P<v>.+)"),
-    ("team", False, rf"{_BE}\s+on\s+the\s+(?P<v>[a-z]+)\s+team\b.*"),
-    ("watch", False, r"wears?\s+(?:a|an|my)\s+(?P<v>.+)"),
-    ("languages", False, rf"(?:speak|speaks|speaking|{_BE}\s+fluent\s+in)\s+(?P<v>.+)"),
-    ("allergies", False, rf"{_BE}\s+allergic\s+to\s+(?P<v>.+)"),
-    ("pets", False, rf"(?:{_HAVE}|own|owns)\s+(?:a|an|two|three)\s+(?P<v>{_PET})s?\b.*"),
-    (
-        "likes",
-        False,
-        r"(?:love|loves|like|likes|enjoy|enjoys)\s+(?!(?:to|it|this|that|them)\b)(?P<v>[a-z].+)",
-    ),
-    ("dislikes", False, r"(?:hate|hates|dislike|dislikes)\s+(?!to\b)(?P<v>[a-z].+)"),
-    (
-        None,
-        False,
-        r"(?:use|uses|using|prefer|prefers|choose|chose|picked)\s+(?P<v>.+?)\s+"
-        rf"(?:for|as)\s+(?:my\s+|our\s+|the\s+|their\s+)?{_LABEL}",
-    ),
-    (
-        None,
-        True,
-        r"(?:switched|changed|moved|swapped|migrated|upgraded)\s+(?:over\s+)?"
-        rf"(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<v>.+?)\s+(?:for|as)\s+(?:my\s+|our\s+|the\s+)?{_LABEL}",
-    ),
-    (
-        None,
-        True,
-        r"(?:switched|changed|moved|swapped|migrated|upgraded|updated|set)\s+"
-        rf"(?:(?:my|our|the|their)\s+)?{_LABEL}\s+(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<v>.+)",
-    ),
-    (None, True, rf"replaced\s+(?:my|our|the|their)\s+{_LABEL}\s+with\s+(?P<v>.+)"),
-    (
-        None,
-        True,
-        r"(?:switched|changed|moved|migrated|upgraded)\s+(?:over\s+)?"
-        r"(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<v>.+)",
-    ),
-    (None, True, r"replaced\s+(?P<old>.+?)\s+with\s+(?P<v>.+)"),
-    (
-        None,
-        True,
-        rf"(?:{_HAVE}\s+)?(?:ditched|dropped|swapped|traded(?:\s+in)?|exchanged)\s+(?:my\s+|our\s+|the\s+)?"
-        r"(?P<old>.+?)\s+(?:for|with)\s+(?:a\s+|an\s+|the\s+)?(?P<v>.+)",
-    ),
-    (None, False, r"(?:use|uses|using|prefer|prefers|have|has)\s+(?P<v>.+)"),
-)
-_COMPILED = tuple((f, c, re.compile(rf"^{p}$", _I)) for f, c, p in _PATTERNS)
+# The verb phrases, one a line (a line indented by four spaces goes on the one before): the
+# family ("*": named in the sentence, {LABEL}, or by the value's last words), "=" a statement
+# or ">" a change, and the pattern over the predicate, where a space is any white space. The
+# first pattern that matches reads the predicate.
+_TABLE = r"""
+home_city = (?:live|lives|living|reside|resides|residing) in {V}
+home_city = {BE} (?:based|living|settled|residing) (?:in|out of) {V}
+home_city = {HAVE} (?:been )?(?:living|lived|based) in {V}
+home_city > (?:{HAVE} )?(?:[a-z]+ (?:up )?and )?(?:moved|relocated) (?:house )?
+    (?:back |over |permanently )?(?:from {OLD} )?to {V}
+home_city > (?:{HAVE} )?settled (?:down )?in {V}
+employer = (?:work|works|working) (?:full(?:-| )?time )?(?:at|for) {V}
+employer = (?:{BE}|{HAVE} been) (?:employed|working) (?:at|by|for) {V}
+employer > (?:{HAVE} )?(?:started|began|begun|took|taken|accepted|got|landed) (?:a |an |my )?
+    (?:new )?(?:job|position|role) (?:at|with) {V}
+employer > (?:{HAVE} )?(?:started|began|begun) working (?:at|for) {V}
+employer > (?:(?:was|got|{HAVE} been) )?hired by {V}
+manager = reports? (?:directly )?to {V}
+manager = {BE} managed by {V}
+occupation = (?:work|works|working) as (?:a |an )?{V}
+occupation > (?:(?:got|was|{BE}|{HAVE} been) )?promoted to {V}
+occupation > (?:became|{HAVE} become) (?:a|an) {V}
+diet = {BE} (?:a |an |strictly |fully )?(?P<v>{DIET})\b.*
+diet = (?:{BE} on|follows?|following|eats?) (?:a |an )?(?P<v>{DIET})\b.*
+diet > (?:went|turned|became|{HAVE} (?:gone|turned|become)) (?P<v>{DIET})\b.*
+diet > (?:switched|changed|moved) to (?:a |an )?(?P<v>{DIET})\b.*
+occupation = {BE} (?:a|an) {V}
+origin = (?:{BE} (?:originally )?from|grew up in) {V}
+name = go(?:es)? by {V}
+name = (?:{BE}|would (?:like|love|prefer) to be) called {V}
+name > (?:{HAVE} )?changed (?:my|their|his|her) name to {V}
+age = {BE} (?P<v>\d{1,3})(?:\s*(?:years?[\s-]+old|yo|y/o))?
+age > (?:just )?turned (?P<v>\d{1,3})\b.*
+partner = {BE} married to {V}
+partner > (?:got|{HAVE} got(?:ten)?) married to {V}
+car = (?:drive|drives|driving) (?:a|an|my|our) {V}
+email_address = (?:can be )?(?:reached|emailed) at (?P<v>\S+@\S+)
+school = (?:study|studies|studying|{BE} (?:a student|enrolled)) at {V}
+bank = banks? (?:with|at) {V}
+bank > switched banks (?:from {OLD} )?to {V}
+gym = (?:work|works|working) out at {V}
+gym = (?:trains?|exercises?) at {V}
+manager = (?:answers?|reports? directly) to {V}
+mentor = {BE} (?:mentored|coached) by {V}
+notes_app = (?:keeps?|writes?|takes?) (?:my |their )?notes (?:in|with) {V}
+browser = browses? (?:the web )?(?:with|in|on) {V}
+email_client = reads? (?:my |their )?e-?mail (?:in|on|with) {V}
+programming_language = (?:codes?|programs?) (?:mostly |mainly )?in {V}
+music_app = (?:streams?|listens? to) music (?:on|with|via) {V}
+mobile_carrier = ported (?:my|their) number (?:over )?to {V}
+health_insurer = {BE} insured (?:by|with|through) {V}
+landlord = rents? (?:(?:the|my|their|a) (?:flat|apartment|place|house|room) )?from {V}
+project = (?:{BE} )?(?:works?|working) on project {V}
+commute = (?:commutes?|commuting|(?:goes|gets|travels?) to work) by {V}
+commute > started (?:commuting|going to work) by {V}
+wake_time = (?:wakes?|gets?|getting) up at {V}
+team = {BE} on the (?P<v>[a-z]+) team\b.*
+watch = wears? (?:a|an|my) {V}
+languages = (?:speak|speaks|speaking|{BE} fluent in) {V}
+allergies = {BE} allergic to {V}
+pets = (?:{HAVE}|own|owns) (?:a|an|two|three) (?P<v>{PET})s?\b.*
+likes = (?:love|loves|like|likes|enjoy|enjoys) (?!(?:to|it|this|that|them)\b)(?P<v>[a-z].+)
+dislikes = (?:hate|hates|dislike|dislikes) (?!to\b)(?P<v>[a-z].+)
+* = (?:use|uses|using|prefer|prefers|choose|chose|picked) (?P<v>.+?) (?:for|as)
+     (?:my |our |the |their )?{LABEL}
+* > (?:switched|changed|moved|swapped|migrated|upgraded) (?:over )?(?:from {OLD} )?to
+     (?P<v>.+?) (?:for|as) (?:my |our |the )?{LABEL}
+* > (?:switched|changed|moved|swapped|migrated|upgraded|updated|set) (?:(?:my|our|the|their) )?
+    {LABEL} (?:from {OLD} )?to {V}
+* > replaced (?:my|our|the|their) {LABEL} with {V}
+* > (?:switched|changed|moved|migrated|upgraded) (?:over )?(?:from {OLD} )?to {V}
+* > replaced {OLD} with {V}
+* > (?:{HAVE} )?(?:ditched|dropped|swapped|traded(?: in)?|exchanged) (?:my |our |the )?{OLD}
+     (?:for|with) (?:a |an |the )?{V}
+* = (?:use|uses|using|prefer|prefers|have|has) {V}
+"""
+
+
+def _patterns(table: str) -> tuple[tuple[str | None, bool, re.Pattern[str]], ...]:
+    """The compiled :data:`_TABLE`: ``(family or None, says a change, pattern)``."""
+    parts = {"{BE}": _BE, "{HAVE}": _HAVE, "{DIET}": _DIET, "{PET}": _PET, "{LABEL}": _LABEL}
+    parts |= {"{V}": "(?P<v>.+)", "{OLD}": "(?P<old>.+?)"}
+    lines: list[str] = []
+    for line in table.strip().splitlines():
+        if line.startswith("    "):
+            lines[-1] += line[4:]  # a continuation: a space after the indent is a space
+        else:
+            lines.append(line)
+    out = []
+    for line in lines:
+        family, kind, pattern = line.split(" ", 2)
+        pattern = pattern.replace(" ", r"\s+")
+        for name, part in parts.items():
+            pattern = pattern.replace(name, part)
+        out.append(
+            (None if family == "*" else family, kind == ">", re.compile(rf"^{pattern}$", _I))
+        )
+    return tuple(out)
+
+
+_COMPILED = _patterns(_TABLE)
 
 _WHEN = (
     r"(?:(?:last|this|past)\s+(?:week|month|year|spring|summer|autumn|fall|winter|weekend)|"
