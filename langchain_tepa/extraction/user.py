@@ -138,7 +138,7 @@ health_insurer = {BE} insured (?:by|with|through) {V}
 landlord = rents? (?:(?:the|my|their|a) (?:flat|apartment|place|house|room) )?from {V}
 project = (?:{BE} )?(?:works?|working) on project {V}
 commute = (?:commutes?|commuting|(?:goes|gets|travels?) to work) by {V}
-commute > started (?:commuting|going to work) by {V}
+commute > (?:{HAVE} )?started (?:commuting|going to work) by {V}
 wake_time = (?:wakes?|gets?|getting) up at {V}
 team = {BE} on the (?P<v>[a-z]+) team\b.*
 watch = wears? (?:a|an|my) {V}
@@ -276,7 +276,8 @@ _R_OF_USER = re.compile(r"^the\s+([a-z][a-z -]{1,30}?)\s+of\s+(?:the\s+)?user\s+
 _HEADER = re.compile(r"^(?:update|updated|correction|change|changed|new)\s*(?::|\s[-–—])\s*", _I)
 _CLAUSE_START = (
     r"(?:I|we|now|not|no\s+longer|(?:the\s+)?user|my|works?|lives?|moved|speaks?|drives?|"
-    r"reports?|uses?|is|am|are|has|have|joined|took|only|cancell?ed|dropped|ditched|quit|gave)\b"
+    r"reports?|uses?|is|am|are|has|have|joined|took|only|cancell?ed|dropped|ditched|quit|gave|"
+    r"went|switched|signed|started)\b"
 )
 _CLAUSES = re.compile(
     rf"\s*[;,]\s*(?:and\s+|but\s+|so\s+)?(?={_CLAUSE_START})|\s+(?:and|but|so)\s+(?={_CLAUSE_START})",
@@ -520,7 +521,7 @@ _LEFT = re.compile(  # what a user left behind: the value an anchored claim repl
 )
 _NEW = re.compile(  # what the user took up instead: "..., and joined KPMG", "it's 7:15"
     r"^(?:(?:have\s+|has\s+)?(?:joined|took\s+up|taken\s+up|started\s+(?:at|with)|signed\s+up\s+(?:at|with|"
-    r"for)|switched\s+to|went\s+with|(?:only\s+|now\s+)?(?:have|has|use|uses))|(?:it|that)(?:['’]s|\s+is))\s+"
+    r"for)|switched\s+to|went\s+(?:with|to|over\s+to)|moved\s+(?:over\s+)?to|(?:only\s+|now\s+)?(?:have|has|use|uses))|(?:it|that)(?:['’]s|\s+is))\s+"
     r"(?:a\s+|an\s+|the\s+)?(?P<v>.+)$",
     _I,
 )
