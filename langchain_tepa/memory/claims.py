@@ -12,15 +12,21 @@ see. :class:`ItemClaims` links the two:
   that repeats a claim supports it; a claim of a change ("moved to", "now", "switched to")
   corrects it.
 * **Served.** A claim is *served* when its value is the answer of its key: the key's best
-  Active value (each Active value of a multi-valued attribute). An item is **visible** while it
-  makes no claim or any of its claims is served.
-* **Taken back.** After every write that touches a claim key, the items linked to that key are
-  checked: an item none of whose claims is served is revoked, with a reason naming the item
-  that superseded it (``"superseded: user.home_city is now 'Oslo' (item b7...)"``); one whose
-  claim is served again is promoted back. These decisions are evidence like any other, so
-  ``audit``, ``history`` and ``as_of`` reads show the item as it was and why it changed, and
-  every read path (store search, retriever, vector store, tools) sees the item's state without
-  a change of its own. An item deleted by the user is never brought back by its claims.
+  Active value (each Active value of a multi-valued attribute).
+* **Taken back only when the replacement is explicit** (issue 37). After every write that
+  touches a claim key, the items linked to that key are checked: an item none of whose claims
+  is served, one of which a *correction* revoked (an explicit change: "moved to", "no longer X,
+  now Y", "X -> Y", or a model's verdict written as one), is revoked, with a reason naming the
+  item that superseded it (``"superseded: user.home_city is now 'Oslo' (item b7...)"``); one
+  that is no longer so displaced is promoted back. These decisions are evidence like any other,
+  so ``audit``, ``history`` and ``as_of`` reads show the item as it was and why it changed. An
+  item deleted by the user is never brought back by its claims.
+* **Marked when unsure.** An older live item that claims another value of a single-valued key
+  than the newest item claiming it, without a correction ("I live in Lisbon", then "I live in
+  Paris"), stays served and is *possibly superseded*: a mark (a value of the claims namespace,
+  :func:`mark_key`) names the newer item, the store's search and the vector store rank the
+  newer item just above it and show the mark (``possibly_superseded_by``). An item a correction
+  hid keeps a mark too, so the item that replaced it ranks where it would have.
 * **Updates and deletes.** Updating an item (same key, new content) retracts the claims of
   its old content that the new one does not make; deleting it retracts all its claims. A
   retracted claim value that no other live item makes is revoked (``"retracted: ..."``).
@@ -31,9 +37,9 @@ see. :class:`ItemClaims` links the two:
 The claims namespace is an ordinary namespace of the memory (``memory.namespaces()`` lists it);
 ``TEPAStore`` hides it from its listings and searches, and refuses to write into it.
 
-Cost: extraction (the offline extractor: well under a millisecond an item) and one more append
-when an item's visibility changes; the links of a claim key are read from its evidence only
-when that key holds two or more values.
+Cost: extraction (the offline extractor: about a millisecond an item or less) and one more
+append when an item's visibility or mark changes; the links of a claim key are read from its
+evidence only when that key holds two or more values.
 
 Example:
     >>> from langchain_tepa import Fact, TEPAMemory
