@@ -96,6 +96,9 @@ CLAIMS_LABEL = "~claims"
 
 SUPERSEDED = "superseded"
 """How the reason of a revocation by claims starts (only those are promoted back)."""
+HELD = "held"
+"""How the reason starts when a more trusted answer holds the item's claim back (promoted back
+too, once its claim is confirmed: :mod:`langchain_tepa.core.precedence`)."""
 
 MARKS = "~superseded."
 """How the key of a "possibly superseded" mark starts, in the claims namespace."""
@@ -142,12 +145,6 @@ def mark_key(item_key: str) -> str:
     """
     key = MARKS + item_key
     return key if len(key) <= MAX_KEY_LENGTH else f"{MARKS}#{short_hash(item_key, 32)}"
-
-
-def _superseded(p: Precedent) -> bool:
-    """Whether an item's precedent was revoked by claims (not deleted by hand)."""
-    by = p.revocation
-    return by is not None and by.reason.startswith(SUPERSEDED)
 
 
 def read_marks(rows: Iterable[Any], *, hidden: bool = False) -> dict[str, list[dict[str, Any]]]:
@@ -422,7 +419,7 @@ class ItemClaims:
                 owners = order.setdefault((claims_namespace(owner[0]), key), [])
                 owners[:] = [o for o in owners if o != owner] + [owner]
         decisions = self._decisions(links, source, corrections)
-        decided = {(d.namespace or "", d.key): d.promote for d in decisions}
+        decided = {(d.namespace or "", d.key): d for d in decisions}
         marks = self._marks(links, order, decided, source)
         if decisions or marks:
             self.memory.write_many([*decisions, *marks])
@@ -451,8 +448,9 @@ class ItemClaims:
 
         An item is hidden when none of its claims is served and one of them was revoked by a
         correction (an explicit change: "I moved to Oslo", "X -> Y", or a model's verdict
-        written as one). A same-attribute conflict that is not explicit hides nothing: the
-        older item is marked instead (:meth:`_marks`).
+        written as one), or is held back by a more trusted answer (a lower-trust writer's claim:
+        issue 38; reason ``held: ...``, restored once confirmed). A same-attribute conflict that
+        is not explicit hides nothing: the older item is marked instead (:meth:`_marks`).
         """
         cache: dict[tuple[str, str], list[Precedent]] = {}
         owners = self._owners(links)
@@ -468,23 +466,35 @@ class ItemClaims:
                 self._vid(v) == p.value_id for k, v in claims for p in self._served(cns, k, cache)
             )
             explicit = [] if served else self._displaced(cns, claims, corrections)
+            held = [] if served or explicit else self._held(cns, claims)
             revoked_by = target.revocation
-            if target.state is Lifecycle.REVOKED and not explicit:
-                if revoked_by is not None and revoked_by.reason.startswith(SUPERSEDED):
+            if target.state is Lifecycle.REVOKED and not explicit and not held:
+                if revoked_by is not None and revoked_by.reason.startswith((SUPERSEDED, HELD)):
                     k, v = claims[0]
                     reason = f"restored: its claim {k} = {v!r} is no longer displaced"
                     out.append(Decision(item_key, target.value, True, reason, ns, source))
-            elif target.state is Lifecycle.ACTIVE and explicit:
-                k, v = explicit[0]
+            elif target.state is Lifecycle.ACTIVE and (explicit or held):
+                k, v = (explicit or held)[0]
                 now = self._served(cns, k, cache)
                 if now:
                     by = owners.get((cns, k, now[0].value_id))
                     who = f" (item {by})" if by and by != item_key else ""
                     reason = f"{SUPERSEDED}: {k} is now {now[0].value!r}{who}, not {v!r}"
+                    if held:
+                        reason = (
+                            f"{HELD}: {k} = {v!r} waits until a source as trusted as the one "
+                            f"behind {now[0].value!r}{who} or an execution confirms it"
+                        )
                 else:
                     reason = f"{SUPERSEDED}: {k} = {v!r} is no longer believed"
                 out.append(Decision(item_key, target.value, False, reason, ns, source))
         return out
+
+    def _held(self, cns: str, claims: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """The claims a more trusted answer holds back (issue 38: a lower-trust writer's)."""
+        return [
+            (k, v) for k, v in claims if self._vid(v) in self.memory.audit(k, namespace=cns).held
+        ]
 
     def _displaced(
         self,
@@ -511,7 +521,7 @@ class ItemClaims:
         self,
         links: dict[tuple[str, str, str], list[tuple[str, Any]]],
         order: dict[tuple[str, str], list[tuple[str, str, str]]],
-        decided: dict[tuple[str, str], bool],
+        decided: dict[tuple[str, str], Decision],
         source: str | None,
     ) -> list[Fact | RevokeKey | Decision]:
         """Mark each item that a newer item may supersede; unmark the others.
@@ -533,8 +543,10 @@ class ItemClaims:
                 if p is None:
                     live[owner] = False
                     return False
-                live[owner] = decided.get(owner[:2], p.state is Lifecycle.ACTIVE)
-                if not live[owner] and (decided.get(owner[:2]) is False or _superseded(p)):
+                now = decided.get(owner[:2])
+                live[owner] = now.promote if now is not None else p.state is Lifecycle.ACTIVE
+                why = now.reason if now is not None else getattr(p.revocation, "reason", "")
+                if not live[owner] and why.startswith(SUPERSEDED):  # not held, not deleted
                     hidden[owner] = p.id
             return live[owner]
 
