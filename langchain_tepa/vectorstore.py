@@ -13,8 +13,7 @@ How a ``Document`` maps onto the memory (details in :class:`TEPAVectorStore`):
   (the text when absent), the text as ``text=``. Many documents can support one fact.
 
 Example:
-    >>> import numpy as np
-from langchain_core.documents import Document
+    >>> from langchain_core.documents import Document
     >>> from langchain_tepa import TEPAMemory
     >>> store = TEPAVectorStore(memory=TEPAMemory.in_memory())
     >>> store.add_documents([Document("Oslo is the capital of Norway", id="oslo")])
