@@ -46,7 +46,13 @@ from typing import Any
 
 from langchain_tepa.core.errors import InvalidArgumentError
 from tepa_bench.freetext_cases import CASE_SPLITS, case_scenarios
-from tepa_bench.freetext_data import SPLITS, Scenario, generate_scenarios, ideal_claims
+from tepa_bench.freetext_data import (
+    SPLITS,
+    Scenario,
+    generate_scenarios,
+    ideal_claims,
+    pair_labels,
+)
 from tepa_bench.freetext_systems import (
     SYSTEMS,
     FreeTextSystem,
@@ -301,6 +307,12 @@ def run_freetext(
     skipped = {n: why for n in systems if (why := system_available(n)) is not None}
     runnable = [n for n in systems if n not in skipped]
     ideal = ideal_claims(list(scenarios))
+    corrections = {  # what a gold-label judge calls "replaces"; only tepa-ideal reads it
+        later
+        for (_, later), label in pair_labels(list(scenarios)).items()
+        if label.relation == "replaces"
+        and not (label.temporary or label.hypothetical or label.about_someone_else or label.history)
+    }
     unique_texts = sorted(ideal)
     bar = None
     if progress:
@@ -314,7 +326,9 @@ def run_freetext(
             if bar is not None:
                 bar.set_postfix_str(name)
             t0 = time.perf_counter()
-            system = build_system(name, ideal=ideal, storage=storage, embeddings=embeddings)
+            system = build_system(
+                name, ideal=ideal, storage=storage, embeddings=embeddings, corrections=corrections
+            )
             try:
                 answers, timing = _run_one(system, scenarios, k, bar)
                 metrics = score(scenarios, answers, k)
