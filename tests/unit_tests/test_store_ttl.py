@@ -1,4 +1,8 @@
-"""TEPAStore TTL: expiry from the last put or read, revocation with reason "expired"."""
+"""TEPAStore TTL: expiry from the last put or read, revocation with reason "expired".
+
+The expiry tests read a clock the test advances (the store's TTL keeper's clock), so they do not
+depend on how long a put takes on a loaded machine; only the background sweeper's test sleeps.
+"""
 
 from __future__ import annotations
 
@@ -13,42 +17,63 @@ NS = ("users", "u1")
 SECOND = 1 / 60  # a TTL of one second, in minutes
 
 
-def _store(storage: InMemoryStorage | None = None, **kwargs: object) -> TEPAStore:
+class Clock:
+    """Wall-clock seconds that move only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def _store(
+    storage: InMemoryStorage | None = None, clock: Clock | None = None, **kwargs: object
+) -> TEPAStore:
     memory = TEPAMemory(storage or InMemoryStorage(), embeddings=HashingEmbeddings())
-    return TEPAStore(memory, **kwargs)  # type: ignore[arg-type]
+    store = TEPAStore(memory, **kwargs)  # type: ignore[arg-type]
+    if clock is not None:
+        store._ttl._clock = clock
+    return store
 
 
 def test_reads_refresh_the_expiry_unless_told_not_to() -> None:
-    store = _store()
+    clock = Clock()
+    store = _store(clock=clock)
     for key in ("kept", "peeked", "left"):
         store.put(NS, key, {"v": key}, ttl=0.6 * SECOND)
-    time.sleep(0.3)
+    clock.sleep(0.3)
     assert store.get(NS, "kept") is not None  # refreshes: 0.6 s from now
     assert store.get(NS, "peeked", refresh_ttl=False) is not None  # does not
-    time.sleep(0.4)  # 0.7 s after the puts, 0.4 s after the refresh
+    clock.sleep(0.4)  # 0.7 s after the puts, 0.4 s after the refresh
     assert store.get(NS, "kept") is not None
     assert store.get(NS, "peeked") is None
     assert store.get(NS, "left") is None
 
 
 def test_default_ttl_and_no_refresh_on_read() -> None:
-    store = _store(ttl={"default_ttl": 0.4 * SECOND, "refresh_on_read": False})
+    clock = Clock()
+    store = _store(clock=clock, ttl={"default_ttl": 0.4 * SECOND, "refresh_on_read": False})
     store.put(NS, "a", {"v": 1})
     store.put(NS, "b", {"v": 2}, ttl=None)  # explicitly no expiry
-    time.sleep(0.25)
+    clock.sleep(0.25)
     assert store.get(NS, "a") is not None  # a read that does not refresh
-    time.sleep(0.25)
+    clock.sleep(0.25)
     assert store.get(NS, "a") is None
     assert store.get(NS, "b").value == {"v": 2}
 
 
 def test_the_sweeper_revokes_expired_items_and_keeps_them_for_audit() -> None:
     storage = InMemoryStorage()
-    store = _store(storage)
+    clock = Clock()
+    store = _store(storage, clock)
     for i in range(3):
         store.put(NS, f"k{i}", {"v": i}, ttl=0.2 * SECOND)
     store.put(NS, "stays", {"v": 9})
-    time.sleep(0.3)
+    clock.sleep(0.3)
     assert store.sweep_ttl() == 3
     assert store.sweep_ttl() == 0
     reasons = {
@@ -57,7 +82,7 @@ def test_the_sweeper_revokes_expired_items_and_keeps_them_for_audit() -> None:
     }
     assert set(reasons.values()) == {"expired"}
     # Another worker on the same store sees the same expiry.
-    other = _store(storage)
+    other = _store(storage, clock)
     assert [i.key for i in other.search(NS)] == ["stays"]
 
 
@@ -73,10 +98,12 @@ def test_the_background_sweeper_runs_and_stops() -> None:
 
 def test_a_read_only_store_hides_expired_items_and_writes_nothing() -> None:
     storage = InMemoryStorage()
-    writer = _store(storage)
+    clock = Clock()
+    writer = _store(storage, clock)
     writer.put(NS, "k", {"v": 1}, ttl=0.2 * SECOND)
-    time.sleep(0.3)
+    clock.sleep(0.3)
     reader = TEPAStore(TEPAMemory(storage, embeddings=HashingEmbeddings(), read_only=True))
+    reader._ttl._clock = clock
     assert reader.get(NS, "k") is None
     assert writer.audit(NS, "k").precedents[0].state.value == "active"  # not revoked yet
 
