@@ -1,17 +1,17 @@
 """Where ``TEPAMemory.as_retriever()`` and its siblings find their adapters.
 
 The adapters (retriever, store, classic memory, vector store) import the memory; the memory does
-not import them. Each adapter registers a factory here when the package is imported
-(``langchain_tepa/__init__.py``), and the facade's ``as_*`` methods look it up.
+not import them. The built-in ones are named here by module and class and imported when first
+made; ``register_adapter`` adds or replaces one, and the facade's ``as_*`` methods look it up.
 
 Example:
-    >>> import langchain_tepa  # registers the adapters
     >>> "retriever" in registered()
     True
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +22,14 @@ __all__ = ["make_adapter", "register_adapter", "registered"]
 
 _FACTORIES: dict[str, Callable[..., Any]] = {}
 
+# The built-in adapters, by name: (module, class), imported when the first one is made.
+_BUILT_IN = {
+    "classic": ("langchain_tepa.classic", "TEPAConversationMemory"),
+    "retriever": ("langchain_tepa.retriever", "TEPARetriever"),
+    "store": ("langchain_tepa.store", "TEPAStore"),
+    "vectorstore": ("langchain_tepa.vectorstore", "TEPAVectorStore"),
+}
+
 
 def register_adapter(name: str, factory: Callable[..., Any]) -> None:
     """Register ``factory(memory, **kwargs)`` as the adapter ``name``."""
@@ -30,20 +38,21 @@ def register_adapter(name: str, factory: Callable[..., Any]) -> None:
 
 def registered() -> list[str]:
     """Names of the registered adapters."""
-    return sorted(_FACTORIES)
+    return sorted(set(_FACTORIES) | set(_BUILT_IN))
 
 
 def make_adapter(name: str, memory: Any, **kwargs: Any) -> Any:
     """The adapter ``name`` over ``memory``.
 
     Raises:
-        TEPAError: If no adapter of that name is registered (``import langchain_tepa`` first).
+        TEPAError: If no adapter of that name is registered.
     """
     factory = _FACTORIES.get(name)
-    if factory is None:
+    if factory is not None:
+        return factory(memory, **kwargs)
+    if name not in _BUILT_IN:
         raise TEPAError(
-            f"no adapter {safe_repr(name)} is registered; import langchain_tepa first (it "
-            "registers "
-            f"{', '.join(registered()) or 'the adapters'})"
+            f"no adapter {safe_repr(name)} is registered; known: {', '.join(registered())}"
         )
-    return factory(memory, **kwargs)
+    module, cls = _BUILT_IN[name]
+    return getattr(importlib.import_module(module), cls)(memory=memory, **kwargs)

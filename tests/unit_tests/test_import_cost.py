@@ -43,6 +43,15 @@ def test_import_langchain_tepa_imports_neither_chromadb_nor_openai() -> None:
         assert name not in loaded, f"import langchain_tepa imported {name}"
 
 
+def test_import_langchain_tepa_alone_imports_no_module_of_the_library_or_langchain() -> None:
+    """Issue 41: every public name is resolved on first use, so the bare import is near free."""
+    loaded = _modules_after("import langchain_tepa")
+    assert [m for m in loaded if m.startswith("langchain_tepa.")] == []
+    assert "langchain_core" not in loaded and "numpy" not in loaded
+    used = _modules_after("import langchain_tepa\nlangchain_tepa.TEPAMemory.in_memory().as_store()")
+    assert {"langchain_tepa.memory", "langchain_tepa.store"} <= used  # the adapter, on first use
+
+
 def test_the_in_memory_quickstart_needs_neither() -> None:
     loaded = _modules_after(
         "from langchain_tepa import TEPAMemory\n"
