@@ -26,6 +26,7 @@ from langchain_tepa.core.types import Evidence, Fact, Precedent
 from langchain_tepa.memory.batch import Decision, RevokeKey
 from langchain_tepa.memory.rows import AnswerRow, AnswerTable
 from langchain_tepa.results import KeyAudit, ObservationResult, ReconcileReport, TextsResult
+from langchain_tepa.storage.answers import AnswerHit
 
 __all__ = ["AsyncMemoryMixin"]
 
@@ -236,6 +237,17 @@ class AsyncMemoryMixin:
             vector_spaces=vector_spaces,
             payload_spaces=payload_spaces,
         )
+
+    async def asearch_answers(
+        self,
+        space: str,
+        vector: Sequence[float],
+        n: int,
+        *,
+        prefix: _Namespace | None = None,
+    ) -> list[AnswerHit] | None:
+        """Async :meth:`~langchain_tepa.memory.TEPAMemory.search_answers`."""
+        return await self._run("search_answers", space, vector, n, prefix=prefix)
 
     async def arevoke_key(
         self,

@@ -26,6 +26,7 @@ from langchain_tepa.memory.retrieval import RetrievalMixin
 from langchain_tepa.memory.rows import AnswerRow, AnswerTable
 from langchain_tepa.results import KeyAudit
 from langchain_tepa.state import NamespaceState
+from langchain_tepa.storage.answers import AnswerHit
 
 __all__ = ["ReadingMixin"]
 
@@ -383,6 +384,53 @@ class ReadingMixin(RetrievalMixin):
                         got = kept[spec] = (versions, table)
                     out[ns] = got[1]
         return out if len(chunks) == 1 else {ns: out[ns] for ns in names}
+
+    def holds(self, prefix: Namespace) -> bool:
+        """Whether every namespace under ``prefix`` is held current in process (reads nothing).
+
+        True only on an embedded folder this process holds, while nothing was registered
+        since the names were read and every namespace under ``prefix`` has a state in process:
+        a search there ranks in process without any storage call.
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> TEPAMemory.in_memory().holds("users")  # in-memory storage never vouches
+            False
+        """
+        pfx = validate_namespace(prefix)
+        self._check_open()
+        names = self.storage.namespaces_if_unchanged(pfx)
+        return names is not None and self._engine.held(names)
+
+    def search_answers(
+        self,
+        space: str,
+        vector: Sequence[float],
+        n: int,
+        *,
+        prefix: Namespace | None = None,
+    ) -> list[AnswerHit] | None:
+        """The ``n`` answers nearest ``vector`` in ``space``'s answer index, best first.
+
+        Answers of every namespace under ``prefix`` (all when ``None``), one per key (its best
+        item vector, cosine similarity), as stored by every commit acknowledged before the call
+        (``index_answers``); no namespace is loaded. ``None`` when the store keeps no complete
+        index of ``space``. Chroma's index is approximate (HNSW).
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> memory = TEPAMemory.in_memory()
+            >>> memory.index_answers("docs")
+            True
+            >>> _ = memory.vector_space("docs").observe_many([("k", 1)], [[[1.0, 0.0]]])
+            >>> [(h.key, h.value) for h in memory.search_answers("docs", [1.0, 0.0], 3)]
+            [('k', 1)]
+        """
+        self._check_open()
+        if space not in self._engine.answers.spaces():
+            return None
+        pfx = None if prefix is None else validate_namespace(prefix)
+        return self.storage.query_answers(space, vector, n, prefix=pfx)
 
     def precedents(self, *, namespace: Namespace | None = None) -> list[Precedent]:
         """Copies of every precedent of one namespace (default: the memory's), by key.

@@ -55,6 +55,7 @@ from langchain_tepa.memory.claims import (
     joined_text,
     text_of_value,
 )
+from langchain_tepa.store.cold import cold_search
 from langchain_tepa.store.corrections import put_op
 from langchain_tepa.store.index import Distance
 from langchain_tepa.store.listing import list_active_namespaces
@@ -83,6 +84,15 @@ def _when(seconds: float) -> datetime:
         return _EPOCH + timedelta(seconds=seconds)
     except (OverflowError, ValueError):
         return _EPOCH if seconds < 0 else datetime.max.replace(tzinfo=timezone.utc)
+
+
+def _floats(vector: Sequence[float]) -> list[float]:
+    """``vector`` as a list of Python floats (one numpy conversion; any number type)."""
+    try:
+        out: list[float] = np.asarray(vector, dtype=np.float64).tolist()
+    except (TypeError, ValueError, OverflowError):
+        return [float(x) for x in vector]
+    return out
 
 
 def _value_view(p: Precedent) -> dict[str, Any]:
@@ -118,6 +128,7 @@ class ExecutionMixin:
     _dims: int | None
     _distance: Distance
     _space: VectorSpace | None
+    _indexed: bool
     _ttl: TTLKeeper
 
     # ------------------------------------------------------------------ ops of the methods
@@ -225,16 +236,29 @@ class ExecutionMixin:
             updated_at=_when(best.updated_at),
         )
 
-    def _plan_search(self, plan: Plan, op: SearchOp, as_of: AsOfPoint | None = None) -> SearchPlan:
+    def _plan_search(
+        self,
+        plan: Plan,
+        op: SearchOp,
+        as_of: AsOfPoint | None = None,
+        *,
+        cold: bool | None = None,
+    ) -> SearchPlan:
         """The namespaces a search scans, with their answer tables (ranked in phase 3).
 
         Expired items of every namespace scanned are noted for revocation, as a read that
-        meets them does; ``as_of`` searches see what the memory believed then (no expiry).
+        meets them does; ``as_of`` searches see what the memory believed then (no expiry). A
+        search this process does not hold reads nothing here (``cold``; decided by
+        :meth:`_cold` when ``None``): the answer index ranks it in phase 3.
         """
         prefix = tuple(op.namespace_prefix)
         scopes: list[Scope] = []
         if prefix and read_namespace(prefix) is None:
             return SearchPlan(op, scopes, op.query or None)
+        if cold is None:
+            cold = self._cold(op, as_of)
+        if cold:
+            return SearchPlan(op, scopes, op.query or None, cold=True)
         spaces = [self._space.name] if self._space is not None else []
         stamps = {TTL_SPACE: STAMP_SIZE} if as_of is None else None
         if prefix and as_of is None:  # the names and their heads in one scan
@@ -260,6 +284,15 @@ class ExecutionMixin:
             scopes.append(Scope(tuple(ns.split(".")), table, live))
         return SearchPlan(op, scopes, op.query or None)
 
+    def _cold(self, op: SearchOp, as_of: AsOfPoint | None) -> bool:
+        """Whether the answer index ranks ``op`` (:mod:`~langchain_tepa.store.cold`)."""
+        if not (self._indexed and op.query and not op.filter and as_of is None):
+            return False
+        if self._distance != "cosine" or self._space is None:
+            return False
+        prefix = ".".join(op.namespace_prefix)
+        return not (prefix and self.memory.holds(prefix))
+
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         return list_active_namespaces(self.memory, op)
 
@@ -275,13 +308,8 @@ class ExecutionMixin:
             raise InvalidArgumentError(
                 "the embedding function returned a different number of vectors than texts"
             )
-        out = {t: [float(x) for x in v] for t, v in zip(texts, text_vecs, strict=True)}
-        out.update(
-            {
-                f"\x00query:{q}": [float(x) for x in v]
-                for q, v in zip(queries, query_vecs, strict=True)
-            }
-        )
+        out = {t: _floats(v) for t, v in zip(texts, text_vecs, strict=True)}
+        out.update({f"\x00query:{q}": _floats(v) for q, v in zip(queries, query_vecs, strict=True)})
         if self._dims is not None:
             for vec in out.values():
                 if len(vec) != self._dims:
@@ -318,6 +346,14 @@ class ExecutionMixin:
     ) -> list[SearchItem]:
         op = search.op
         wanted = op.offset + op.limit
+        if search.cold:
+            assert self._space is not None
+            assert search.query
+            qvec = vectors[f"\x00query:{search.query}"]
+            found = cold_search(self.memory, self._space.name, search, qvec, plan, self._ttl, _when)
+            if found is not None:
+                return found
+            search = self._plan_search(plan, op, cold=False)  # fold the namespaces after all
         if not search.query:
             picks = newest(search.scopes, op.filter, wanted)
         else:

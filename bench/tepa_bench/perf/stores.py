@@ -213,6 +213,7 @@ def fresh_probe(kind: str, folder: Path, users: int, items: int) -> dict[str, An
     import langgraph.store.memory
     import langgraph.store.sqlite  # noqa: F401
 
+    import langchain_tepa.storage.chroma
     import langchain_tepa.store  # noqa: F401
 
     work = StoreWorkload(users, items)

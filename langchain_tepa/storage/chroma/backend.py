@@ -11,7 +11,8 @@ client, its collections, typed errors, meta records) and keeps the state of one 
 helpers beside it take the handles and the layout as arguments and never import it back: head
 reads (``heads.py``), page filters (``reads.py``), page grouping and the shard upserts
 (``pages.py``), waiting view marks (``marks.py``), the names directory (``directory.py``,
-``name_pages.py``) and the indexes of large namespaces (``dedicated.py``).
+``name_pages.py``), the indexes of large namespaces (``dedicated.py``) and the answer index
+(``answers.py``).
 
 Example:
     >>> import chromadb
@@ -32,6 +33,7 @@ from typing import Any
 
 from langchain_tepa.core.log import Head, NamespaceSummary, Page
 from langchain_tepa.core.types import Precedent
+from langchain_tepa.storage.answers import AnswerHit
 from langchain_tepa.storage.base import (
     Commit,
     NamespaceScan,
@@ -39,7 +41,7 @@ from langchain_tepa.storage.base import (
     PageRequest,
     key_path,
 )
-from langchain_tepa.storage.chroma import codec, dedicated, heads, reads
+from langchain_tepa.storage.chroma import answers, codec, dedicated, heads, reads
 from langchain_tepa.storage.chroma.directory import (
     NamesDirectory,
     names_under,
@@ -355,6 +357,9 @@ class ChromaStorage(CollectionHandles):
         with self._writing():
             self._commit(commit)
             self._write_marks(due_only=True)
+        changes = [(w.namespace, s, u) for w in commit.writes for s, u in w.answers.items() if u]
+        if changes:  # after the pages: every acknowledged commit is in the answer index
+            answers.write(self, self.layout, changes)
 
     def _commit(self, commit: Commit) -> None:
         created = [w.namespace for w in commit.writes if w.created]
@@ -563,6 +568,13 @@ class ChromaStorage(CollectionHandles):
     ) -> list[tuple[str, float]]:
         """Nearest precedents in a large namespace's index (cosine similarity)."""
         return dedicated.nearest(self, self.layout, namespace, vector, n, key_prefix=key_prefix)
+
+    # ---------------------------------------------------------------- answer index
+    def query_answers(
+        self, space: str, vector: Sequence[float], n: int, *, prefix: str | None = None
+    ) -> list[AnswerHit]:
+        """The nearest answers of ``space`` under ``prefix`` (Chroma's index)."""
+        return answers.query(self, self.layout, space, vector, n, prefix)
 
     # ---------------------------------------------------------------- closing
     def close(self) -> None:
