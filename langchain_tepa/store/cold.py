@@ -84,7 +84,7 @@ def cold_search(
     if wanted <= 0:
         return []
     prefix = ".".join(op.namespace_prefix) or None
-    asked = max(wanted, 10)
+    asked = 2 * wanted + 5  # beyond the page: its last score must beat the last one asked
     while True:
         hits = memory.search_answers(space, query, asked, prefix=prefix)
         if hits is None:
