@@ -142,7 +142,8 @@ class AnswerIndexer:
                 old = len(self._vectors_of(space, old_id, {}, tables) or ()) if old_id else 0
                 n = len(vecs) if now is not None and vecs else 0
                 if n:
-                    assert now is not None and ks is not None
+                    assert now is not None
+                    assert ks is not None
                     plain = self._plain(now, ks)
                     records.append(self._record(now, vecs, plain, stamps, items, tables))
                 if old > n:

@@ -190,6 +190,12 @@ class AsyncMemoryMixin:
         """Async twin of :meth:`TEPAMemory.answer`."""
         return await self._run("answer", key, namespace=namespace, as_of=as_of)
 
+    async def aanswer_row(
+        self, key: str, *, namespace: _Namespace | None = None, payloads: str | None = None
+    ) -> tuple[AnswerRow | None, list[list[float]] | None]:
+        """Async :meth:`~langchain_tepa.memory.TEPAMemory.answer_row`."""
+        return await self._run("answer_row", key, namespace=namespace, payloads=payloads)
+
     async def aanswers(
         self,
         *,

@@ -183,6 +183,40 @@ class ReadingMixin(RetrievalMixin):
         active = state.active() if state else []
         return detached(active[0], self.policy) if active else None
 
+    def answer_row(
+        self, key: str, *, namespace: Namespace | None = None, payloads: str | None = None
+    ) -> tuple[AnswerRow | None, list[list[float]] | None]:
+        """:meth:`answer` as a read-only :class:`AnswerRow`, in one read of the namespace.
+
+        With ``payloads`` (a vector space), the vectors the answer stored there too (``None``
+        when it has none): what ``TEPAStore.get`` needs (the TTL stamp), without copying the
+        precedent.
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> memory = TEPAMemory.in_memory()
+            >>> _ = memory.observe("user.diet", {"kind": "vegan"})
+            >>> row, stamp = memory.answer_row("user.diet")
+            >>> row.value, stamp
+            ({'kind': 'vegan'}, None)
+        """
+        ns = self._ns(namespace)
+        k = validate_key(key)
+        self._check_open()
+        if not self.policy.retrieval_enabled:
+            return None, None
+        with self._engine.reading([ns]) as states:
+            st = states[ns]
+            ks = st.keys.get(k)
+            active = ks.active() if ks is not None else []
+            if not active:
+                return None, None
+            best = active[0]
+            got = None
+            if payloads is not None and payloads in st.spaces:
+                got = st.spaces[payloads].payload(best.id)
+            return AnswerRow(best), got
+
     def answers(
         self,
         *,

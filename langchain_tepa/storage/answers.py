@@ -12,8 +12,9 @@ the namespace's label prefixes) and folds nothing.
 
 A record per answer and vector (:func:`answer_ids`): the vector is the record's embedding; the
 namespace, its label prefixes, the key, the precedent, its value and times, whether trust
-budgets can move the answer (``plain``: they cannot) and its expiry stamp are metadata. A key whose answer goes away (deleted, taken back, revoked) has its records
-removed by the same commit.
+budgets can move the answer (``plain``: they cannot) and its expiry stamp are metadata. A key
+whose answer goes away (deleted, taken back, revoked) has its records removed by the same
+commit.
 
 Example:
     >>> index = MemoryAnswerIndex()

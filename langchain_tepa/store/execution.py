@@ -42,7 +42,9 @@ from langgraph.store.base import (
     SearchItem,
     SearchOp,
     TTLConfig,
+    _ensure_refresh,  # how BaseStore.get reads its refresh_ttl
     _validate_namespace,  # what BaseStore.put checks first
+    _validate_namespace_labels,  # what BaseStore.get checks first
 )
 
 from langchain_tepa.core.errors import InvalidArgumentError
@@ -160,6 +162,19 @@ class ExecutionMixin:
         if ttl not in (NOT_PROVIDED, None) and not self.supports_ttl:  # pragma: no cover
             raise NotImplementedError(f"TTL is not supported by {type(self).__name__}")
 
+    def _get_now(
+        self, namespace: tuple[str, ...], key: str, refresh_ttl: bool | None
+    ) -> Item | None:
+        """``get``: one op without a batch's planning (no embedding, no writes to order)."""
+        _validate_namespace_labels(namespace)
+        op = GetOp(namespace, str(key), _ensure_refresh(self.ttl_config, refresh_ttl))
+        validate_op(op)
+        plan = Plan([None])
+        item = self._get_item(plan, op)
+        if plan.expired or plan.refresh:
+            self._finish(plan, {})  # the expired item is revoked, a read TTL refreshed
+        return item
+
     def _get_as_of(self, namespace: tuple[str, ...], key: str, as_of: AsOfPoint) -> Item | None:
         """``get(..., as_of=...)``: the item as the store held it then (nothing refreshed)."""
         validate_op(GetOp(tuple(namespace), key))
@@ -215,16 +230,21 @@ class ExecutionMixin:
         k = read_key(op.key)
         if ns is None or k is None:
             return None
-        best = self.memory.answer(k, namespace=ns)
-        if best is None:
+        row, stamp = self.memory.answer_row(k, namespace=ns, payloads=TTL_SPACE)
+        if row is None:
             return None
-        _, expired, stamps = self._ttl.split(ns, [best])
-        if expired:
+        if stamp and self._ttl.expired_stamp(stamp[0]):
             plan.expired.add((ns, k))
             return None
-        if op.refresh_ttl and stamps:
-            plan.refresh.setdefault(ns, {}).update(stamps)
-        return self._item(namespace, best)
+        if op.refresh_ttl and stamp and len(stamp[0]) == STAMP_SIZE:
+            plan.refresh.setdefault(ns, {})[row.id] = stamp
+        return Item(
+            value=_row_value(row),
+            key=row.key,
+            namespace=namespace,
+            created_at=_when(row.created_at),
+            updated_at=_when(row.updated_at),
+        )
 
     @staticmethod
     def _item(namespace: tuple[str, ...], best: Precedent) -> Item:

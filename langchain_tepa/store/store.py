@@ -420,7 +420,7 @@ class TEPAStore(SweeperMixin, AsyncStoreMixin):
         check_namespace_arg(namespace)
         if as_of is None:
             with namespace_errors():
-                return super().get(namespace, key, refresh_ttl=refresh_ttl)
+                return self._get_now(namespace, key, refresh_ttl)
         return self._get_as_of(namespace, key, as_of)
 
     def search(
