@@ -420,11 +420,13 @@ class ReadingMixin(RetrievalMixin):
         return out if len(chunks) == 1 else {ns: out[ns] for ns in names}
 
     def holds(self, prefix: Namespace) -> bool:
-        """Whether every namespace under ``prefix`` is held current in process (reads nothing).
+        """Whether every namespace under ``prefix`` has a state in process that is current.
 
-        True only on an embedded folder this process holds, while nothing was registered
-        since the names were read and every namespace under ``prefix`` has a state in process:
-        a search there ranks in process without any storage call.
+        Only on an embedded folder this process holds (the storage vouches for its write
+        epochs; a server client or the in-memory storage never does): the names under
+        ``prefix`` come from the names this process read (the directory is read once when
+        they are not known, or a namespace was registered since), and a search over them ranks
+        in process, reading at most the heads of shards written since.
 
         Example:
             >>> from langchain_tepa import TEPAMemory
@@ -433,8 +435,15 @@ class ReadingMixin(RetrievalMixin):
         """
         pfx = validate_namespace(prefix)
         self._check_open()
+        if self.storage.local_epoch(pfx) is None:
+            return False
         names = self.storage.namespaces_if_unchanged(pfx)
-        return names is not None and self._engine.held(names)
+        if names is None:
+            under = pfx + "."
+            if not any(ns == pfx or ns.startswith(under) for ns in self._engine.cache.names()):
+                return False  # nothing under it is held: no need to read the names
+            names = self.storage.find_namespaces(pfx)
+        return self._engine.held(names)
 
     def search_answers(
         self,

@@ -151,6 +151,8 @@ def test_a_fresh_process_answers_without_loading_a_namespace(
     store = TEPAStore.from_path(tmp_path / "m", index=INDEX, embeddings=emb)
     for u in range(20):
         store.put(("users", f"u{u}"), "note", {"text": f"note {WORDS[u % 8]} {u}"})
+    warm = store.search(("users",), query="train", limit=3)  # the writer holds them all
+    assert answered.index == answered.fold == 0  # ranked in process: the index not asked
     store.memory.close()
     store = TEPAStore.from_path(tmp_path / "m", index=INDEX, embeddings=emb)
     one = store.search(("users", "u3"), query="train", limit=1)
@@ -163,6 +165,7 @@ def test_a_fresh_process_answers_without_loading_a_namespace(
     store._indexed = False  # the fold alone, for comparison
     again = store.search(("users",), query="train", limit=3)
     assert [(i.namespace, i.key) for i in every] == [(i.namespace, i.key) for i in again]
+    assert [(i.namespace, i.key) for i in warm] == [(i.namespace, i.key) for i in again]
     assert [i.score for i in every] == pytest.approx([i.score for i in again], abs=1e-5)
     store.memory.close()
 
