@@ -152,6 +152,35 @@ class AnswerIndexer:
                 out[space] = AnswerUpdate(records, stale)
         return out
 
+    def rebuild(
+        self, st: NamespaceState, tables: Mapping[str, ItemTable]
+    ) -> dict[str, AnswerUpdate]:
+        """Every answer of ``st``'s namespace as the index should hold it (a repair).
+
+        Each key's records beyond its answer's vectors are removed up to the most vectors any
+        of its precedents has (whatever an answer before may have left).
+        """
+        out: dict[str, AnswerUpdate] = {}
+        for space, stamps in self.spaces().items():
+            records: list[AnswerRecord] = []
+            stale: list[tuple[str, int, int]] = []
+            table = tables.get(space)
+            for key in sorted(st.keys):
+                ks = st.keys[key]
+                now = _answer(ks)
+                vecs = self._vectors(space, now, {}, tables)
+                if now is not None and vecs:
+                    plain = self._plain(now, ks)
+                    records.append(self._record(now, vecs, plain, stamps, {}, tables))
+                most = max(
+                    (len(table.payload(p.id) or ()) if table else 0) for p in ks.precedents.values()
+                )
+                if most > len(vecs):
+                    stale.append((key, len(vecs), most))
+            if records or stale:
+                out[space] = AnswerUpdate(records, stale)
+        return out
+
     def _vectors(
         self, space: str, p: Precedent | None, items: Items, tables: Mapping[str, ItemTable]
     ) -> Sequence[Sequence[float]]:

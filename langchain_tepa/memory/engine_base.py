@@ -105,6 +105,7 @@ class EngineBase:
         self.cache = StateCache(cache_size)
         self.views = ViewBuffer(flush_every, flush_interval_s)
         self.answers = AnswerIndexer(storage, policy)  # the answer index of indexed spaces
+        self._answers_complete = False  # checked (and repaired) once: Engine.answers_complete
         self._clock = clock
         self._ids = threading.Lock()
         self._pid = os.getpid()

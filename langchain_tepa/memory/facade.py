@@ -384,9 +384,12 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
         if stamps is not None:
             VectorSpace(self, stamps)
         self._check_open()
-        return self._engine.answers.register(
+        complete = self._engine.answers.register(
             name, stamps=stamps, empty=lambda: not self.storage.find_namespaces()
         )
+        if complete and not self.read_only:
+            self._engine.answers_complete(repair=True)  # a killed writer's answers: stored now
+        return complete
 
     def as_retriever(self, **kwargs: Any) -> Any:
         """A :class:`~langchain_tepa.retriever.TEPARetriever` over this memory."""

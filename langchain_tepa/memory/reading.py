@@ -420,23 +420,26 @@ class ReadingMixin(RetrievalMixin):
         return out if len(chunks) == 1 else {ns: out[ns] for ns in names}
 
     def holds(self, prefix: Namespace) -> bool:
-        """Whether every namespace under ``prefix`` has a state in process that is current.
+        """Whether this process holds the namespaces under ``prefix``: a search ranks them here.
 
-        Only on an embedded folder this process holds (the storage vouches for its write
-        epochs; a server client or the in-memory storage never does): the names under
-        ``prefix`` come from the names this process read (the directory is read once when
-        they are not known, or a namespace was registered since), and a search over them ranks
-        in process, reading at most the heads of shards written since.
+        On an embedded folder this process holds (the storage vouches for its write epochs):
+        every namespace under ``prefix`` has a state in process; the names come from those this
+        process read (the directory is read once when they are not known, or a namespace was
+        registered since, and not at all while nothing under ``prefix`` is held). Elsewhere (a
+        server client, the in-memory storage): ``prefix`` is itself a namespace held in process
+        (a search then reads its head and registration token, and catches up what changed).
 
         Example:
             >>> from langchain_tepa import TEPAMemory
-            >>> TEPAMemory.in_memory().holds("users")  # in-memory storage never vouches
-            False
+            >>> memory = TEPAMemory.in_memory()
+            >>> _ = memory.observe("k", 1, namespace="users.u1")
+            >>> memory.holds("users.u1"), memory.holds("users")
+            (True, False)
         """
         pfx = validate_namespace(prefix)
         self._check_open()
         if self.storage.local_epoch(pfx) is None:
-            return False
+            return self._engine.cache.peek(pfx) is not None
         names = self.storage.namespaces_if_unchanged(pfx)
         if names is None:
             under = pfx + "."
@@ -470,7 +473,7 @@ class ReadingMixin(RetrievalMixin):
             [('k', 1)]
         """
         self._check_open()
-        if space not in self._engine.answers.spaces():
+        if space not in self._engine.answers.spaces() or not self._engine.answers_complete():
             return None
         pfx = None if prefix is None else validate_namespace(prefix)
         return self.storage.query_answers(space, vector, n, prefix=pfx)

@@ -344,6 +344,30 @@ class StorageBackend(Protocol):
         """
         ...
 
+    def flush_answers(self) -> None:
+        """Write answer-index changes the backend holds back (an embedded folder's: Chroma)."""
+        ...
+
+    def answers_behind(self) -> float | None:
+        """When the answer index may start to lack answers, or ``None`` (it lacks none).
+
+        A backend that holds index changes back records that it does before the first commit
+        it holds them for; a process killed before writing them leaves that record: the time
+        of that commit's append. A memory then refolds every namespace appended to since and
+        stores its answers with :meth:`repair_answers` before it trusts the index.
+        """
+        ...
+
+    def repair_answers(
+        self, changes: Sequence[tuple[str, str, AnswerUpdate]], *, clear: bool = True
+    ) -> None:
+        """Store ``(namespace, space, update)`` answer changes now.
+
+        With ``clear``, the index lacks no answer after them (:meth:`answers_behind` is
+        ``None``): a repair passes it with its last changes.
+        """
+        ...
+
     def get_meta(self, name: str) -> str | None:
         """A small named string (layout, versions, ``EMBEDDINGS_RECORD``)."""
         ...

@@ -26,7 +26,7 @@ import numpy as np
 from langchain_tepa.core.errors import ReadOnlyError, StorageError
 from langchain_tepa.core.log import Head, NamespaceSummary, Page
 from langchain_tepa.core.types import Evidence, Precedent
-from langchain_tepa.storage.answers import AnswerHit, MemoryAnswerIndex
+from langchain_tepa.storage.answers import AnswerHit, AnswerUpdate, MemoryAnswerIndex
 from langchain_tepa.storage.base import Commit, NamespaceScan, PageRequest
 
 __all__ = ["InMemoryStorage"]
@@ -309,6 +309,21 @@ class InMemoryStorage:
     ) -> list[AnswerHit]:
         """The nearest answers of ``space`` under ``prefix`` (exact)."""
         return self._answers.query(space, vector, n, prefix)
+
+    def flush_answers(self) -> None:
+        """Nothing held back: each commit stores its answer changes."""
+
+    def answers_behind(self) -> None:
+        """``None``: this backend's index lacks no answer (commits store their changes)."""
+        return None
+
+    def repair_answers(
+        self, changes: Sequence[tuple[str, str, AnswerUpdate]], *, clear: bool = True
+    ) -> None:
+        """Store answer changes."""
+        self._writable()
+        for namespace, space, update in changes:
+            self._answers.apply(space, namespace, update)
 
     # ------------------------------------------------------------------ meta
     def get_meta(self, name: str) -> str | None:

@@ -111,14 +111,30 @@ def _fill(store: TEPAStore, rng: random.Random) -> None:
 @pytest.mark.parametrize("kind", ["memory", "chroma"])
 def test_cold_searches_equal_the_fold(kind: str, answered: Answered) -> None:
     rng = random.Random(7)
-    store = TEPAStore(_memory(kind), index=INDEX)
+    if kind == "chroma":
+        client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
+        prefix_ = f"ai{uuid.uuid4().hex[:10]}"
+
+        def fresh() -> TEPAMemory:  # another process of the same store: it holds nothing
+            return TEPAMemory.from_client(
+                client, prefix=prefix_, policy=store_policy(), embeddings=WordEmbeddings()
+            )
+    else:
+        storage = InMemoryStorage()
+
+        def fresh() -> TEPAMemory:
+            return TEPAMemory(storage, policy=store_policy(), embeddings=WordEmbeddings())
+
+    store = TEPAStore(fresh(), index=INDEX)
     _fill(store, rng)
     cases = 0
     for _ in range(40):
         prefix = rng.choice([(), ("users",), ("users", "u1"), ("users", "u3"), ("team",)])
         query = _text(rng)
         limit, offset = rng.choice([(1, 0), (3, 0), (5, 2), (10, 0)])
-        got = store.search(prefix, query=query, limit=limit, offset=offset)
+        got = TEPAStore(fresh(), index=INDEX).search(
+            prefix, query=query, limit=limit, offset=offset
+        )
         want = reference(store, prefix, query=query, limit=limit, offset=offset)
         assert [(i.namespace, i.key) for i in got] == [(ns, k) for ns, k, _ in want]
         for item, (_, _, score) in zip(got, want, strict=True):
@@ -193,9 +209,9 @@ def test_a_namespace_ranked_by_trust_is_folded(answered: Answered) -> None:
     for i in range(25):  # an agent floods look-alikes: beyond its new-key budget
         agent.put(ns, f"copy{i}", {"text": "pizza on fridays please"})
     reader = TEPAStore(TEPAMemory(storage, policy=store_policy(), writer="r"), index=INDEX)
-    assert reader.memory.ranks_by_trust(namespace="users.u1")
     got = reader.search(ns, query="pizza on fridays please", limit=25)
     assert answered.fold == 1 and answered.index == 0
+    assert reader.memory.ranks_by_trust(namespace="users.u1")
     reader._indexed = False  # the fold alone, for comparison
     again = reader.search(ns, query="pizza on fridays please", limit=25)
     assert [(i.key, i.score) for i in again] == [(i.key, i.score) for i in got]
@@ -249,3 +265,50 @@ def test_a_retried_write_stores_its_answers(monkeypatch: pytest.MonkeyPatch) -> 
     hits = memory.search_answers(store._space.name, WordEmbeddings().embed_query("pizza"), 3)  # type: ignore[union-attr]
     assert [(h.key, h.value) for h in hits or []] == [("a", {"text": "pizza"})]
     memory.close()
+
+
+def test_an_embedded_folder_writes_its_answers_together(tmp_path: Path) -> None:
+    from langchain_tepa.storage.chroma.pending import PENDING_RECORD, pending_since
+
+    emb = WordEmbeddings()
+    store = TEPAStore.from_path(tmp_path / "m", index=INDEX, embeddings=emb)
+    space = store._space.name  # type: ignore[union-attr]
+    storage: Any = store.memory.storage
+    upserts: list[str] = []
+    real = storage.call
+
+    def counting(op: str, *args: Any, **kwargs: Any) -> Any:
+        upserts.append(op)
+        return real(op, *args, **kwargs)
+
+    storage.call = counting
+    for i in range(5):
+        store.put(("users", "u1"), f"k{i}", {"text": f"{WORDS[i]} notes"})
+    assert "index answers" not in upserts  # held back: each put made one append, no index write
+    assert storage.get_meta(PENDING_RECORD)  # said before the first held change
+    assert pending_since(storage.get_meta(PENDING_RECORD)) is None  # this process's own
+    other = TEPAStore.from_path(tmp_path / "m", index=INDEX, embeddings=emb)  # same process
+    hits = other.memory.search_answers(space, emb.embed_query("garden notes"), 1)
+    assert [h.key for h in hits or []] == ["k2"]  # the search wrote them first (any memory
+    assert not storage.get_meta(
+        PENDING_RECORD
+    )  # of the process on the folder writes them)  # all written: the record is empty again
+    store.put(("users", "u1"), "k9", {"text": "chess notes"})
+    store.memory.close()  # closing writes what is held
+    hits = other.memory.search_answers(space, emb.embed_query("chess notes"), 1)
+    assert [h.key for h in hits or []] == ["k9"]
+    other.memory.close()
+
+
+def test_reconcile_rebuilds_an_index_that_lags_the_evidence() -> None:
+    storage = InMemoryStorage()
+    memory = TEPAMemory(storage, policy=store_policy())
+    store = TEPAStore(memory, index=INDEX)
+    space = store._space.name  # type: ignore[union-attr]
+    store.put(("users", "u1"), "a", {"text": "pizza"})
+    store.put(("users", "u1"), "b", {"text": "tax"})
+    storage._answers = type(storage._answers)()  # a lost index: nothing in it
+    assert memory.search_answers(space, WordEmbeddings().embed_query("pizza"), 5) == []
+    memory.reconcile()
+    hits = memory.search_answers(space, WordEmbeddings().embed_query("pizza"), 5)
+    assert sorted(h.key for h in hits or []) == ["a", "b"]

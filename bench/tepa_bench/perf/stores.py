@@ -8,8 +8,8 @@ Issue 40's figures. Per size (records = users x items: 10k is 100 users x 100 it
 * **warm** (the loading process, every namespace held): interleaved call by call, a search in
   one user's namespace, ``get``, ``list_namespaces``, a search across all users, and ``put``:
   a plain item (a note that makes no claim) and an item whose text makes a claim (``"I live
-  in Oslo."``, cities cycling so later ones take earlier ones back), each in a random user's
-  namespace;
+  in Oslo. Note 7."``, cities cycling so later ones take earlier ones back), each in a random
+  user's namespace;
 * **fresh process** (``opens`` processes per store, alternating; the medians are reported):
   open, the first search in one user's namespace, then the first search across all users, and
   the process's peak RSS. The libraries (``chromadb`` with its client module, LangGraph's
@@ -94,15 +94,23 @@ def shape(records: int) -> tuple[int, int]:
 
 
 def claim_text(c: int) -> str:
-    """The ``c``-th claim-making item text (a home city; later ones take earlier ones back)."""
-    return f"I live in {CITIES[c % len(CITIES)]}."
+    """The ``c``-th claim-making item text (a home city; later ones take earlier ones back).
+
+    Each text is unique (its vector too): identical texts would give SqliteStore, which keeps
+    every copy, runs of equal scores that TEPA, which takes the superseded ones back, lacks.
+
+    Example:
+        >>> claim_text(8)
+        'I live in Lisbon. Note 8.'
+    """
+    return f"I live in {CITIES[c % len(CITIES)]}. Note {c}."
 
 
 def _table(work: StoreWorkload, calls: int) -> Any:
     from tepa_bench.perf.common import TableEmbeddings, derived_vector
 
     base = work.table(calls)
-    extra = [claim_text(c) for c in range(len(CITIES))]
+    extra = [claim_text(c) for c in range(calls)]
     return TableEmbeddings(
         [*base.rows, *extra],
         np.concatenate([base.matrix, np.stack([derived_vector(t) for t in extra])]),

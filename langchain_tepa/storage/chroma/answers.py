@@ -38,7 +38,7 @@ ANSWER_HNSW: dict[str, Any] = {
     "hnsw:space": "cosine",
     "hnsw:sync_threshold": 64,
     "hnsw:batch_size": 64,
-    "hnsw:construction_ef": 100,
+    "hnsw:construction_ef": 32,
     "hnsw:search_ef": 128,
 }
 """The answer collections' index. A process's first read of a collection replays its records
@@ -87,34 +87,37 @@ def write(
     layout: Layout,
     updates: Sequence[tuple[str, str, AnswerUpdate]],
 ) -> None:
-    """Store ``(namespace, space, update)`` changes: per collection one upsert, one delete."""
-    puts: dict[str, tuple[list[str], list[Any], list[dict[str, Any]]]] = {}
-    drops: dict[str, list[str]] = {}
+    """Store ``(namespace, space, update)`` changes in order: per collection an upsert, a delete.
+
+    A record put and later removed (or removed and put again) by later changes ends as the last
+    change says.
+    """
+    final: dict[str, dict[str, tuple[Any, dict[str, Any]] | None]] = {}
     for namespace, space, update in updates:
-        name = layout.answers(space, layout.answer_group(namespace))
+        ops = final.setdefault(layout.answers(space, layout.answer_group(namespace)), {})
         for key, start, stop in update.stale:
-            drops.setdefault(name, []).extend(answer_ids(namespace, key, start, stop))
+            for rid in answer_ids(namespace, key, start, stop):
+                ops[rid] = None
         for rec in update.records:
             if not rec.vectors:
                 continue
-            ids, vecs, metas = puts.setdefault(name, ([], [], []))
             meta = record_meta(rec)
-            ids.extend(answer_ids(rec.namespace, rec.key, 0, len(rec.vectors)))
-            vecs.extend(unit(rec.vectors))
-            metas.extend(meta for _ in rec.vectors)
-    for name in sorted(set(puts) | set(drops)):
+            ids = answer_ids(rec.namespace, rec.key, 0, len(rec.vectors))
+            for rid, vec in zip(ids, unit(rec.vectors), strict=True):
+                ops[rid] = (vec, meta)
+    for name in sorted(final):
         col = handles.collection(name, create=True, hnsw=ANSWER_HNSW)
-        ids, vecs, metas = puts.get(name, ([], [], []))
-        for part in range(0, len(ids), handles.max_batch):
-            end = part + handles.max_batch
+        puts = [(rid, op) for rid, op in final[name].items() if op is not None]
+        for part in range(0, len(puts), handles.max_batch):
+            chunk = puts[part : part + handles.max_batch]
             handles.call(
                 "index answers",
                 col.upsert,
-                ids=ids[part:end],
-                embeddings=vecs[part:end],
-                metadatas=metas[part:end],
+                ids=[rid for rid, _ in chunk],
+                embeddings=[op[0] for _, op in chunk],
+                metadatas=[op[1] for _, op in chunk],
             )
-        stale = drops.get(name, [])
+        stale = [rid for rid, op in final[name].items() if op is None]
         for part in range(0, len(stale), handles.max_batch):
             handles.call("remove answers", col.delete, ids=stale[part : part + handles.max_batch])
 

@@ -33,7 +33,7 @@ from typing import Any
 
 from langchain_tepa.core.log import Head, NamespaceSummary, Page
 from langchain_tepa.core.types import Precedent
-from langchain_tepa.storage.answers import AnswerHit
+from langchain_tepa.storage.answers import AnswerHit, AnswerUpdate
 from langchain_tepa.storage.base import (
     Commit,
     NamespaceScan,
@@ -62,6 +62,13 @@ from langchain_tepa.storage.chroma.local import FolderLock
 from langchain_tepa.storage.chroma.marks import PendingMarks
 from langchain_tepa.storage.chroma.opening import open_layout
 from langchain_tepa.storage.chroma.pages import send_pages
+from langchain_tepa.storage.chroma.pending import (
+    ANSWERS_EVERY,
+    PENDING_RECORD,
+    pending_for,
+    pending_since,
+    pending_text,
+)
 from langchain_tepa.storage.chroma.tail import CLOSE_BYTES, LogTail, settle
 
 __all__ = ["ChromaStorage"]
@@ -163,11 +170,14 @@ class ChromaStorage(CollectionHandles):
         """
         return self._epoch_of(NAMES_SLOT)
 
+    def _vouches(self) -> bool:
+        """Whether every write to this store goes through this process (``claim_folder``)."""
+        owner = self._owner
+        return owner is not None and owner[0].held and owner[1] == os.getpid()
+
     def _epoch_of(self, slot: int) -> int | None:
-        owner, key = self._owner, self._epochs
-        if owner is None or key is None or not owner[0].held or owner[1] != os.getpid():
-            return None
-        return current(key, slot)
+        key = self._epochs
+        return current(key, slot) if key is not None and self._vouches() else None
 
     @contextmanager
     def _writing(self, *slots: int) -> Iterator[None]:
@@ -354,11 +364,22 @@ class ChromaStorage(CollectionHandles):
         the names directory) moves by one when it returns or raises.
         """
         self._writable()
+        changes = [(w.namespace, s, u) for w in commit.writes for s, u in w.answers.items() if u]
+        key = self._epochs
+        held = pending_for(key) if changes and key is not None and self._vouches() else None
+        if held is not None:
+            with held.lock:  # said before the pages: a process killed after them is seen
+                if not held.marked:
+                    since = min(w.time for w in commit.writes)
+                    self.set_meta(PENDING_RECORD, pending_text(since))
+                    held.marked = True
         with self._writing():
             self._commit(commit)
             self._write_marks(due_only=True)
-        changes = [(w.namespace, s, u) for w in commit.writes for s, u in w.answers.items() if u]
-        if changes:  # after the pages: every acknowledged commit is in the answer index
+        if held is not None:  # this process alone searches the index: written together
+            if held.add(changes) >= ANSWERS_EVERY:
+                self.flush_answers()
+        elif changes:  # after the pages: every acknowledged commit is in the answer index
             answers.write(self, self.layout, changes)
 
     def _commit(self, commit: Commit) -> None:
@@ -573,8 +594,46 @@ class ChromaStorage(CollectionHandles):
     def query_answers(
         self, space: str, vector: Sequence[float], n: int, *, prefix: str | None = None
     ) -> list[AnswerHit]:
-        """The nearest answers of ``space`` under ``prefix`` (Chroma's index)."""
+        """The nearest answers of ``space`` under ``prefix`` (Chroma's index).
+
+        Changes this process holds back (``pending.py``) are written first.
+        """
+        self.flush_answers()
         return answers.query(self, self.layout, space, vector, n, prefix)
+
+    def flush_answers(self) -> None:
+        """Write the answer-index changes this process holds for this store (``pending.py``)."""
+        if self._epochs is None or self.read_only:
+            return
+        held = pending_for(self._epochs)
+        with held.lock:
+            changes = held.take()
+            if changes:
+                try:
+                    answers.write(self, self.layout, changes)
+                except BaseException:
+                    held.give_back(changes)
+                    raise
+            if held.marked and not len(held):
+                self.set_meta(PENDING_RECORD, "")
+                held.marked = False
+
+    def answers_behind(self) -> float | None:
+        """When the answer index may start to lack answers (a killed process's), or ``None``."""
+        return pending_since(self.get_meta(PENDING_RECORD))
+
+    def repair_answers(
+        self, changes: Sequence[tuple[str, str, AnswerUpdate]], *, clear: bool = True
+    ) -> None:
+        """Write ``changes`` (a killed process's missing answers, refolded); ``clear``: its mark.
+
+        The mark is left while this process holds changes of its own (they clear it).
+        """
+        self._writable()
+        answers.write(self, self.layout, changes)
+        held = pending_for(self._epochs) if self._epochs is not None else None
+        if clear and not (held is not None and held.marked):
+            self.set_meta(PENDING_RECORD, "")
 
     # ---------------------------------------------------------------- closing
     def close(self) -> None:
@@ -583,6 +642,10 @@ class ChromaStorage(CollectionHandles):
         The client is the caller's. A mark that cannot be written is left behind its views
         (readers rewrite those views later): closing does not fail for it.
         """
+        try:
+            self.flush_answers()
+        except Exception as exc:  # the store may be gone already: the next opening repairs
+            _log.warning("answer index of %s not written at close: %s", self.describe(), exc)
         try:
             self.flush_marks()
         except Exception as exc:  # the store may be gone already
