@@ -81,12 +81,18 @@ class StoreWorkload:
         return TableEmbeddings(texts, np.stack([derived_vector(t) for t in texts]))
 
 
-def _open(kind: str, folder: Path, index: IndexConfig, memory_emb: Any) -> Any:
+def _open(
+    kind: str, folder: Path, index: IndexConfig, memory_emb: Any, *, cache_size: int = 1024
+) -> Any:
     if kind == "tepa":
         from langchain_tepa import TEPAStore
 
         return TEPAStore.from_path(
-            folder / "tepa", index=index, embeddings=memory_emb, journal_mode=journal_mode()
+            folder / "tepa",
+            index=index,
+            embeddings=memory_emb,
+            journal_mode=journal_mode(),
+            cache_size=cache_size,
         )
     if kind == "sqlite":
         from langgraph.store.sqlite import SqliteStore

@@ -5,7 +5,8 @@ Issue 40's figures. Per size (records = users x items: 10k is 100 users x 100 it
 ``IndexConfig`` over the same embeddings (:class:`~tepa_bench.perf.side_by_side.StoreWorkload`):
 
 * **bulk load**: one ``batch`` of ``PutOp`` per user, the two stores in turn;
-* **warm** (the loading process, every namespace held): interleaved call by call, a search in
+* **warm** (the loading process; it holds up to :func:`held_namespaces` namespaces, every user
+  up to 100k records, 100 of the 1M store's 1,000): interleaved call by call, a search in
   one user's namespace, ``get``, ``list_namespaces``, a search across all users, and ``put``:
   a plain item (a note that makes no claim) and an item whose text makes a claim (``"I live
   in Oslo. Note 7."``, cities cycling so later ones take earlier ones back), each in a random
@@ -62,6 +63,7 @@ __all__ = [
     "agreement",
     "claim_text",
     "fresh_probe",
+    "held_namespaces",
     "ratios",
     "run_stores",
     "shape",
@@ -91,6 +93,19 @@ def shape(records: int) -> tuple[int, int]:
     """``(users, items)`` of a store of ``records``: 1,000 items a user from 100k on."""
     items = 1000 if records >= 100_000 else max(1, records // 100)
     return max(1, records // items), items
+
+
+def held_namespaces(items: int) -> int:
+    """How many namespaces the loading (warm) process may hold: about 100,000 items' worth.
+
+    Every user of the 10k and 100k stores; 100 of the 1M store's 1,000 users (a process holding
+    every one would hold a million folded items, about 10 GB).
+
+    Example:
+        >>> held_namespaces(100), held_namespaces(1000)
+        (1000, 100)
+    """
+    return min(1024, max(16, 100_000 // max(1, items)))
 
 
 def claim_text(c: int) -> str:
@@ -317,7 +332,11 @@ def measure_size(
     work = StoreWorkload(users, items)
     folder.mkdir(parents=True, exist_ok=True)
     table = _table(work, calls)
-    stores = {kind: _open(kind, folder, work.index(table), DerivedEmbeddings()) for kind in KINDS}
+    cache = held_namespaces(items)
+    stores = {
+        kind: _open(kind, folder, work.index(table), DerivedEmbeddings(), cache_size=cache)
+        for kind in KINDS
+    }
     log(quiet, f"stores {records:,}: loading {users} users x {items} items into each store")
     load_s = dict.fromkeys(KINDS, 0.0)
     began = time.perf_counter()

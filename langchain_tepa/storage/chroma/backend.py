@@ -41,7 +41,8 @@ from langchain_tepa.storage.base import (
     PageRequest,
     key_path,
 )
-from langchain_tepa.storage.chroma import answers, codec, dedicated, heads, reads
+from langchain_tepa.storage.chroma import codec, dedicated, heads, reads
+from langchain_tepa.storage.chroma.answering import AnswerWriter
 from langchain_tepa.storage.chroma.directory import (
     NamesDirectory,
     names_under,
@@ -56,32 +57,22 @@ from langchain_tepa.storage.chroma.epochs import (
     current,
     folder_of,
 )
-from langchain_tepa.storage.chroma.handles import PLACEHOLDER, CollectionHandles
+from langchain_tepa.storage.chroma.handles import PLACEHOLDER
 from langchain_tepa.storage.chroma.layout import EVIDENCE_HNSW, Layout
 from langchain_tepa.storage.chroma.local import FolderLock
 from langchain_tepa.storage.chroma.marks import PendingMarks
 from langchain_tepa.storage.chroma.opening import open_layout
 from langchain_tepa.storage.chroma.pages import send_pages
-from langchain_tepa.storage.chroma.pending import (
-    ANSWERS_EVERY,
-    PENDING_RECORD,
-    pending_for,
-    pending_since,
-    pending_text,
-)
 from langchain_tepa.storage.chroma.tail import CLOSE_BYTES, LogTail, settle
+from langchain_tepa.storage.chroma.views import ViewsMixin
 
 __all__ = ["ChromaStorage"]
 
 _HEADED_HELD = 65536  # namespaces remembered to have a head (forgotten all at once beyond)
-MARKS_WAIT_S = 0.5
-"""Seconds a view mark waits for a commit to its head's shard to carry it, before
-it is written on its own at the next call (readers heal views only after twice the memory's
-flush interval: 4 s by default)."""
 _log = logging.getLogger("langchain_tepa")
 
 
-class ChromaStorage(CollectionHandles):
+class ChromaStorage(ViewsMixin):
     """A :class:`~langchain_tepa.storage.base.StorageBackend` on any chromadb client.
 
     Args:
@@ -127,6 +118,7 @@ class ChromaStorage(CollectionHandles):
         self._owner: tuple[FolderLock, int] | None = None  # (held lock, pid): claim_folder
         self._marks = PendingMarks()  # view marks waiting for a commit to their head's shard
         self._tail = LogTail()  # metadata bytes per evidence shard since its last settle
+        self._answers = AnswerWriter(self, self)  # the answer index (answering.py)
         self.layout: Layout = open_layout(self, shards=shards, dedicated_at=dedicated_at)
 
     def _evidence(self, shard: int, *, create: bool) -> Any:
@@ -170,14 +162,14 @@ class ChromaStorage(CollectionHandles):
         """
         return self._epoch_of(NAMES_SLOT)
 
-    def _vouches(self) -> bool:
+    def vouches(self) -> bool:
         """Whether every write to this store goes through this process (``claim_folder``)."""
         owner = self._owner
         return owner is not None and owner[0].held and owner[1] == os.getpid()
 
     def _epoch_of(self, slot: int) -> int | None:
         key = self._epochs
-        return current(key, slot) if key is not None and self._vouches() else None
+        return current(key, slot) if key is not None and self.vouches() else None
 
     @contextmanager
     def _writing(self, *slots: int) -> Iterator[None]:
@@ -364,23 +356,11 @@ class ChromaStorage(CollectionHandles):
         the names directory) moves by one when it returns or raises.
         """
         self._writable()
-        changes = [(w.namespace, s, u) for w in commit.writes for s, u in w.answers.items() if u]
-        key = self._epochs
-        held = pending_for(key) if changes and key is not None and self._vouches() else None
-        if held is not None:
-            with held.lock:  # said before the pages: a process killed after them is seen
-                if not held.marked:
-                    since = min(w.time for w in commit.writes)
-                    self.set_meta(PENDING_RECORD, pending_text(since))
-                    held.marked = True
+        changes, held = self._answers.before(commit)
         with self._writing():
             self._commit(commit)
             self._write_marks(due_only=True)
-        if held is not None:  # this process alone searches the index: written together
-            if held.add(changes) >= ANSWERS_EVERY:
-                self.flush_answers()
-        elif changes:  # after the pages: every acknowledged commit is in the answer index
-            answers.write(self, self.layout, changes)
+        self._answers.after(changes, held)  # after the pages (answering.py)
 
     def _commit(self, commit: Commit) -> None:
         created = [w.namespace for w in commit.writes if w.created]
@@ -450,88 +430,6 @@ class ChromaStorage(CollectionHandles):
             settle(col, self.call)
         self._tail.reset(name)
 
-    # ---------------------------------------------------------------- views
-    @property
-    def views_with_pages(self) -> bool:
-        """``False``: views live in view shards of their own, not beside a commit's pages.
-
-        A commit spanning several namespaces leaves its views to the memory's view buffer
-        (written by :meth:`write_views`, many commits' views in one call per view shard)
-        instead of adding a call per shard to every commit.
-        """
-        return False
-
-    def _views(self, shard: int, *, create: bool) -> Any:
-        name = self.layout.view_collection(shard)
-        return self.collection(name, create=create, hnsw=EVIDENCE_HNSW)
-
-    def write_views(
-        self,
-        precedents: Sequence[Precedent],
-        marks: Mapping[str, Mapping[str, int]] | None = None,
-        *,
-        settle: bool = False,
-    ) -> None:
-        """Write views, then the view marks into heads.
-
-        Every view shard touched is written first (one call each); the marks then wait for the
-        next commit to their head's shard, which carries them in its own call, or are written
-        on their own by the first call after ``MARKS_WAIT_S`` (and by :meth:`close`);
-        ``settle`` writes every waiting mark now. A mark is never stored before its views; a
-        failure or a crash leaves it behind them (the views are rewritten later). No write
-        epoch moves (:meth:`local_epoch`): views and marks change no answer of a read, so a
-        memory's cached states stay current across them (a reader that acts on another
-        stream's marks re-reads its head when the epoch's trust runs out, ``_trusted_until``).
-        """
-        if not precedents and not marks and not (settle and self._marks):
-            return
-        self._writable()
-        views: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
-        for p in precedents:
-            ids, metas = views.setdefault(
-                self.layout.view_collection(self.layout.shard(p.namespace)), ([], [])
-            )
-            ids.append(p.id)
-            metas.append(codec.precedent_meta(p))
-        self.upsert_groups(views, "write views")
-        for ns, per in (marks or {}).items():
-            if per:
-                self._marks.defer(self.layout.shard(ns), {ns: dict(per)})
-        self._write_marks(due_only=not settle)
-
-    def _write_marks(self, *, due_only: bool) -> None:
-        """Write waiting marks: those older than ``MARKS_WAIT_S`` (or all), a call per shard."""
-        if not self._marks:
-            return
-        for shard in self._marks.due(wait=MARKS_WAIT_S if due_only else None):
-            marks = self._marks.take(shard)
-            if not marks:
-                continue
-            group = {
-                self.layout.evidence(shard): (
-                    [codec.head_id(ns) for ns in marks],
-                    [codec.marks_update(ns, per) for ns, per in marks.items()],
-                )
-            }
-            try:  # marks move no write epoch (see write_views)
-                self.upsert_groups(group, "write view marks")
-            except BaseException:
-                self._marks.defer(shard, marks)
-                raise
-
-    def flush_marks(self) -> None:
-        """Write every view mark still waiting for a commit to carry it."""
-        if not self.read_only:
-            self._write_marks(due_only=False)
-
-    def load_views(self, namespace: str) -> list[dict[str, Any]]:
-        """Stored views of a namespace's precedents."""
-        col = self._views(self.layout.shard(namespace), create=False)
-        if col is None:
-            return []
-        got = self.get_all(col, {"tepa_ns": namespace}, ["metadatas"])
-        return [v for meta in got["metadatas"] if (v := codec.view_of(meta)) is not None]
-
     # ---------------------------------------------------------------- large namespaces
     @property
     def dedicated_at(self) -> int:
@@ -594,46 +492,27 @@ class ChromaStorage(CollectionHandles):
     def query_answers(
         self, space: str, vector: Sequence[float], n: int, *, prefix: str | None = None
     ) -> list[AnswerHit]:
-        """The nearest answers of ``space`` under ``prefix`` (Chroma's index).
-
-        Changes this process holds back (``pending.py``) are written first.
-        """
-        self.flush_answers()
-        return answers.query(self, self.layout, space, vector, n, prefix)
+        """The nearest answers of ``space`` under ``prefix`` (Chroma's index, ``answering.py``)."""
+        return self._answers.query(space, vector, n, prefix)
 
     def flush_answers(self) -> None:
         """Write the answer-index changes this process holds for this store (``pending.py``)."""
-        if self._epochs is None or self.read_only:
-            return
-        held = pending_for(self._epochs)
-        with held.lock:
-            changes = held.take()
-            if changes:
-                try:
-                    answers.write(self, self.layout, changes)
-                except BaseException:
-                    held.give_back(changes)
-                    raise
-            if held.marked and not len(held):
-                self.set_meta(PENDING_RECORD, "")
-                held.marked = False
+        self._answers.flush()
 
     def answers_behind(self) -> float | None:
         """When the answer index may start to lack answers (a killed process's), or ``None``."""
-        return pending_since(self.get_meta(PENDING_RECORD))
+        return self._answers.behind()
 
     def repair_answers(
         self, changes: Sequence[tuple[str, str, AnswerUpdate]], *, clear: bool = True
     ) -> None:
-        """Write ``changes`` (a killed process's missing answers, refolded); ``clear``: its mark.
-
-        The mark is left while this process holds changes of its own (they clear it).
-        """
+        """Write refolded answers; ``clear``: the index lacks none after them."""
         self._writable()
-        answers.write(self, self.layout, changes)
-        held = pending_for(self._epochs) if self._epochs is not None else None
-        if clear and not (held is not None and held.marked):
-            self.set_meta(PENDING_RECORD, "")
+        self._answers.repair(list(changes), clear=clear)
+
+    def epoch_key(self) -> EpochKey | None:
+        """The store's key in this process's registries (an embedded folder's), or ``None``."""
+        return self._epochs
 
     # ---------------------------------------------------------------- closing
     def close(self) -> None:
