@@ -331,10 +331,9 @@ class ReadingMixin(RetrievalMixin):
         """:meth:`answer_tables` of ``prefix`` and every namespace below it, by name.
 
         The same tables as ``answer_tables(namespaces(prefix), ...)`` and the same freshness
-        (every namespace registered, and every write acknowledged, before the call began), in
-        fewer round trips: the storage finds the namespaces and reads their heads together
-        (``StorageBackend.scan_namespaces``; on Chroma one read by id for a namespace without
-        children, instead of a directory ``count`` and a head read). On an embedded folder
+        (every namespace registered, and every write acknowledged, before the call began): the
+        storage finds the namespaces and reads their heads together
+        (``StorageBackend.scan_namespaces``). On an embedded folder
         this process holds, a call over namespaces it holds reads nothing while nothing was
         registered or written since (``StorageBackend.namespaces_if_unchanged``, write
         epochs), and only the heads of shards written since otherwise.
@@ -427,7 +426,7 @@ class ReadingMixin(RetrievalMixin):
         process read (the directory is read once when they are not known, or a namespace was
         registered since, and not at all while nothing under ``prefix`` is held). Elsewhere (a
         server client, the in-memory storage): ``prefix`` is itself a namespace held in process
-        (a search then reads its head and registration token, and catches up what changed).
+        (a search then checks the directory and the heads, and catches up what changed).
 
         Example:
             >>> from langchain_tepa import TEPAMemory

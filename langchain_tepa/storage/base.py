@@ -246,9 +246,8 @@ class StorageBackend(Protocol):
     def scan_namespaces(self, prefix: str, *, heads: int = 256) -> NamespaceScan:
         """:meth:`find_namespaces` of ``prefix`` with the heads of its first ``heads`` names.
 
-        Like :meth:`find_namespaces` followed by :meth:`read_heads`, with the same freshness,
-        but a backend may answer both in fewer round trips (Chroma: one read by id when
-        ``prefix`` is a namespace and nothing was registered below it since its last scan).
+        Like :meth:`find_namespaces` followed by :meth:`read_heads`, with the same freshness; a
+        backend that vouches for its write epochs also gives those it read before the heads.
         """
         ...
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -46,9 +46,6 @@ from langchain_tepa.storage.chroma.answering import AnswerWriter
 from langchain_tepa.storage.chroma.directory import (
     NamesDirectory,
     names_under,
-    registration_tokens,
-    token_id,
-    token_meta,
 )
 from langchain_tepa.storage.chroma.epochs import (
     NAMES_SLOT,
@@ -68,7 +65,6 @@ from langchain_tepa.storage.chroma.views import ViewsMixin
 
 __all__ = ["ChromaStorage"]
 
-_HEADED_HELD = 65536  # namespaces remembered to have a head (forgotten all at once beyond)
 _log = logging.getLogger("langchain_tepa")
 
 
@@ -111,7 +107,6 @@ class ChromaStorage(ViewsMixin):
     ) -> None:
         super().__init__(client, prefix=prefix, read_only=read_only)
         self._dedicated: set[str] = set()
-        self._headed: set[str] = set()  # namespaces seen with a head (heads are never removed)
         self._names_cache = NamesDirectory()
         folder = folder_of(client)
         self._epochs = EpochKey(folder, prefix) if folder is not None else None
@@ -185,24 +180,9 @@ class ChromaStorage(ViewsMixin):
     # ---------------------------------------------------------------- heads
     def read_heads(self, namespaces: Sequence[str]) -> dict[str, Head]:
         """Heads of ``namespaces`` (one read by id per shard)."""
-        return self._heads(namespaces)[0]
-
-    def _heads(
-        self, namespaces: Sequence[str], token_of: str | None = None
-    ) -> tuple[dict[str, Head], str | None]:
-        """Heads of ``namespaces``, and ``token_of``'s registration token, in one read per shard.
-
-        The token is ``None`` when the prefix has none (or when ``token_of`` is ``None``).
-        """
-        out, token = heads.read(self, self.layout, namespaces, token_of)
+        out = heads.read(self, self.layout, namespaces)
         self._dedicated.update(ns for ns, head in out.items() if head.dedicated)
-        self._note_headed(out)
-        return out, token
-
-    def _note_headed(self, names: Iterable[str]) -> None:
-        if len(self._headed) > _HEADED_HELD:
-            self._headed.clear()
-        self._headed.update(names)
+        return out
 
     def list_heads(self) -> Iterator[Head]:
         """Every namespace's head, shard by shard."""
@@ -247,45 +227,16 @@ class ChromaStorage(ViewsMixin):
     def scan_namespaces(self, prefix: str, *, heads: int = 256) -> NamespaceScan:
         """Namespaces under ``prefix`` with the heads of the first ``heads`` of them.
 
-        When ``prefix`` is itself a namespace (it has a head): one read by id per shard those
-        heads live in (one in all for a namespace without children), with the prefix's
-        registration token beside its head. While the token is the one read (with the head)
-        before the names held were read, nothing was registered below ``prefix`` since, and
-        the directory is not touched. Otherwise the directory is checked as by
-        :meth:`find_namespaces` (after the token was read) and the new names' heads read.
-        A store that vouches for its write epochs gives the epochs it read before the heads
-        (``NamespaceScan.epochs``), so the memory can skip those heads later.
+        :meth:`find_namespaces` (the directory checked by its ``count``, none on an embedded
+        folder this process holds while nothing was registered), then the heads, one read by
+        id per shard. A store that vouches for its write epochs gives the epochs it read
+        before the heads (``NamespaceScan.epochs``), so the memory can skip those heads later.
         """
-        col = self._names(create=False)
-        if col is None:
-            return NamespaceScan((), {}, frozenset())
-        limit = max(0, heads)
-        directory = self._names_cache
-        seen, known = directory.token(prefix)
-        cached = directory.cached
-        names = names_under(cached, prefix) if cached is not None else []
-        first = [prefix, *(ns for ns in names[:limit] if ns != prefix)]
-        epochs = self._epochs_of(first)  # before the heads (epochs.py)
-        got, token = self._heads(first, token_of=prefix)
-        headed = prefix in got
-        if not (headed and seen and cached is not None and token == known):
-            names = names_under(
-                directory.names(col, self, self.names_epoch()), prefix
-            )  # after the token
-            directory.keep_token(prefix, token if headed else None, trusted=headed)
-        if headed and (not names or names[0] != prefix):
-            names = [prefix, *names]  # registered: it has a head
-        wanted = names[:limit]
-        had = set(first)
-        rest = [ns for ns in wanted if ns not in had]
-        epochs.update(self._epochs_of(rest))
-        got.update(self.read_heads(rest))
-        return NamespaceScan(
-            names,
-            {ns: got[ns] for ns in wanted if ns in got},
-            frozenset(wanted),
-            {ns: epochs[ns] for ns in wanted if ns in epochs},
-        )
+        names = self.find_namespaces(prefix)
+        wanted = names[: max(0, heads)]
+        epochs = self._epochs_of(wanted)  # before the heads (epochs.py)
+        got = self.read_heads(wanted)
+        return NamespaceScan(names, got, frozenset(wanted), epochs)
 
     def _epochs_of(self, namespaces: Sequence[str]) -> dict[str, int]:
         """The write epochs of ``namespaces`` this store vouches for (none on a server)."""
@@ -295,25 +246,6 @@ class ChromaStorage(ViewsMixin):
             if epoch is None:
                 return {}
             out[ns] = epoch
-        return out
-
-    def _tokens(self, created: Sequence[str], token: str) -> dict[int, dict[str, str]]:
-        """Registration tokens of the ancestors of ``created`` that are namespaces, by shard.
-
-        Called after the registration. An ancestor without a head needs none: a reader trusts
-        a prefix's token only when it read the prefix's head with it, and a head that did not
-        exist when this commit looked was created after the registration, so any reader that
-        trusts that token reads the directory after it (directory.py). Ancestors not yet seen
-        with a head are looked up (one read by id per shard).
-        """
-        ancestors = registration_tokens(created, token)
-        unknown = [a for a in ancestors if a not in self._headed]
-        if unknown:
-            self._heads(unknown)  # notes those that have a head
-        out: dict[int, dict[str, str]] = {}
-        for prefix, value in ancestors.items():
-            if prefix in self._headed:
-                out.setdefault(self.layout.shard(prefix), {})[prefix] = value
         return out
 
     def _register(self, namespaces: Sequence[str]) -> None:
@@ -372,16 +304,11 @@ class ChromaStorage(ViewsMixin):
         by_shard: dict[int, list[NamespaceWrite]] = {}
         for write in commit.writes:
             by_shard.setdefault(self.layout.shard(write.namespace), []).append(write)
-        tokens = self._tokens(created, f"{commit.stream}.{commit.seq}")
-        for shard in tokens:
-            by_shard.setdefault(shard, [])
         late: list[NamespaceWrite] = []
-        # Shards with tokens first: a namespace's pages are never stored before its tokens.
-        for shard in sorted(by_shard, key=lambda sh: sh not in tokens):
+        for shard in sorted(by_shard):
             col = self._evidence(shard, create=True)
             with self._writing(shard):
-                late += self._append(col, commit, shard, by_shard[shard], tokens.get(shard, {}))
-        self._note_headed(w.namespace for w in commit.writes)
+                late += self._append(col, commit, shard, by_shard[shard])
         for name in map(self.layout.evidence, by_shard):  # large pages leave a tail to settle
             if self._tail.due(name):
                 self._settle(name)
@@ -397,15 +324,12 @@ class ChromaStorage(ViewsMixin):
         commit: Commit,
         shard: int,
         writes: Sequence[NamespaceWrite],
-        tokens: Mapping[str, str],
     ) -> list[NamespaceWrite]:
         """Pages and head bumps of one shard; a page and its head bumps never span two calls.
 
         The writes that carry views (or view marks) are returned, to be written right after
-        (views live in view shards). Registration ``tokens`` of prefixes in this shard go in
-        the first call, and view marks waiting for this shard ride in its heads.
+        (views live in view shards). View marks waiting for this shard ride in its heads.
         """
-        first = ([token_id(p) for p in tokens], [token_meta(p, t) for p, t in tokens.items()])
         carried = self._marks.take(shard)  # marks waiting for this shard
         try:
             return send_pages(
@@ -414,7 +338,6 @@ class ChromaStorage(ViewsMixin):
                 commit,
                 shard,
                 writes,
-                first,
                 carried,
                 dedicated=self._dedicated,
                 tail=(self._tail, self.layout.evidence(shard)),
