@@ -99,13 +99,15 @@ def held_namespaces(items: int) -> int:
     """How many namespaces the loading (warm) process may hold: about 100,000 items' worth.
 
     Every user of the 10k and 100k stores; 100 of the 1M store's 1,000 users (a process holding
-    every one would hold a million folded items, about 10 GB).
+    every one would hold a million folded items, about 10 GB). Twice as many namespaces as users:
+    each user's claims namespace (``users.u1.~claims``, made by the claim-making puts) lies under
+    the user's prefix, and a search ranks in process only when it holds both.
 
     Example:
         >>> held_namespaces(100), held_namespaces(1000)
-        (1000, 100)
+        (1024, 200)
     """
-    return min(1024, max(16, 100_000 // max(1, items)))
+    return min(1024, max(16, 2 * (100_000 // max(1, items))))
 
 
 def claim_text(c: int) -> str:
