@@ -69,9 +69,8 @@ class PendingAnswers:
     def add(self, updates: Sequence[tuple[str, str, AnswerUpdate]]) -> int:
         """Hold ``(namespace, space, update)`` changes; the records held now."""
         with self.lock:
-            for change in updates:
-                self._updates.append(change)
-                self._records += sum(len(r.vectors) for r in change[2].records) or 1
+            self._updates.extend(updates)
+            self._records += _count(updates)
             return self._records
 
     def take(self) -> list[tuple[str, str, AnswerUpdate]]:
@@ -84,7 +83,12 @@ class PendingAnswers:
         """Changes :meth:`take` returned but that were not written: first again."""
         with self.lock:
             self._updates[:0] = list(updates)
-            self._records += len(updates)
+            self._records += _count(updates)
+
+
+def _count(updates: Sequence[tuple[str, str, AnswerUpdate]]) -> int:
+    """The records ``updates`` write (at least one a change)."""
+    return sum(sum(len(r.vectors) for r in u.records) or 1 for _, _, u in updates)
 
 
 def pending_for(key: EpochKey) -> PendingAnswers:
