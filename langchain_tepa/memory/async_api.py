@@ -26,6 +26,7 @@ from langchain_tepa.core.types import Evidence, Fact, Precedent
 from langchain_tepa.memory.batch import Decision, RevokeKey
 from langchain_tepa.memory.rows import AnswerRow, AnswerTable
 from langchain_tepa.results import KeyAudit, ObservationResult, ReconcileReport, TextsResult
+from langchain_tepa.storage.answers import AnswerHit
 
 __all__ = ["AsyncMemoryMixin"]
 
@@ -189,6 +190,12 @@ class AsyncMemoryMixin:
         """Async twin of :meth:`TEPAMemory.answer`."""
         return await self._run("answer", key, namespace=namespace, as_of=as_of)
 
+    async def aanswer_row(
+        self, key: str, *, namespace: _Namespace | None = None, payloads: str | None = None
+    ) -> tuple[AnswerRow | None, list[list[float]] | None]:
+        """Async :meth:`~langchain_tepa.memory.TEPAMemory.answer_row`."""
+        return await self._run("answer_row", key, namespace=namespace, payloads=payloads)
+
     async def aanswers(
         self,
         *,
@@ -236,6 +243,17 @@ class AsyncMemoryMixin:
             vector_spaces=vector_spaces,
             payload_spaces=payload_spaces,
         )
+
+    async def asearch_answers(
+        self,
+        space: str,
+        vector: Sequence[float],
+        n: int,
+        *,
+        prefix: _Namespace | None = None,
+    ) -> list[AnswerHit] | None:
+        """Async :meth:`~langchain_tepa.memory.TEPAMemory.search_answers`."""
+        return await self._run("search_answers", space, vector, n, prefix=prefix)
 
     async def arevoke_key(
         self,

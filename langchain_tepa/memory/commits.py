@@ -138,6 +138,8 @@ class CommitMixin(FreshnessMixin):
         before: dict[str, Lifecycle] = {}
         seen: dict[str, int] = {}
         folded: list[tuple[Evidence, tuple[str, str], list[Transition]]] = []
+        indexed = bool(self.answers.spaces())
+        answered: dict[tuple[str, str], str | None] = {}  # each key's answer before (indexed)
         for entry in records:
             nk = (entry.namespace, entry.key)
             if nk not in work:
@@ -147,6 +149,9 @@ class CommitMixin(FreshnessMixin):
                 for p in work[nk].precedents.values():
                     before[p.id] = p.state
                     seen[p.id] = len(p.evidence_ids)
+                if indexed:
+                    act = work[nk].active()
+                    answered[nk] = act[0].id if act else None
             made = entry.make(work[nk]) if isinstance(entry, Deferred) else [entry]
             for ev in made:
                 if (ev.namespace, ev.key) != nk:
@@ -214,6 +219,17 @@ class CommitMixin(FreshnessMixin):
                 active_in(ks) - st.active_in_key(k) for k, ks in keys.items()
             )
             after = clock_digest({**st.clock, stream: seq})
+            answers = {}
+            if indexed:
+                spaces = self.answers.spaces()
+                tables = {s: self.items(st, s) for s in {*spaces, *filter(None, spaces.values())}}
+                answers = self.answers.updates(
+                    st,
+                    keys,
+                    {k: answered.get((ns, k)) for k in keys},
+                    (items or {}).get(ns, {}),
+                    tables,
+                )
             writes.append(
                 NamespaceWrite(
                     namespace=ns,
@@ -228,6 +244,7 @@ class CommitMixin(FreshnessMixin):
                     created=not st.clock,
                     views=views,
                     view_marks=view_marks,
+                    answers=answers,
                 )
             )
         decided = {ns: states[ns].epoch for ns in namespaces}

@@ -47,6 +47,11 @@ __all__ = ["Deferred", "Engine", "Folded"]
 _COUNTS_HELD = 65536  # namespaces whose last active count a memory keeps (all forgotten beyond)
 
 
+def _since(head: Head, when: float) -> bool:
+    """Whether any stream appended to ``head``'s namespace at ``when`` or later."""
+    return any(t >= when for t in head.written.values())
+
+
 def _precedent_id(p: Precedent) -> str:
     return p.id
 
@@ -188,6 +193,36 @@ class Engine(CommitMixin):
             if ev.id == evidence_id:
                 return ev
         return None
+
+    def answers_complete(self, *, repair: bool = False) -> bool:
+        """Whether the answer index lacks no answer (with ``repair``: repaired first if it may).
+
+        A process killed while it held answer changes back (``storage/chroma/pending.py``) left
+        the index behind from some time on: with ``repair`` (a writable memory opening a store
+        with an index, never a read) every namespace appended to since then is refolded and its
+        answers stored again; otherwise ``False`` until a writer has (searches then fold).
+        """
+        if self._answers_complete:
+            return True  # nobody but a process that held this store's folder could leave it
+        behind = self.storage.answers_behind() if self.answers.spaces() else None
+        if behind is None:
+            self._answers_complete = True
+            return True
+        if self.read_only or not repair:
+            return False
+        names = [h.namespace for h in self.storage.list_heads() if _since(h, behind)]
+        changes = []
+        for ns in names:
+            with self.reading([ns]) as states:
+                st = states[ns]
+                tables = {
+                    s: self.items(st, s)
+                    for s in {*self.answers.spaces(), *filter(None, self.answers.spaces().values())}
+                }
+                changes += [(ns, s, u) for s, u in self.answers.rebuild(st, tables).items()]
+        self.storage.repair_answers(changes)
+        self._answers_complete = True
+        return True
 
     def close(self) -> None:
         """Write buffered views (and every view mark held back) and drop the cache."""

@@ -42,6 +42,7 @@ from langchain_tepa.core.types import (
 )
 from langchain_tepa.core.values import finite_number, safe_repr
 from langchain_tepa.embeddings import describe_embeddings
+from langchain_tepa.memory.answer_index import AnswerIndexer
 from langchain_tepa.state import (
     ItemTable,
     NamespaceState,
@@ -100,6 +101,8 @@ class EngineBase:
         self.max_staleness_s = float(max_staleness_s)
         self.cache = StateCache(cache_size)
         self.views = ViewBuffer(flush_every, flush_interval_s)
+        self.answers = AnswerIndexer(storage, policy)  # the answer index of indexed spaces
+        self._answers_complete = False  # checked (and repaired) once: Engine.answers_complete
         self._clock = clock
         self._ids = threading.Lock()
         self._pid = os.getpid()

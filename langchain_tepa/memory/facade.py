@@ -365,6 +365,32 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
         """
         return VectorSpace(self, name)
 
+    def index_answers(self, space: str, *, stamps: str | None = None) -> bool:
+        """Keep ``space``'s answers in the store's answer index; whether it is complete.
+
+        Every memory on the store then stores, with each commit, the answers it changes with
+        their vectors of ``space`` (``storage/answers.py``), and :meth:`search_answers` finds
+        them without loading any namespace. Only a store that held no evidence when the space
+        was first indexed has a complete index (earlier answers are in no index): on any
+        other this returns ``False`` and searches keep folding namespaces. ``stamps`` names a
+        payload space whose first vector each record carries (``TEPAStore``'s TTL stamps).
+
+        Example:
+            >>> memory = TEPAMemory.in_memory()
+            >>> memory.index_answers("docs")
+            True
+        """
+        name = VectorSpace(self, space).name  # validated
+        if stamps is not None:
+            VectorSpace(self, stamps)
+        self._check_open()
+        complete = self._engine.answers.register(
+            name, stamps=stamps, empty=lambda: not self.storage.find_namespaces()
+        )
+        if complete and not self.read_only:
+            self._engine.answers_complete(repair=True)  # a killed writer's answers: stored now
+        return complete
+
     def as_retriever(self, **kwargs: Any) -> Any:
         """A :class:`~langchain_tepa.retriever.TEPARetriever` over this memory."""
         return make_adapter("retriever", self, **kwargs)

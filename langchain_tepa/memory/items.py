@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.values import safe_repr
 
@@ -20,6 +22,7 @@ __all__ = ["SPACE_NAME", "validate_items", "validate_space"]
 SPACE_NAME = re.compile(r"^[a-z0-9][a-z0-9_]{0,23}$")
 _MAX_VECTORS = 256
 _MAX_DIMS = 16384
+_NUMBERS = frozenset({float, int})
 
 
 def validate_space(name: object) -> str:
@@ -59,6 +62,14 @@ def _vector(vector: Any, space: str) -> list[float]:
         raise InvalidArgumentError(
             f"a vector of items[{safe_repr(space)}] has over {_MAX_DIMS} numbers"
         )
+    if set(map(type, vector)) <= _NUMBERS:  # the common case, checked at C speed
+        try:
+            arr = np.asarray(vector, dtype=np.float64)
+        except (OverflowError, ValueError):
+            arr = None  # the loop below says which number
+        if arr is not None and bool(np.isfinite(arr).all()):
+            fast: list[float] = arr.tolist()
+            return fast
     out = []
     for x in vector:
         if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):

@@ -2,10 +2,11 @@
 
 Reads never need it: they fold the evidence, and views heal as writers and readers meet races
 and stopped writers. It rewrites every view that differs from the fold (for tools that query
-Chroma directly), restores vectors missing from a large namespace's own index and heals
-namespace summaries (``reindex=True`` rewrites every vector of those indexes, after an index
-file was repaired). It reads the whole store, one namespace at a time (nothing is held across
-namespaces).
+Chroma directly), every answer of an indexed space's answer index (``storage/answers.py``: it
+then lacks none, whatever a killed writer left), restores vectors missing from a large
+namespace's own index and heals namespace summaries (``reindex=True`` rewrites every vector of
+those indexes, after an index file was repaired). It reads the whole store, one namespace at a
+time (nothing is held across namespaces).
 
 Example:
     >>> from langchain_tepa import TEPAMemory
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING
 from langchain_tepa._gc import gc_paused
 from langchain_tepa.core.fold import refresh_posterior
 from langchain_tepa.results import ReconcileReport
-from langchain_tepa.state import NamespaceState
+from langchain_tepa.state import ItemTable, NamespaceState
 from langchain_tepa.storage.base import PageRequest
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ def reconcile_storage(
     """
     start = time.perf_counter()
     storage, policy = engine.storage, engine.policy
+    storage.flush_answers()
     heads = list(engine.heads())
     keys = evidence = views = records = 0
     bar = None
@@ -80,12 +82,21 @@ def reconcile_storage(
                 stale.append(p.snapshot())
         storage.write_views(stale, {ns: dict(head.clock)})
         views += len(stale)
+        if engine.answers.spaces():  # the answer index, as the fold gives it
+            for page in pages:
+                for space, owners in page.items.items():
+                    st.spaces.setdefault(space, ItemTable()).put_many(owners)
+            rebuilt = engine.answers.rebuild(st, st.spaces)
+            changes = [(ns, space, update) for space, update in rebuilt.items()]
+            storage.repair_answers(changes, clear=False)
         summary = st.summary()
         if head.summary != summary:
             storage.write_summary(ns, summary)
         if bar is not None:
             bar.update(1)
     storage.write_views([], None, settle=True)  # the view marks a backend held back
+    if engine.answers.spaces():
+        storage.repair_answers([])  # every answer is stored: the index lacks none
     if bar is not None:
         bar.close()
     return ReconcileReport(

@@ -27,6 +27,7 @@ from langchain_tepa.memory.retrieval import RetrievalMixin
 from langchain_tepa.memory.rows import AnswerRow, AnswerTable
 from langchain_tepa.results import KeyAudit
 from langchain_tepa.state import NamespaceState
+from langchain_tepa.storage.answers import AnswerHit
 
 __all__ = ["ReadingMixin"]
 
@@ -187,6 +188,40 @@ class ReadingMixin(RetrievalMixin):
         active = state.active() if state else []
         return detached(active[0], self.policy) if active else None
 
+    def answer_row(
+        self, key: str, *, namespace: Namespace | None = None, payloads: str | None = None
+    ) -> tuple[AnswerRow | None, list[list[float]] | None]:
+        """:meth:`answer` as a read-only :class:`AnswerRow`, in one read of the namespace.
+
+        With ``payloads`` (a vector space), the vectors the answer stored there too (``None``
+        when it has none): what ``TEPAStore.get`` needs (the TTL stamp), without copying the
+        precedent.
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> memory = TEPAMemory.in_memory()
+            >>> _ = memory.observe("user.diet", {"kind": "vegan"})
+            >>> row, stamp = memory.answer_row("user.diet")
+            >>> row.value, stamp
+            ({'kind': 'vegan'}, None)
+        """
+        ns = self._ns(namespace)
+        k = validate_key(key)
+        self._check_open()
+        if not self.policy.retrieval_enabled:
+            return None, None
+        with self._engine.reading([ns]) as states:
+            st = states[ns]
+            ks = st.keys.get(k)
+            active = ks.active() if ks is not None else []
+            if not active:
+                return None, None
+            best = active[0]
+            got = None
+            if payloads is not None and payloads in st.spaces:
+                got = st.spaces[payloads].payload(best.id)
+            return AnswerRow(best), got
+
     def answers(
         self,
         *,
@@ -301,10 +336,9 @@ class ReadingMixin(RetrievalMixin):
         """:meth:`answer_tables` of ``prefix`` and every namespace below it, by name.
 
         The same tables as ``answer_tables(namespaces(prefix), ...)`` and the same freshness
-        (every namespace registered, and every write acknowledged, before the call began), in
-        fewer round trips: the storage finds the namespaces and reads their heads together
-        (``StorageBackend.scan_namespaces``; on Chroma one read by id for a namespace without
-        children, instead of a directory ``count`` and a head read). On an embedded folder
+        (every namespace registered, and every write acknowledged, before the call began): the
+        storage finds the namespaces and reads their heads together
+        (``StorageBackend.scan_namespaces``). On an embedded folder
         this process holds, a call over namespaces it holds reads nothing while nothing was
         registered or written since (``StorageBackend.namespaces_if_unchanged``, write
         epochs), and only the heads of shards written since otherwise.
@@ -388,6 +422,65 @@ class ReadingMixin(RetrievalMixin):
                         got = kept[spec] = (versions, table)
                     out[ns] = got[1]
         return out if len(chunks) == 1 else {ns: out[ns] for ns in names}
+
+    def holds(self, prefix: Namespace) -> bool:
+        """Whether this process holds the namespaces under ``prefix``: a search ranks them here.
+
+        On an embedded folder this process holds (the storage vouches for its write epochs):
+        every namespace under ``prefix`` has a state in process; the names come from those this
+        process read (the directory is read once when they are not known, or a namespace was
+        registered since, and not at all while nothing under ``prefix`` is held). Elsewhere (a
+        server client, the in-memory storage): ``prefix`` is itself a namespace held in process
+        (a search then checks the directory and the heads, and catches up what changed).
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> memory = TEPAMemory.in_memory()
+            >>> _ = memory.observe("k", 1, namespace="users.u1")
+            >>> memory.holds("users.u1"), memory.holds("users")
+            (True, False)
+        """
+        pfx = validate_namespace(prefix)
+        self._check_open()
+        if self.storage.local_epoch(pfx) is None:
+            return self._engine.cache.peek(pfx) is not None
+        names = self.storage.namespaces_if_unchanged(pfx)
+        if names is None:
+            under = pfx + "."
+            if not any(ns == pfx or ns.startswith(under) for ns in self._engine.cache.names()):
+                return False  # nothing under it is held: no need to read the names
+            names = self.storage.find_namespaces(pfx)
+        return self._engine.held(names)
+
+    def search_answers(
+        self,
+        space: str,
+        vector: Sequence[float],
+        n: int,
+        *,
+        prefix: Namespace | None = None,
+    ) -> list[AnswerHit] | None:
+        """The ``n`` answers nearest ``vector`` in ``space``'s answer index, best first.
+
+        Answers of every namespace under ``prefix`` (all when ``None``), one per key (its best
+        item vector, cosine similarity), as stored by every commit acknowledged before the call
+        (``index_answers``); no namespace is loaded. ``None`` when the store keeps no complete
+        index of ``space``. Chroma's index is approximate (HNSW).
+
+        Example:
+            >>> from langchain_tepa import TEPAMemory
+            >>> memory = TEPAMemory.in_memory()
+            >>> memory.index_answers("docs")
+            True
+            >>> _ = memory.vector_space("docs").observe_many([("k", 1)], [[[1.0, 0.0]]])
+            >>> [(h.key, h.value) for h in memory.search_answers("docs", [1.0, 0.0], 3)]
+            [('k', 1)]
+        """
+        self._check_open()
+        if space not in self._engine.answers.spaces() or not self._engine.answers_complete():
+            return None
+        pfx = None if prefix is None else validate_namespace(prefix)
+        return self.storage.query_answers(space, vector, n, prefix=pfx)
 
     def precedents(self, *, namespace: Namespace | None = None) -> list[Precedent]:
         """Copies of every precedent of one namespace (default: the memory's), by key.

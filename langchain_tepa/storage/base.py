@@ -16,7 +16,10 @@ A backend keeps, per namespace (a tenant):
 * **precedent views**: one record per precedent with its lifecycle as metadata, a
   materialised view of the fold that readers never trust for answers (they fold the evidence)
   and that may lag (writers buffer them);
-* for a **large** namespace, an index of its precedents' vectors that the backend ranks.
+* for a **large** namespace, an index of its precedents' vectors that the backend ranks;
+* an **answer index** per indexed vector space (:mod:`~langchain_tepa.storage.answers`): each
+  key's answer with its item vectors, written by the commit that changes it, for searches of
+  namespaces a process does not hold.
 
 How it is laid out is the backend's business. Nothing in the protocol reads or holds the whole
 store except :meth:`StorageBackend.list_heads` (one small record per namespace) and
@@ -38,6 +41,7 @@ from typing import Any, Protocol, runtime_checkable
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.log import Head, NamespaceSummary, Page, clock_digest
 from langchain_tepa.core.types import Evidence, Precedent
+from langchain_tepa.storage.answers import AnswerHit, AnswerUpdate
 
 __all__ = [
     "EMBEDDINGS_RECORD",
@@ -114,6 +118,8 @@ class NamespaceWrite:
             many namespaces needs no separate view write per shard; may be empty.
         view_marks: ``stream -> seq`` view marks to record in the head with the page (views
             of those streams' pages up to ``seq`` are written).
+        answers: ``space -> changes`` to the answer index of each indexed space, stored after
+            the pages and heads, before the commit returns.
     """
 
     namespace: str
@@ -128,6 +134,7 @@ class NamespaceWrite:
     created: bool = False
     views: Sequence[Precedent] = ()
     view_marks: Mapping[str, int] = field(default_factory=dict)
+    answers: Mapping[str, AnswerUpdate] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -179,7 +186,8 @@ class StorageBackend(Protocol):
     * ``commit`` writes each namespace's pages (with the vectors of the precedents they
       create) together with its head bump, so a reader that sees a head position finds every
       page up to it; the views and view marks a write carries are stored by the same commit
-      (at the latest right after its pages);
+      (at the latest right after its pages), and so are its answer index changes (after the
+      pages: every acknowledged commit is in the index);
     * ``read_heads`` and ``load_pages`` reflect every ``commit`` that returned before they
       were called (in any process sharing the store);
     * a read-only backend never creates or changes anything.
@@ -238,9 +246,8 @@ class StorageBackend(Protocol):
     def scan_namespaces(self, prefix: str, *, heads: int = 256) -> NamespaceScan:
         """:meth:`find_namespaces` of ``prefix`` with the heads of its first ``heads`` names.
 
-        Like :meth:`find_namespaces` followed by :meth:`read_heads`, with the same freshness,
-        but a backend may answer both in fewer round trips (Chroma: one read by id when
-        ``prefix`` is a namespace and nothing was registered below it since its last scan).
+        Like :meth:`find_namespaces` followed by :meth:`read_heads`, with the same freshness; a
+        backend that vouches for its write epochs also gives those it read before the heads.
         """
         ...
 
@@ -322,6 +329,42 @@ class StorageBackend(Protocol):
 
     def indexed(self, namespace: str, ids: Sequence[str]) -> set[str]:
         """Which of ``ids`` the namespace's own index holds (all, for other namespaces)."""
+        ...
+
+    def query_answers(
+        self, space: str, vector: Sequence[float], n: int, *, prefix: str | None = None
+    ) -> list[AnswerHit]:
+        """The ``n`` answers of ``space`` whose best vector is nearest ``vector``, best first.
+
+        Only namespaces equal to ``prefix`` or below it on label boundaries (every namespace
+        when ``None``); one hit per key (its best vector); none before the space's first
+        indexed write. May be approximate (Chroma's HNSW index). Whether a store keeps an
+        index of ``space`` at all is its meta record's business (``storage/answers.py``).
+        """
+        ...
+
+    def flush_answers(self) -> None:
+        """Write answer-index changes the backend holds back (an embedded folder's: Chroma)."""
+        ...
+
+    def answers_behind(self) -> float | None:
+        """When the answer index may start to lack answers, or ``None`` (it lacks none).
+
+        A backend that holds index changes back records that it does before the first commit
+        it holds them for; a process killed before writing them leaves that record: the time
+        of that commit's append. A memory then refolds every namespace appended to since and
+        stores its answers with :meth:`repair_answers` before it trusts the index.
+        """
+        ...
+
+    def repair_answers(
+        self, changes: Sequence[tuple[str, str, AnswerUpdate]], *, clear: bool = True
+    ) -> None:
+        """Store ``(namespace, space, update)`` answer changes now.
+
+        With ``clear``, the index lacks no answer after them (:meth:`answers_behind` is
+        ``None``): a repair passes it with its last changes.
+        """
         ...
 
     def get_meta(self, name: str) -> str | None:

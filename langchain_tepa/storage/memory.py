@@ -26,6 +26,7 @@ import numpy as np
 from langchain_tepa.core.errors import ReadOnlyError, StorageError
 from langchain_tepa.core.log import Head, NamespaceSummary, Page
 from langchain_tepa.core.types import Evidence, Precedent
+from langchain_tepa.storage.answers import AnswerHit, AnswerUpdate, MemoryAnswerIndex
 from langchain_tepa.storage.base import Commit, NamespaceScan, PageRequest
 
 __all__ = ["InMemoryStorage"]
@@ -76,6 +77,7 @@ class InMemoryStorage:
         self._lock = threading.RLock()
         self._ns: dict[str, _Namespace] = {}
         self._meta: dict[str, str] = {}
+        self._answers = MemoryAnswerIndex()
 
     def _writable(self) -> None:
         if self.read_only:
@@ -220,6 +222,9 @@ class InMemoryStorage:
                 data.written[commit.stream] = write.time
                 data.summary = write.summary
                 self._put_views(data, write.views, write.view_marks)
+            for write in commit.writes:  # a retried append stores its answers again: same ids
+                for space, update in write.answers.items():
+                    self._answers.apply(space, write.namespace, update)
 
     # ------------------------------------------------------------------ views
     def write_views(
@@ -298,6 +303,27 @@ class InMemoryStorage:
     def indexed(self, namespace: str, ids: Sequence[str]) -> set[str]:
         """Every id (no namespace has an index of its own here)."""
         return set(ids)
+
+    def query_answers(
+        self, space: str, vector: Sequence[float], n: int, *, prefix: str | None = None
+    ) -> list[AnswerHit]:
+        """The nearest answers of ``space`` under ``prefix`` (exact)."""
+        return self._answers.query(space, vector, n, prefix)
+
+    def flush_answers(self) -> None:
+        """Nothing held back: each commit stores its answer changes."""
+
+    def answers_behind(self) -> None:
+        """``None``: this backend's index lacks no answer (commits store their changes)."""
+        return None
+
+    def repair_answers(
+        self, changes: Sequence[tuple[str, str, AnswerUpdate]], *, clear: bool = True
+    ) -> None:
+        """Store answer changes."""
+        self._writable()
+        for namespace, space, update in changes:
+            self._answers.apply(space, namespace, update)
 
     # ------------------------------------------------------------------ meta
     def get_meta(self, name: str) -> str | None:

@@ -43,7 +43,9 @@ from langgraph.store.base import (
     SearchItem,
     SearchOp,
     TTLConfig,
+    _ensure_refresh,  # how BaseStore.get reads its refresh_ttl
     _validate_namespace,  # what BaseStore.put checks first
+    _validate_namespace_labels,  # what BaseStore.get checks first
 )
 
 from langchain_tepa.core.errors import IndexMismatchWarning, InvalidArgumentError
@@ -60,6 +62,7 @@ from langchain_tepa.memory.claims import (
     text_of_value,
 )
 from langchain_tepa.memory.documents import copy_value
+from langchain_tepa.store.cold import cold_search
 from langchain_tepa.store.corrections import put_op
 from langchain_tepa.store.index import Distance
 from langchain_tepa.store.listing import list_active_namespaces
@@ -133,6 +136,15 @@ class MarkedSearchItem(SearchItem):
         return out
 
 
+def _floats(vector: Sequence[float]) -> list[float]:
+    """``vector`` as a list of Python floats (one numpy conversion; any number type)."""
+    try:
+        out: list[float] = np.asarray(vector, dtype=np.float64).tolist()
+    except (TypeError, ValueError, OverflowError):
+        return [float(x) for x in vector]
+    return out
+
+
 def _value_view(p: Precedent) -> dict[str, Any]:
     """The item value of a precedent (non-dict memory values appear as ``{"value": v}``)."""
     return p.value if isinstance(p.value, dict) else {"value": p.value}
@@ -167,6 +179,7 @@ class ExecutionMixin:
     _distance: Distance
     _space: VectorSpace | None
     _checked_spaces: set[str]
+    _indexed: bool
     _ttl: TTLKeeper
 
     # ------------------------------------------------------------------ ops of the methods
@@ -197,6 +210,19 @@ class ExecutionMixin:
             _validate_namespace(namespace)
         if ttl not in (NOT_PROVIDED, None) and not self.supports_ttl:  # pragma: no cover
             raise NotImplementedError(f"TTL is not supported by {type(self).__name__}")
+
+    def _get_now(
+        self, namespace: tuple[str, ...], key: str, refresh_ttl: bool | None
+    ) -> Item | None:
+        """``get``: one op without a batch's planning (no embedding, no writes to order)."""
+        _validate_namespace_labels(namespace)
+        op = GetOp(namespace, str(key), _ensure_refresh(self.ttl_config, refresh_ttl))
+        validate_op(op)
+        plan = Plan([None])
+        item = self._get_item(plan, op)
+        if plan.expired or plan.refresh:
+            self._finish(plan, {})  # the expired item is revoked, a read TTL refreshed
+        return item
 
     def _get_as_of(self, namespace: tuple[str, ...], key: str, as_of: AsOfPoint) -> Item | None:
         """``get(..., as_of=...)``: the item as the store held it then (nothing refreshed)."""
@@ -253,16 +279,21 @@ class ExecutionMixin:
         k = read_key(op.key)
         if ns is None or k is None:
             return None
-        best = self.memory.answer(k, namespace=ns)
-        if best is None:
+        row, stamp = self.memory.answer_row(k, namespace=ns, payloads=TTL_SPACE)
+        if row is None:
             return None
-        _, expired, stamps = self._ttl.split(ns, [best])
-        if expired:
+        if stamp and self._ttl.expired_stamp(stamp[0]):
             plan.expired.add((ns, k))
             return None
-        if op.refresh_ttl and stamps:
-            plan.refresh.setdefault(ns, {}).update(stamps)
-        return self._item(namespace, best)
+        if op.refresh_ttl and stamp and len(stamp[0]) == STAMP_SIZE:
+            plan.refresh.setdefault(ns, {})[row.id] = stamp
+        return Item(
+            value=_row_value(row),
+            key=row.key,
+            namespace=namespace,
+            created_at=_when(row.created_at),
+            updated_at=_when(row.updated_at),
+        )
 
     @staticmethod
     def _item(namespace: tuple[str, ...], best: Precedent) -> Item:
@@ -274,16 +305,29 @@ class ExecutionMixin:
             updated_at=_when(best.updated_at),
         )
 
-    def _plan_search(self, plan: Plan, op: SearchOp, as_of: AsOfPoint | None = None) -> SearchPlan:
+    def _plan_search(
+        self,
+        plan: Plan,
+        op: SearchOp,
+        as_of: AsOfPoint | None = None,
+        *,
+        cold: bool | None = None,
+    ) -> SearchPlan:
         """The namespaces a search scans, with their answer tables (ranked in phase 3).
 
         Expired items of every namespace scanned are noted for revocation, as a read that
-        meets them does; ``as_of`` searches see what the memory believed then (no expiry).
+        meets them does; ``as_of`` searches see what the memory believed then (no expiry). A
+        search this process does not hold reads nothing here (``cold``; decided by
+        :meth:`_cold` when ``None``): the answer index ranks it in phase 3.
         """
         prefix = tuple(op.namespace_prefix)
         scopes: list[Scope] = []
         if prefix and read_namespace(prefix) is None:
             return SearchPlan(op, scopes, op.query or None)
+        if cold is None:
+            cold = self._cold(op, as_of)
+        if cold:
+            return SearchPlan(op, scopes, op.query or None, cold=True)
         spaces = [self._space.name] if self._space is not None else []
         stamps = {TTL_SPACE: STAMP_SIZE} if as_of is None else None
         if prefix and as_of is None:  # the names and their heads in one scan
@@ -312,6 +356,15 @@ class ExecutionMixin:
             scopes.append(Scope(tuple(ns.split(".")), table, live, marks, hidden))
         return SearchPlan(op, scopes, op.query or None)
 
+    def _cold(self, op: SearchOp, as_of: AsOfPoint | None) -> bool:
+        """Whether the answer index ranks ``op`` (:mod:`~langchain_tepa.store.cold`)."""
+        if not (self._indexed and op.query and not op.filter and as_of is None):
+            return False
+        if self._distance != "cosine" or self._space is None:
+            return False
+        prefix = ".".join(op.namespace_prefix)
+        return not (prefix and self.memory.holds(prefix))
+
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         return list_active_namespaces(self.memory, op)
 
@@ -327,13 +380,8 @@ class ExecutionMixin:
             raise InvalidArgumentError(
                 "the embedding function returned a different number of vectors than texts"
             )
-        out = {t: [float(x) for x in v] for t, v in zip(texts, text_vecs, strict=True)}
-        out.update(
-            {
-                f"\x00query:{q}": [float(x) for x in v]
-                for q, v in zip(queries, query_vecs, strict=True)
-            }
-        )
+        out = {t: _floats(v) for t, v in zip(texts, text_vecs, strict=True)}
+        out.update({f"\x00query:{q}": _floats(v) for q, v in zip(queries, query_vecs, strict=True)})
         if self._dims is not None:
             for vec in out.values():
                 if len(vec) != self._dims:
@@ -400,6 +448,14 @@ class ExecutionMixin:
     ) -> list[SearchItem]:
         op = search.op
         wanted = op.offset + op.limit
+        if search.cold:
+            assert self._space is not None
+            assert search.query
+            qvec = vectors[f"\x00query:{search.query}"]
+            found = cold_search(self.memory, self._space.name, search, qvec, plan, self._ttl, _when)
+            if found is not None:
+                return found
+            search = self._plan_search(plan, op, cold=False)  # fold the namespaces after all
         if not search.query:
             picks = newest(search.scopes, op.filter, wanted)
         else:

@@ -304,11 +304,16 @@ def validate_op(op: object) -> None:
 
 @dataclass
 class SearchPlan:
-    """A search: the namespaces it scans (their answer tables, read in phase 1), its query."""
+    """A search: the namespaces it scans (their answer tables, read in phase 1), its query.
+
+    ``cold``: nothing was read in phase 1; the answer index ranks it in phase 3
+    (:mod:`~langchain_tepa.store.cold`), or the namespaces are read then if it cannot.
+    """
 
     op: SearchOp
     scopes: list[Scope]
     query: str | None
+    cold: bool = False
 
 
 @dataclass

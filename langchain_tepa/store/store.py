@@ -287,6 +287,9 @@ class TEPAStore(SweeperMixin, AsyncStoreMixin):
             self.index_config, self.embeddings = settings.config, settings.embeddings
             self._fields, self._dims = settings.fields, settings.dims
             self._distance, self._space = settings.distance, settings.space
+        self._indexed = False  # the answer index ranks searches this process does not hold
+        if self._space is not None:
+            self._indexed = memory.index_answers(self._space.name, stamps=TTL_SPACE)
         self.ttl_config: TTLConfig | None = validate_ttl_config(ttl)
         stamps = memory.vector_space(TTL_SPACE)
         self._ttl = TTLKeeper(stamps.payloads, stamps.store)
@@ -427,7 +430,7 @@ class TEPAStore(SweeperMixin, AsyncStoreMixin):
         check_key_arg(key)
         if as_of is None:
             with namespace_errors():
-                return super().get(namespace, key, refresh_ttl=refresh_ttl)
+                return self._get_now(namespace, key, refresh_ttl)
         return self._get_as_of(namespace, key, as_of)
 
     def search(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -187,6 +187,19 @@ class TTLKeeper:
                     continue
             live.append(p)
         return live, expired, {p.id: stamps[p.id] for p in live if p.id in stamps}
+
+    def expired_stamp(self, stamp: Sequence[float]) -> bool:
+        """Whether one stamp vector ``[high, low, ttl_seconds]`` has expired (as :meth:`split`).
+
+        Example:
+            >>> keeper = TTLKeeper(lambda ns, o: {}, lambda ns, p: None, clock=lambda: 100.0)
+            >>> keeper.expired_stamp([0.0, 90.0, 60.0]), keeper.expired_stamp([0.0, 90.0, 0.0])
+            (True, False)
+        """
+        if len(stamp) != STAMP_SIZE:
+            return False
+        expires_at, seconds = _decode([list(stamp)])
+        return seconds > 0 and expires_at <= self._clock()
 
     def expired_rows(self, stamps: np.ndarray | None) -> np.ndarray:
         """Which rows have expired, as :meth:`split` decides, for many rows at once.

@@ -117,6 +117,9 @@ def test_a_connection_failure_during_a_write_is_outcome_unknown(exc: BaseExcepti
         ("read name pages", False),
         ("count names", False),
         ("list collections", False),
+        ("index answers", True),
+        ("remove answers", True),
+        ("read answers", False),
     ],
 )
 def test_which_chroma_calls_write(op: str, writes: bool) -> None:

@@ -265,11 +265,12 @@ def test_a_write_racing_the_scan_s_head_read_is_seen_by_the_next_search(tmp_path
     writer = _from_path(tmp_path)
     _fill(writer, range(3))
     reader = _from_path(tmp_path)
+    reader._indexed = False  # the fold's scan, not the answer index
     assert reader.memory.namespaces("users")  # the names held; u1 itself not yet
     storage = reader.memory.storage
     assert isinstance(storage, ChromaStorage)
     race = _once(lambda: writer.put(("users", "u1"), "coffee", {"text": "user 1 coffee"}))
-    storage._heads = race(storage._heads)  # type: ignore[method-assign]
+    storage.read_heads = race(storage.read_heads)  # type: ignore[method-assign]
     reader.search(("users", "u1"), query="tea")  # first touch: the scan, raced
     assert sorted(i.key for i in reader.search(("users", "u1"), query="tea")) == ["coffee", "tea"]
     reader.memory.close()

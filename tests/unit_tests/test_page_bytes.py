@@ -177,6 +177,12 @@ def test_a_large_store_batch_searches_the_same_after_reopening(reopen: bool) -> 
         else store
     )
     after = [(i.key, i.score) for i in other.search(ns, query="topic 5", limit=10)]
-    assert after == before
+    # A reopened store that holds nothing asks the answer index, scored by Chroma's float32
+    # cosine distance: equal to about 1e-7, not to the bit, so items whose scores differ by
+    # less (here six of "topic 5", tied in process and ordered by recency) may be ordered, and
+    # cut at the page's end, otherwise. Everything clear of the last score is the same.
+    assert [s for _, s in after] == pytest.approx([s for _, s in before], abs=1e-6)
+    last = before[-1][1] + 1e-6
+    assert [k for k, s in after if s > last] == [k for k, s in before if s > last]
     if reopen:
         assert counting.documents == 0  # the items' vectors came from the pages

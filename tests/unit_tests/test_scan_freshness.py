@@ -1,8 +1,7 @@
-"""The read path's folded freshness checks (docs/performance.md, fourth pass).
+"""Scans under a prefix (``scan_namespaces``, ``answer_tables_under``) and the names directory.
 
-* A search under a prefix reads the prefix's registration token with the heads it needs, instead
-  of a ``count`` of the names directory: it must still see every namespace registered below
-  the prefix by another writer (another process) before it began.
+A scan must see every namespace registered below the prefix by another writer (another process)
+before it began, and equal ``find_namespaces`` followed by ``read_heads`` on every backend.
 """
 
 from __future__ import annotations
@@ -14,15 +13,11 @@ from typing import Any
 import chromadb
 from chromadb.config import Settings
 
-from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory, TEPAStore
+from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory
 from langchain_tepa.memory.documents import copy_value
 from langchain_tepa.storage import InMemoryStorage
 from langchain_tepa.storage.chroma import ChromaStorage
-from langchain_tepa.storage.chroma.directory import (
-    NamesDirectory,
-    registration_tokens,
-    token_id,
-)
+from langchain_tepa.storage.chroma.directory import NamesDirectory
 
 INDEX: Any = {"dims": 64, "embed": HashingEmbeddings(size=64), "fields": ["text"]}
 
@@ -52,16 +47,11 @@ def _calls(storage: ChromaStorage) -> list[str]:
     return ops
 
 
-def test_registration_tokens_name_every_ancestor_once() -> None:
-    got = registration_tokens(["users.u1", "users.u2.notes", "solo"], "s.3")
-    assert got == {"users": "s.3", "users.u2": "s.3"}
-
-
 def test_a_child_registered_by_another_writer_is_seen_by_the_next_scan() -> None:
     a, b = _two(_client())
     a.observe("k", 1, namespace="users.u1")
     assert list(b.answer_tables_under("users.u1")) == ["users.u1"]
-    assert list(b.answer_tables_under("users.u1")) == ["users.u1"]  # token now held
+    assert list(b.answer_tables_under("users.u1")) == ["users.u1"]  # names now held
     a.observe("k", 2, namespace="users.u1.notes")  # registered by the other writer
     tables = b.answer_tables_under("users.u1")
     assert list(tables) == ["users.u1", "users.u1.notes"]
@@ -83,59 +73,10 @@ def test_a_prefix_that_becomes_a_namespace_is_seen_by_its_head() -> None:
     a, b = _two(_client())
     a.observe("k", 1, namespace="other")
     assert b.answer_tables_under("users.u9") == {}
-    assert b.answer_tables_under("users.u9") == {}  # token (none) held
-    a.observe("k", 1, namespace="users.u9")  # no ancestor token names it: its head does
+    assert b.answer_tables_under("users.u9") == {}  # names held
+    a.observe("k", 1, namespace="users.u9")  # registered by the other writer
     tables = b.answer_tables_under("users.u9")
     assert list(tables) == ["users.u9"] and [r.value for r in tables["users.u9"].rows] == [1]
-
-
-def test_a_one_user_search_is_one_read_by_id_without_a_directory_count() -> None:
-    client = _client()
-    prefix = f"sc{uuid.uuid4().hex[:10]}"
-    writer = TEPAStore(TEPAMemory.from_client(client, prefix=prefix), index=INDEX)
-    reader = TEPAStore(TEPAMemory.from_client(client, prefix=prefix), index=INDEX)
-    for u in range(3):
-        writer.put(("users", f"u{u}"), "a", {"text": f"apples of user {u}"})
-    assert [i.key for i in reader.search(("users", "u1"), query="apples")] == ["a"]
-    storage = reader.memory.storage
-    assert isinstance(storage, ChromaStorage)
-    ops = _calls(storage)
-    for _ in range(3):
-        ops.clear()
-        assert [i.key for i in reader.search(("users", "u1"), query="apples")] == ["a"]
-        assert ops == ["read heads"]  # the token and the head in one call; no count
-    writer.put(("users", "u1", "notes"), "n", {"text": "apples noted"})
-    ops.clear()
-    found = reader.search(("users", "u1"), query="apples")
-    assert sorted(i.key for i in found) == ["a", "n"]
-    assert "count names" in ops  # the token changed: the directory was checked
-    writer.put(("users", "u1"), "b", {"text": "bananas"})  # no registration: still one read
-    ops.clear()
-    assert sorted(i.key for i in reader.search(("users", "u1"))) == ["a", "b", "n"]
-    assert ops.count("count names") == 0
-
-
-def test_stores_of_the_earlier_version_have_no_tokens_and_scan_correctly() -> None:
-    """A child registered without a token (an earlier version) is found on the first scan."""
-    a, b = _two(_client())
-    storage = a.storage
-    assert isinstance(storage, ChromaStorage)
-    original = storage.commit
-
-    def commit_without_tokens(commit: Any) -> None:  # what the earlier version wrote
-        from langchain_tepa.storage.chroma import backend
-
-        saved = backend.registration_tokens
-        backend.registration_tokens = lambda names, token: {}  # type: ignore[assignment]
-        try:
-            original(commit)
-        finally:
-            backend.registration_tokens = saved
-
-    storage.commit = commit_without_tokens  # type: ignore[method-assign]
-    a.observe("k", 1, namespace="users.u1")
-    a.observe("k", 2, namespace="users.u1.notes")
-    assert list(b.answer_tables_under("users.u1")) == ["users.u1", "users.u1.notes"]
 
 
 def test_the_scan_equals_find_namespaces_and_read_heads_on_every_backend() -> None:
@@ -184,46 +125,6 @@ def test_copy_value_copies_json_values_deeply() -> None:
     got["tags"][1]["n"].append(3)
     assert value["tags"][1]["n"] == [1, 2]
     assert copy_value((1, [2])) == (1, [2]) and copy_value((1, [2]))[1] is not (1, [2])[1]
-
-
-def test_more_tokens_than_one_call_holds_are_written_in_several_calls() -> None:
-    a, b = _two(_client())
-    storage = a.storage
-    assert isinstance(storage, ChromaStorage)
-    parents = [f"p.u{i:02d}" for i in range(60)]
-    a.observe_many([Fact("k", 0, namespace=ns) for ns in ["p", *parents]])
-    assert list(b.answer_tables_under("p.u07")) == ["p.u07"]  # b holds p.u07's token
-    storage._max_batch = 3
-    sizes: list[int] = []
-    original = storage.call
-
-    def call(op: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        if op == "append evidence":
-            sizes.append(len(kwargs["ids"]))
-        return original(op, fn, *args, **kwargs)
-
-    storage.call = call  # type: ignore[method-assign]
-    names = [f"{ns}.notes" for ns in parents]  # 61 tokens: p and p.u00 .. p.u59
-    a.observe_many([Fact("k", i, namespace=ns) for i, ns in enumerate(names)])
-    assert sizes and max(sizes) <= 3
-    assert list(b.answer_tables_under("p.u07")) == ["p.u07", "p.u07.notes"]
-    assert list(b.answer_tables_under("p")) == sorted(["p", *parents, *names])
-
-
-def test_only_ancestors_that_are_namespaces_get_a_token() -> None:
-    client = _client()
-    a, b = _two(client)
-    a.observe("k", 1, namespace="users.u1")  # "users" has no head: no token, no extra write
-    storage = a.storage
-    assert isinstance(storage, ChromaStorage)
-    shard = storage._evidence(storage.layout.shard("users"), create=False)
-    assert shard is None or shard.get(ids=[token_id("users")])["ids"] == []
-    ops = _calls(b.storage)  # type: ignore[arg-type]
-    assert list(b.answer_tables_under("users")) == ["users.u1"]
-    a.observe("k", 1, namespace="users.u2")
-    ops.clear()
-    assert list(b.answer_tables_under("users")) == ["users.u1", "users.u2"]
-    assert "count names" in ops  # a prefix without a head is checked by count
 
 
 def test_a_writer_that_never_saw_the_parent_looks_for_its_head() -> None:

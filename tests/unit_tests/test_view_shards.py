@@ -16,7 +16,7 @@ from chromadb.config import Settings
 
 from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory
 from langchain_tepa.core.errors import StorageError
-from langchain_tepa.storage.chroma import ChromaStorage, backend
+from langchain_tepa.storage.chroma import ChromaStorage, views
 from tests.support.facts import random_facts
 from tests.support.stored import lagging_views, stored_view_dicts
 
@@ -127,7 +127,7 @@ def _marks(storage: ChromaStorage, stream: str, names: list[str]) -> dict[str, i
 def test_views_are_written_before_the_marks_that_vouch_for_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(backend, "MARKS_WAIT_S", 0.0)  # marks due at once: written by the flush
+    monkeypatch.setattr(views, "MARKS_WAIT_S", 0.0)  # marks due at once: written by the flush
     client, prefix = _client(), _prefix()
     memory = _memory(client, prefix)
     storage = _storage(memory)
@@ -147,7 +147,7 @@ def test_views_are_written_before_the_marks_that_vouch_for_them(
 def test_marks_wait_for_a_commit_to_their_shard_to_carry_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(backend, "MARKS_WAIT_S", 1e9)
+    monkeypatch.setattr(views, "MARKS_WAIT_S", 1e9)
     client, prefix = _client(), _prefix()
     memory = _memory(client, prefix)
     storage = _storage(memory)
@@ -176,7 +176,7 @@ def test_marks_wait_for_a_commit_to_their_shard_to_carry_them(
 
 
 def test_closing_writes_the_marks_still_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(backend, "MARKS_WAIT_S", 1e9)
+    monkeypatch.setattr(views, "MARKS_WAIT_S", 1e9)
     client, prefix = _client(), _prefix()
     memory = _memory(client, prefix)
     names = NAMESPACES[:20]
@@ -229,7 +229,7 @@ def test_a_stopped_writers_views_heal_on_read() -> None:
 
 
 def test_reconcile_leaves_every_mark_written(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(backend, "MARKS_WAIT_S", 1e9)
+    monkeypatch.setattr(views, "MARKS_WAIT_S", 1e9)
     client, prefix = _client(), _prefix()
     memory = _memory(client, prefix)
     memory.observe_many(random_facts(random.Random(1), 80, NAMESPACES))

@@ -21,6 +21,7 @@ GROUPED = {
     "tests/integration_tests/test_workers.py": "processes",
     "tests/integration_tests/test_concurrency.py": "processes",
     "tests/integration_tests/test_crash_recovery.py": "processes",
+    "tests/integration_tests/test_answer_crash.py": "processes",
 }
 
 

@@ -19,6 +19,7 @@ from langchain_tepa.core.errors import InvalidArgumentError, StorageUnavailableE
 from tepa_bench.perf.common import JOURNAL_ENV
 from tepa_bench.perf.run import DEFAULT_SIZES, parse_sizes, run_perf
 from tepa_bench.perf.scale import DEFAULT_SCALE_SIZES, PARTS, run_scale
+from tepa_bench.perf.stores import DEFAULT_STORE_SIZES, run_stores
 from tepa_bench.registry import CommandEntry, register_command
 
 __all__ = ["configure", "handle", "main"]
@@ -79,18 +80,44 @@ def configure(parser: argparse.ArgumentParser) -> None:
     scale.add_argument("--lg-n", type=int, default=1000, help="LangGraph batch: keys (1000)")
     scale.add_argument("--lg-m", type=int, default=10, help="LangGraph batch: rounds (10)")
     scale.add_argument("--trials", type=int, default=1000, help="freshness trials (1000)")
-    scale.add_argument("--users", type=int, default=100, help="side by side: users (100)")
-    scale.add_argument(
-        "--items", type=int, default=1000, help="side by side: items per user (1000)"
+    stores = parser.add_argument_group("TEPAStore beside SqliteStore (--stores)")
+    stores.add_argument(
+        "--stores",
+        action="store_true",
+        help="issue 40's run: TEPAStore beside LangGraph's SqliteStore at --store-sizes "
+        "(OUT/perf-stores.json, .md, .png)",
     )
-    scale.add_argument(
-        "--wide-calls", type=int, default=20, help="side by side: searches across all users (20)"
+    stores.add_argument(
+        "--store-sizes",
+        default=_csv(DEFAULT_STORE_SIZES),
+        help="records per store: 100 users x 100 items for 10k, 1,000 items a user from 100k "
+        f"on (default {_csv(DEFAULT_STORE_SIZES)})",
+    )
+    stores.add_argument(
+        "--wide-calls",
+        type=int,
+        default=20,
+        help="searches across all users at 100k and less (fewer beyond, at least 3) (20)",
+    )
+    stores.add_argument(
+        "--store-opens", type=int, default=3, help="fresh processes per store and size (3)"
     )
 
 
 def handle(args: argparse.Namespace) -> int:
     """Run ``tepa-bench perf`` from parsed arguments."""
     os.environ[JOURNAL_ENV] = args.journal_mode  # fresh probe processes inherit it
+    if args.stores:
+        run_stores(
+            args.out,
+            sizes=parse_sizes(args.store_sizes, option="--store-sizes"),
+            calls=args.calls,
+            wide_calls=args.wide_calls,
+            opens=args.store_opens,
+            seed=args.seed,
+            quiet=args.quiet,
+        )
+        return 0
     if args.scale:
         run_scale(
             args.out,
@@ -103,9 +130,6 @@ def handle(args: argparse.Namespace) -> int:
             lg_n=args.lg_n,
             lg_m=args.lg_m,
             trials=args.trials,
-            users=args.users,
-            items=args.items,
-            wide_calls=args.wide_calls,
             seed=args.seed,
             quiet=args.quiet,
         )

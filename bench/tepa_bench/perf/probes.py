@@ -117,10 +117,10 @@ def _fresh_reader(arg: str) -> None:
 
 
 def _store_open(arg: str) -> dict[str, Any]:
-    from tepa_bench.perf.side_by_side import open_store_probe
+    from tepa_bench.perf.stores import fresh_probe
 
     args = json.loads(arg)
-    return open_store_probe(
+    return fresh_probe(
         str(args["kind"]), Path(args["folder"]), int(args["users"]), int(args["items"])
     )
 

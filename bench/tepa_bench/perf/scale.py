@@ -9,14 +9,15 @@ folder and reused), each in fresh processes (``probes.py``):
   through a ``chroma run`` server on the same folder (default freshness);
 * peak RSS of a process that touched 100 namespaces (embedded, and a client of the server).
 
-Once per run: LangGraph's 60,000-operation batch (:mod:`.lg_batch`), cross-process freshness
-(:mod:`.freshness`) and the stores side by side (:mod:`.side_by_side`). Everything goes to
+Once per run: LangGraph's 60,000-operation batch (:mod:`.lg_batch`) and cross-process freshness
+(:mod:`.freshness`); TEPAStore beside SqliteStore is ``tepa-bench perf --stores``
+(:mod:`.stores`). Everything goes to
 ``OUT/perf-scale.json``, ``OUT/perf-scale.md`` (printed at the end) and the growth plot
 ``OUT/perf-scale.png``.
 
 Example:
     >>> sorted(PARTS)
-    ['batch', 'fresh', 'reads', 'stores']
+    ['batch', 'fresh', 'reads']
 """
 
 from __future__ import annotations
@@ -38,13 +39,12 @@ from tepa_bench.perf.lg_batch import run_lg_batch
 from tepa_bench.perf.scale_data import ScaleSpec, clear_partial, open_manifest
 from tepa_bench.perf.scale_report import scale_markdown, targets
 from tepa_bench.perf.server import chroma_run
-from tepa_bench.perf.side_by_side import run_side_by_side, sqlite_module
 
 __all__ = ["DEFAULT_SCALE_SIZES", "PARTS", "REFERENCE_RECORDS", "ensure_store", "run_scale"]
 
 DEFAULT_SCALE_SIZES: tuple[int, ...] = (10_000, 100_000, 1_000_000)
 REFERENCE_RECORDS = 1000
-PARTS = frozenset({"reads", "batch", "fresh", "stores"})
+PARTS = frozenset({"reads", "batch", "fresh"})
 
 
 def ensure_store(
@@ -145,9 +145,6 @@ def run_scale(
     lg_n: int = 1000,
     lg_m: int = 10,
     trials: int = 1000,
-    users: int = 100,
-    items: int = 1000,
-    wide_calls: int = 20,
     seed: int = 0,
     quiet: bool = False,
     work_dir: str | Path | None = None,
@@ -159,16 +156,13 @@ def run_scale(
         sizes: Records in small namespaces per store (each a multiple of 10, >= 100).
         cache: Where built stores are kept (default ``OUT/scale-cache``).
         parts: Which of ``reads`` (per-size figures), ``batch`` (LangGraph's 60k batch),
-            ``fresh`` (cross-process freshness) and ``stores`` (side by side) to run.
+            ``fresh`` (cross-process freshness) to run.
         calls: Calls per latency.
         touch: Namespaces whose first ``get`` is timed.
         opens: Fresh processes per opening figure.
         lg_n: LangGraph batch keys per round (1,000).
         lg_m: LangGraph batch rounds (10).
         trials: Freshness trials.
-        users: Users of the side-by-side workload.
-        items: Items per user.
-        wide_calls: Searches across all users.
         seed: Seed of the sampled namespaces.
         quiet: No progress output and no table printed.
         work_dir: Parent of the temporary folders (default: the system temp dir).
@@ -180,8 +174,6 @@ def run_scale(
     if unknown or not parts:
         raise InvalidArgumentError(f"--parts takes some of {sorted(PARTS)}, got {sorted(parts)}")
     specs = [ScaleSpec(int(s), seed=seed) for s in sizes]
-    if "stores" in parts:
-        sqlite_module()  # fail now, not after an hour of measuring
     for name, value in {"calls": calls, "touch": touch, "opens": opens, "trials": trials}.items():
         if value < 1:
             raise InvalidArgumentError(f"{name} must be >= 1, got {value}")
@@ -232,16 +224,6 @@ def run_scale(
         if "fresh" in parts:
             result["freshness"] = run_freshness(
                 work / "fresh", trials=trials, calls=calls, quiet=quiet
-            )
-            save()
-        if "stores" in parts:
-            result["side_by_side"] = run_side_by_side(
-                work / "stores",
-                users=users,
-                items=items,
-                calls=calls,
-                wide_calls=wide_calls,
-                quiet=quiet,
             )
             save()
     finally:

@@ -226,34 +226,6 @@ def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
                 f"{f['trials']:,} trials",
             )
         )
-    if "side_by_side" in result:
-        r = result["side_by_side"]["ratios_vs_sqlite"]
-        st = result["side_by_side"]["stores"]
-        at = f"{result['side_by_side']['records']:,} items"
-        for label, key, name, limit in (
-            (
-                "search in one user's namespace p50 <= SqliteStore's",
-                "search_one_user_p50",
-                "search_one_user",
-                "search_one_user_vs_sqlite",
-            ),
-            ("put p50 within 3x of SqliteStore's", "put_p50", "put", "put_vs_sqlite"),
-            (
-                "search across all users within 2x of SqliteStore's",
-                "search_all_users_p50",
-                "search_all_users",
-                "search_all_users_vs_sqlite",
-            ),
-        ):
-            out.append(
-                _row(
-                    label,
-                    f"{r[key]:.2f}x ({st['tepa'][name]['p50_ms']:.2f} vs "
-                    f"{st['sqlite'][name]['p50_ms']:.2f} ms)",
-                    r[key] <= t[limit],
-                    at,
-                )
-            )
     return out
 
 
@@ -343,46 +315,6 @@ def _growth_table(result: dict[str, Any]) -> str:
         for name, unit, values, sl in rows
     ]
     return markdown_table(header, body)
-
-
-def _stores_table(sbs: dict[str, Any]) -> str:
-    header = [
-        "store",
-        "load s",
-        "search 1 user p50/p95",
-        "get p50",
-        "put p50/p95",
-        "search all users p50",
-        "top-10 = sqlite",
-        "open s (fresh)",
-        "first search 1 user ms",
-        "first search all users s",
-        "peak RSS MiB",
-    ]
-    rows = []
-    names = {
-        "tepa": "TEPAStore (Chroma)",
-        "sqlite": "SqliteStore (sqlite-vec)",
-        "inmemory": "InMemoryStore",
-    }
-    for kind, s in sbs["stores"].items():
-        fp = s["fresh_process"]
-        rows.append(
-            [
-                names.get(kind, kind),
-                f"{s['load_s']:.1f}",
-                f"{s['search_one_user']['p50_ms']:.2f}/{s['search_one_user']['p95_ms']:.2f}",
-                f"{s['get']['p50_ms']:.3f}",
-                f"{s['put']['p50_ms']:.2f}/{s['put']['p95_ms']:.2f}",
-                f"{s['search_all_users']['p50_ms']:.1f}",
-                f"{s['top10_agreement_with_sqlite']:.2f}",
-                f"{fp['open_s']:.3f}" + (" (reload)" if kind == "inmemory" else ""),
-                f"{fp['first_search_one_user_ms']:.1f}",
-                f"{fp['search_all_users_ms'] / 1000:.2f}",
-                f"{fp['peak_rss_mib']:,.0f}",
-            ]
-        )
-    return markdown_table(header, rows)
 
 
 def scale_markdown(result: dict[str, Any]) -> str:
@@ -488,19 +420,6 @@ def scale_markdown(result: dict[str, Any]) -> str:
             f"head check, {f['get_no_head_check']['p50_ms']:.2f} ms without: the check adds "
             f"{f['head_check_ms']:.2f} ms per read. The writer's `observe` through the server: p50 "
             f"{f['observe_through_server']['p50_ms']:.1f} ms.",
-            "",
-        ]
-    if "side_by_side" in result:
-        sbs = result["side_by_side"]
-        lines += [
-            f"## Side by side: {sbs['users']} users x {sbs['items']:,} items, one IndexConfig",
-            "",
-            _stores_table(sbs),
-            "",
-            f"Times in ms unless the column says s; {sbs['calls']} calls each ({sbs['wide_calls']} "
-            "across all users), the stores interleaved call by call. TEPAStore's memory also "
-            "embedded "
-            f"{sbs['memory_embedded_texts']:,} value texts (its retrieval vectors).",
             "",
         ]
     return "\n".join(lines) + "\n"

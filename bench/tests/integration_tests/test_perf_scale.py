@@ -20,12 +20,12 @@ from tepa_bench.perf.side_by_side import sqlite_module
 pytestmark = pytest.mark.xdist_group("perf_scale_run")
 
 
-def _parts() -> list[str]:
+def _has_sqlite_vec() -> bool:
     try:
         sqlite_module()
     except StorageUnavailableError:
-        return ["batch", "fresh", "reads"]  # SqliteStore's index needs sqlite-vec
-    return ["batch", "fresh", "reads", "stores"]
+        return False  # SqliteStore's index needs sqlite-vec
+    return True
 
 
 @pytest.fixture(scope="module")
@@ -35,16 +35,13 @@ def scale_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
         root / "out",
         sizes=[100, 200],
         cache=root / "cache",
-        parts=_parts(),
+        parts=["batch", "fresh", "reads"],
         calls=6,
         touch=4,
         opens=2,
         lg_n=10,
         lg_m=2,
         trials=25,
-        users=2,
-        items=40,
-        wide_calls=2,
         quiet=True,
         work_dir=root,
     )
@@ -82,7 +79,7 @@ def test_freshness_and_the_langgraph_batch(scale_run: tuple[Path, dict]) -> None
 
 
 def test_report_json_and_plot_are_written(scale_run: tuple[Path, dict]) -> None:
-    root, result = scale_run
+    root, _ = scale_run
     out = root / "out"
     stored = json.loads((out / "perf-scale.json").read_text("utf-8"))
     assert stored["sizes"] == [100, 200]
@@ -95,13 +92,6 @@ def test_report_json_and_plot_are_written(scale_run: tuple[Path, dict]) -> None:
         "open < 1 s (fresh process)",
         "cross-process read-your-writes in 100% of trials (chroma run)",
     }
-    if "stores" in result["parts"]:
-        sbs = result["side_by_side"]
-        assert sbs["records"] == 80
-        for kind in ("tepa", "sqlite", "inmemory"):
-            assert sbs["stores"][kind]["top10_agreement_with_sqlite"] == 1.0
-            assert sbs["stores"][kind]["fresh_process"]["peak_rss_mib"] > 0
-        assert "| first search all users s |" in text
 
 
 def test_a_second_run_reuses_the_cached_stores(
@@ -114,3 +104,27 @@ def test_a_second_run_reuses_the_cached_stores(
     again = json.loads((tmp_path / "perf-scale.json").read_text("utf-8"))
     assert again["stores"]["100"]["reused"] is True
     assert again["reference_store"]["reused"] is True
+
+
+@pytest.mark.skipif(not _has_sqlite_vec(), reason="SqliteStore's index needs sqlite-vec")
+def test_the_stores_run_side_by_side_at_two_sizes(tmp_path: Path) -> None:
+    argv = ["--stores", "--store-sizes", "200,400", "--calls", "4", "--wide-calls", "2"]
+    argv += ["--store-opens", "2", "--out", str(tmp_path), "--quiet"]
+    assert main(argv) == 0
+    result = json.loads((tmp_path / "perf-stores.json").read_text("utf-8"))
+    assert sorted(result["sizes"]) == ["200", "400"]
+    for size in result["sizes"].values():
+        assert (size["users"], size["items"]) == (100, size["records"] // 100)
+        assert set(size["ratios"]) >= {"put p50", "fresh: peak RSS", "bulk load"}
+        for kind in ("tepa", "sqlite"):
+            fresh = size["stores"][kind]["fresh"]
+            assert len(fresh["runs"]) == 2
+            assert fresh["peak_rss_mib"] > 0
+            warm = size["stores"][kind]["warm"]
+            assert warm["put_claim"]["calls"] == warm["put"]["calls"] == 4
+        tepa = size["stores"]["tepa"]
+        assert tepa["warm"]["search_one_user_top10_agreement"] == 1.0
+        assert tepa["fresh"]["one_user_top10_agreement"] == 1.0
+        assert tepa["fresh"]["all_users_top10_agreement"] == 1.0
+    assert (tmp_path / "perf-stores.png").stat().st_size > 10_000
+    assert "| put p50 | <= 2.5x |" in (tmp_path / "perf-stores.md").read_text("utf-8")

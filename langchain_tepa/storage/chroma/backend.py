@@ -11,7 +11,8 @@ client, its collections, typed errors, meta records) and keeps the state of one 
 helpers beside it take the handles and the layout as arguments and never import it back: head
 reads (``heads.py``), page filters (``reads.py``), page grouping and the shard upserts
 (``pages.py``), waiting view marks (``marks.py``), the names directory (``directory.py``,
-``name_pages.py``) and the indexes of large namespaces (``dedicated.py``).
+``name_pages.py``), the indexes of large namespaces (``dedicated.py``) and the answer index
+(``answers.py``).
 
 Example:
     >>> import chromadb
@@ -26,12 +27,13 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from langchain_tepa.core.log import Head, NamespaceSummary, Page
 from langchain_tepa.core.types import Precedent
+from langchain_tepa.storage.answers import AnswerHit, AnswerUpdate
 from langchain_tepa.storage.base import (
     Commit,
     NamespaceScan,
@@ -40,12 +42,10 @@ from langchain_tepa.storage.base import (
     key_path,
 )
 from langchain_tepa.storage.chroma import codec, dedicated, heads, reads
+from langchain_tepa.storage.chroma.answering import AnswerWriter
 from langchain_tepa.storage.chroma.directory import (
     NamesDirectory,
     names_under,
-    registration_tokens,
-    token_id,
-    token_meta,
 )
 from langchain_tepa.storage.chroma.epochs import (
     NAMES_SLOT,
@@ -54,25 +54,21 @@ from langchain_tepa.storage.chroma.epochs import (
     current,
     folder_of,
 )
-from langchain_tepa.storage.chroma.handles import PLACEHOLDER, CollectionHandles
+from langchain_tepa.storage.chroma.handles import PLACEHOLDER
 from langchain_tepa.storage.chroma.layout import EVIDENCE_HNSW, Layout
 from langchain_tepa.storage.chroma.local import FolderLock
 from langchain_tepa.storage.chroma.marks import PendingMarks
 from langchain_tepa.storage.chroma.opening import open_layout
 from langchain_tepa.storage.chroma.pages import send_pages
 from langchain_tepa.storage.chroma.tail import CLOSE_BYTES, LogTail, settle
+from langchain_tepa.storage.chroma.views import ViewsMixin
 
 __all__ = ["ChromaStorage"]
 
-_HEADED_HELD = 65536  # namespaces remembered to have a head (forgotten all at once beyond)
-MARKS_WAIT_S = 0.5
-"""Seconds a view mark waits for a commit to its head's shard to carry it, before
-it is written on its own at the next call (readers heal views only after twice the memory's
-flush interval: 4 s by default)."""
 _log = logging.getLogger("langchain_tepa")
 
 
-class ChromaStorage(CollectionHandles):
+class ChromaStorage(ViewsMixin):
     """A :class:`~langchain_tepa.storage.base.StorageBackend` on any chromadb client.
 
     Args:
@@ -111,13 +107,13 @@ class ChromaStorage(CollectionHandles):
     ) -> None:
         super().__init__(client, prefix=prefix, read_only=read_only)
         self._dedicated: set[str] = set()
-        self._headed: set[str] = set()  # namespaces seen with a head (heads are never removed)
         self._names_cache = NamesDirectory()
         folder = folder_of(client)
         self._epochs = EpochKey(folder, prefix) if folder is not None else None
         self._owner: tuple[FolderLock, int] | None = None  # (held lock, pid): claim_folder
         self._marks = PendingMarks()  # view marks waiting for a commit to their head's shard
         self._tail = LogTail()  # metadata bytes per evidence shard since its last settle
+        self._answers = AnswerWriter(self, self)  # the answer index (answering.py)
         self.layout: Layout = open_layout(self, shards=shards, dedicated_at=dedicated_at)
 
     def _evidence(self, shard: int, *, create: bool) -> Any:
@@ -161,11 +157,14 @@ class ChromaStorage(CollectionHandles):
         """
         return self._epoch_of(NAMES_SLOT)
 
+    def vouches(self) -> bool:
+        """Whether every write to this store goes through this process (``claim_folder``)."""
+        owner = self._owner
+        return owner is not None and owner[0].held and owner[1] == os.getpid()
+
     def _epoch_of(self, slot: int) -> int | None:
-        owner, key = self._owner, self._epochs
-        if owner is None or key is None or not owner[0].held or owner[1] != os.getpid():
-            return None
-        return current(key, slot)
+        key = self._epochs
+        return current(key, slot) if key is not None and self.vouches() else None
 
     @contextmanager
     def _writing(self, *slots: int) -> Iterator[None]:
@@ -181,24 +180,9 @@ class ChromaStorage(CollectionHandles):
     # ---------------------------------------------------------------- heads
     def read_heads(self, namespaces: Sequence[str]) -> dict[str, Head]:
         """Heads of ``namespaces`` (one read by id per shard)."""
-        return self._heads(namespaces)[0]
-
-    def _heads(
-        self, namespaces: Sequence[str], token_of: str | None = None
-    ) -> tuple[dict[str, Head], str | None]:
-        """Heads of ``namespaces``, and ``token_of``'s registration token, in one read per shard.
-
-        The token is ``None`` when the prefix has none (or when ``token_of`` is ``None``).
-        """
-        out, token = heads.read(self, self.layout, namespaces, token_of)
+        out = heads.read(self, self.layout, namespaces)
         self._dedicated.update(ns for ns, head in out.items() if head.dedicated)
-        self._note_headed(out)
-        return out, token
-
-    def _note_headed(self, names: Iterable[str]) -> None:
-        if len(self._headed) > _HEADED_HELD:
-            self._headed.clear()
-        self._headed.update(names)
+        return out
 
     def list_heads(self) -> Iterator[Head]:
         """Every namespace's head, shard by shard."""
@@ -243,45 +227,16 @@ class ChromaStorage(CollectionHandles):
     def scan_namespaces(self, prefix: str, *, heads: int = 256) -> NamespaceScan:
         """Namespaces under ``prefix`` with the heads of the first ``heads`` of them.
 
-        When ``prefix`` is itself a namespace (it has a head): one read by id per shard those
-        heads live in (one in all for a namespace without children), with the prefix's
-        registration token beside its head. While the token is the one read (with the head)
-        before the names held were read, nothing was registered below ``prefix`` since, and
-        the directory is not touched. Otherwise the directory is checked as by
-        :meth:`find_namespaces` (after the token was read) and the new names' heads read.
-        A store that vouches for its write epochs gives the epochs it read before the heads
-        (``NamespaceScan.epochs``), so the memory can skip those heads later.
+        :meth:`find_namespaces` (the directory checked by its ``count``, none on an embedded
+        folder this process holds while nothing was registered), then the heads, one read by
+        id per shard. A store that vouches for its write epochs gives the epochs it read
+        before the heads (``NamespaceScan.epochs``), so the memory can skip those heads later.
         """
-        col = self._names(create=False)
-        if col is None:
-            return NamespaceScan((), {}, frozenset())
-        limit = max(0, heads)
-        directory = self._names_cache
-        seen, known = directory.token(prefix)
-        cached = directory.cached
-        names = names_under(cached, prefix) if cached is not None else []
-        first = [prefix, *(ns for ns in names[:limit] if ns != prefix)]
-        epochs = self._epochs_of(first)  # before the heads (epochs.py)
-        got, token = self._heads(first, token_of=prefix)
-        headed = prefix in got
-        if not (headed and seen and cached is not None and token == known):
-            names = names_under(
-                directory.names(col, self, self.names_epoch()), prefix
-            )  # after the token
-            directory.keep_token(prefix, token if headed else None, trusted=headed)
-        if headed and (not names or names[0] != prefix):
-            names = [prefix, *names]  # registered: it has a head
-        wanted = names[:limit]
-        had = set(first)
-        rest = [ns for ns in wanted if ns not in had]
-        epochs.update(self._epochs_of(rest))
-        got.update(self.read_heads(rest))
-        return NamespaceScan(
-            names,
-            {ns: got[ns] for ns in wanted if ns in got},
-            frozenset(wanted),
-            {ns: epochs[ns] for ns in wanted if ns in epochs},
-        )
+        names = self.find_namespaces(prefix)
+        wanted = names[: max(0, heads)]
+        epochs = self._epochs_of(wanted)  # before the heads (epochs.py)
+        got = self.read_heads(wanted)
+        return NamespaceScan(names, got, frozenset(wanted), epochs)
 
     def _epochs_of(self, namespaces: Sequence[str]) -> dict[str, int]:
         """The write epochs of ``namespaces`` this store vouches for (none on a server)."""
@@ -291,25 +246,6 @@ class ChromaStorage(CollectionHandles):
             if epoch is None:
                 return {}
             out[ns] = epoch
-        return out
-
-    def _tokens(self, created: Sequence[str], token: str) -> dict[int, dict[str, str]]:
-        """Registration tokens of the ancestors of ``created`` that are namespaces, by shard.
-
-        Called after the registration. An ancestor without a head needs none: a reader trusts
-        a prefix's token only when it read the prefix's head with it, and a head that did not
-        exist when this commit looked was created after the registration, so any reader that
-        trusts that token reads the directory after it (directory.py). Ancestors not yet seen
-        with a head are looked up (one read by id per shard).
-        """
-        ancestors = registration_tokens(created, token)
-        unknown = [a for a in ancestors if a not in self._headed]
-        if unknown:
-            self._heads(unknown)  # notes those that have a head
-        out: dict[int, dict[str, str]] = {}
-        for prefix, value in ancestors.items():
-            if prefix in self._headed:
-                out.setdefault(self.layout.shard(prefix), {})[prefix] = value
         return out
 
     def _register(self, namespaces: Sequence[str]) -> None:
@@ -352,9 +288,11 @@ class ChromaStorage(CollectionHandles):
         the names directory) moves by one when it returns or raises.
         """
         self._writable()
+        changes, held = self._answers.before(commit)
         with self._writing():
             self._commit(commit)
             self._write_marks(due_only=True)
+        self._answers.after(changes, held)  # after the pages (answering.py)
 
     def _commit(self, commit: Commit) -> None:
         created = [w.namespace for w in commit.writes if w.created]
@@ -366,16 +304,11 @@ class ChromaStorage(CollectionHandles):
         by_shard: dict[int, list[NamespaceWrite]] = {}
         for write in commit.writes:
             by_shard.setdefault(self.layout.shard(write.namespace), []).append(write)
-        tokens = self._tokens(created, f"{commit.stream}.{commit.seq}")
-        for shard in tokens:
-            by_shard.setdefault(shard, [])
         late: list[NamespaceWrite] = []
-        # Shards with tokens first: a namespace's pages are never stored before its tokens.
-        for shard in sorted(by_shard, key=lambda sh: sh not in tokens):
+        for shard in sorted(by_shard):
             col = self._evidence(shard, create=True)
             with self._writing(shard):
-                late += self._append(col, commit, shard, by_shard[shard], tokens.get(shard, {}))
-        self._note_headed(w.namespace for w in commit.writes)
+                late += self._append(col, commit, shard, by_shard[shard])
         for name in map(self.layout.evidence, by_shard):  # large pages leave a tail to settle
             if self._tail.due(name):
                 self._settle(name)
@@ -391,15 +324,12 @@ class ChromaStorage(CollectionHandles):
         commit: Commit,
         shard: int,
         writes: Sequence[NamespaceWrite],
-        tokens: Mapping[str, str],
     ) -> list[NamespaceWrite]:
         """Pages and head bumps of one shard; a page and its head bumps never span two calls.
 
         The writes that carry views (or view marks) are returned, to be written right after
-        (views live in view shards). Registration ``tokens`` of prefixes in this shard go in
-        the first call, and view marks waiting for this shard ride in its heads.
+        (views live in view shards). View marks waiting for this shard ride in its heads.
         """
-        first = ([token_id(p) for p in tokens], [token_meta(p, t) for p, t in tokens.items()])
         carried = self._marks.take(shard)  # marks waiting for this shard
         try:
             return send_pages(
@@ -408,7 +338,6 @@ class ChromaStorage(CollectionHandles):
                 commit,
                 shard,
                 writes,
-                first,
                 carried,
                 dedicated=self._dedicated,
                 tail=(self._tail, self.layout.evidence(shard)),
@@ -423,88 +352,6 @@ class ChromaStorage(CollectionHandles):
         if col is not None:
             settle(col, self.call)
         self._tail.reset(name)
-
-    # ---------------------------------------------------------------- views
-    @property
-    def views_with_pages(self) -> bool:
-        """``False``: views live in view shards of their own, not beside a commit's pages.
-
-        A commit spanning several namespaces leaves its views to the memory's view buffer
-        (written by :meth:`write_views`, many commits' views in one call per view shard)
-        instead of adding a call per shard to every commit.
-        """
-        return False
-
-    def _views(self, shard: int, *, create: bool) -> Any:
-        name = self.layout.view_collection(shard)
-        return self.collection(name, create=create, hnsw=EVIDENCE_HNSW)
-
-    def write_views(
-        self,
-        precedents: Sequence[Precedent],
-        marks: Mapping[str, Mapping[str, int]] | None = None,
-        *,
-        settle: bool = False,
-    ) -> None:
-        """Write views, then the view marks into heads.
-
-        Every view shard touched is written first (one call each); the marks then wait for the
-        next commit to their head's shard, which carries them in its own call, or are written
-        on their own by the first call after ``MARKS_WAIT_S`` (and by :meth:`close`);
-        ``settle`` writes every waiting mark now. A mark is never stored before its views; a
-        failure or a crash leaves it behind them (the views are rewritten later). No write
-        epoch moves (:meth:`local_epoch`): views and marks change no answer of a read, so a
-        memory's cached states stay current across them (a reader that acts on another
-        stream's marks re-reads its head when the epoch's trust runs out, ``_trusted_until``).
-        """
-        if not precedents and not marks and not (settle and self._marks):
-            return
-        self._writable()
-        views: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
-        for p in precedents:
-            ids, metas = views.setdefault(
-                self.layout.view_collection(self.layout.shard(p.namespace)), ([], [])
-            )
-            ids.append(p.id)
-            metas.append(codec.precedent_meta(p))
-        self.upsert_groups(views, "write views")
-        for ns, per in (marks or {}).items():
-            if per:
-                self._marks.defer(self.layout.shard(ns), {ns: dict(per)})
-        self._write_marks(due_only=not settle)
-
-    def _write_marks(self, *, due_only: bool) -> None:
-        """Write waiting marks: those older than ``MARKS_WAIT_S`` (or all), a call per shard."""
-        if not self._marks:
-            return
-        for shard in self._marks.due(wait=MARKS_WAIT_S if due_only else None):
-            marks = self._marks.take(shard)
-            if not marks:
-                continue
-            group = {
-                self.layout.evidence(shard): (
-                    [codec.head_id(ns) for ns in marks],
-                    [codec.marks_update(ns, per) for ns, per in marks.items()],
-                )
-            }
-            try:  # marks move no write epoch (see write_views)
-                self.upsert_groups(group, "write view marks")
-            except BaseException:
-                self._marks.defer(shard, marks)
-                raise
-
-    def flush_marks(self) -> None:
-        """Write every view mark still waiting for a commit to carry it."""
-        if not self.read_only:
-            self._write_marks(due_only=False)
-
-    def load_views(self, namespace: str) -> list[dict[str, Any]]:
-        """Stored views of a namespace's precedents."""
-        col = self._views(self.layout.shard(namespace), create=False)
-        if col is None:
-            return []
-        got = self.get_all(col, {"tepa_ns": namespace}, ["metadatas"])
-        return [v for meta in got["metadatas"] if (v := codec.view_of(meta)) is not None]
 
     # ---------------------------------------------------------------- large namespaces
     @property
@@ -564,6 +411,32 @@ class ChromaStorage(CollectionHandles):
         """Nearest precedents in a large namespace's index (cosine similarity)."""
         return dedicated.nearest(self, self.layout, namespace, vector, n, key_prefix=key_prefix)
 
+    # ---------------------------------------------------------------- answer index
+    def query_answers(
+        self, space: str, vector: Sequence[float], n: int, *, prefix: str | None = None
+    ) -> list[AnswerHit]:
+        """The nearest answers of ``space`` under ``prefix`` (Chroma's index, ``answering.py``)."""
+        return self._answers.query(space, vector, n, prefix)
+
+    def flush_answers(self) -> None:
+        """Write the answer-index changes this process holds for this store (``pending.py``)."""
+        self._answers.flush()
+
+    def answers_behind(self) -> float | None:
+        """When the answer index may start to lack answers (a killed process's), or ``None``."""
+        return self._answers.behind()
+
+    def repair_answers(
+        self, changes: Sequence[tuple[str, str, AnswerUpdate]], *, clear: bool = True
+    ) -> None:
+        """Write refolded answers; ``clear``: the index lacks none after them."""
+        self._writable()
+        self._answers.repair(list(changes), clear=clear)
+
+    def epoch_key(self) -> EpochKey | None:
+        """The store's key in this process's registries (an embedded folder's), or ``None``."""
+        return self._epochs
+
     # ---------------------------------------------------------------- closing
     def close(self) -> None:
         """Write waiting view marks, settle log tails (``tail.py``), forget collection handles.
@@ -571,6 +444,10 @@ class ChromaStorage(CollectionHandles):
         The client is the caller's. A mark that cannot be written is left behind its views
         (readers rewrite those views later): closing does not fail for it.
         """
+        try:
+            self.flush_answers()
+        except Exception as exc:  # the store may be gone already: the next opening repairs
+            _log.warning("answer index of %s not written at close: %s", self.describe(), exc)
         try:
             self.flush_marks()
         except Exception as exc:  # the store may be gone already

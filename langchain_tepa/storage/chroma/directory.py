@@ -24,20 +24,6 @@ again). A later read in the same process goes on from the names it holds the sam
 reader that could write copies the full blocks it read and that have no page yet: the first
 listing of a store reads the directory once and leaves pages for every later process.
 
-A scan under a prefix that is itself a namespace (``TEPAStore.search`` in one user's namespace)
-needs no ``count``: every commit that registers a namespace also writes a **registration
-token** for each of its ancestors that is a namespace (has a head), a small record beside the
-ancestor's head in the ancestor's shard, with a value no commit wrote before. A scan reads the
-prefix's token and head in the same read by id as the other heads it needs; while the prefix
-has a head and its token is the one read (with the head) before the last read of the
-directory, nothing was registered below the prefix since, and the names held are complete.
-Why this is enough: the registration comes first and the token after it, and a reader reads
-the token first and the directory after it, so a changed token always finds the new names; a
-commit that found no head for an ancestor wrote no token, but that head was then created after
-the registration, and a reader only trusts a token it read with the head, so its directory read
-came later still. A prefix without a head (``users`` above ``users.u1``) is checked by
-``count``, as before.
-
 On an embedded folder this process holds (``from_path``), even the ``count`` is skipped while
 the directory's write epoch (``epochs.py``, slot ``NAMES_SLOT``, moved by every registration
 after it returned) is the one read before the ``count`` that the names held were checked
@@ -47,8 +33,6 @@ the caller made) count as above.
 Example:
     >>> names_under(("a", "a.b", "a.b.c", "a2", "b"), "a.b")
     ['a.b', 'a.b.c']
-    >>> sorted(registration_tokens(["a.b.c", "a.d", "e"], "s1.7").items())
-    [('a', 's1.7'), ('a.b', 's1.7')]
 """
 
 from __future__ import annotations
@@ -59,46 +43,15 @@ from collections.abc import Sequence
 from typing import Any
 
 import langchain_tepa.storage.chroma.name_pages as name_pages
-from langchain_tepa.core.values import short_hash
 from langchain_tepa.storage.chroma.handles import CollectionHandles
 
-__all__ = [
-    "TOKEN_KIND",
-    "NamesDirectory",
-    "names_under",
-    "registration_tokens",
-    "token_id",
-    "token_meta",
-]
+__all__ = ["NamesDirectory", "names_under"]
 
 _PAGE = 20000
 """Names read per Chroma ``get``: each page costs a scan up to its offset, so fewer, larger
 pages read a large directory faster (100,001 names: 2.8 s in pages of 5,000, 1.8 s in pages of
 20,000); Chroma binds a page's ids as SQL variables, and 100,000 at once exceeded SQLite's
 limit (32,766)."""
-_TOKENS_HELD = 65536  # prefixes whose last token a process remembers (oldest forgotten first)
-TOKEN_KIND = "dir"  # noqa: S105 (a record kind, not a secret)
-"""``tepa_kind`` of a registration token record."""
-
-
-def token_id(prefix: str) -> str:
-    """The id of ``prefix``'s registration token (in the prefix's shard, beside its head)."""
-    return "d." + short_hash(prefix, 32)
-
-
-def token_meta(prefix: str, token: str) -> dict[str, Any]:
-    """The metadata of ``prefix``'s registration token."""
-    return {"tepa_kind": TOKEN_KIND, "tepa_dns": prefix, "tepa_dtok": token}
-
-
-def registration_tokens(namespaces: Sequence[str], token: str) -> dict[str, str]:
-    """``prefix -> token`` for each ancestor of the namespaces registered."""
-    out: dict[str, str] = {}
-    for ns in namespaces:
-        labels = ns.split(".")
-        for depth in range(1, len(labels)):
-            out[".".join(labels[:depth])] = token
-    return out
 
 
 def names_under(names: Sequence[str], prefix: str) -> list[str]:
@@ -128,32 +81,8 @@ class NamesDirectory:
         self._lock = threading.Lock()
         self._key: tuple[Any, int] | None = None
         self._names: tuple[str, ...] = ()
-        self._tokens: dict[str, str | None] = {}
         self._paged: set[int] = set()  # blocks known to have a name page
         self._epoch: int | None = None  # the names write epoch read before the names held
-
-    def token(self, prefix: str) -> tuple[bool, str | None]:
-        """Whether a token of ``prefix`` is held, and which.
-
-        ``(True, token)``: ``token`` was read before the names held were read.
-        """
-        with self._lock:
-            if self._key is None or prefix not in self._tokens:
-                return False, None
-            return True, self._tokens[prefix]
-
-    def keep_token(self, prefix: str, token: str | None, *, trusted: bool = True) -> None:
-        """Remember ``prefix``'s token, read before the names now held (after :meth:`names`).
-
-        ``trusted=False`` (the prefix had no head when its token was read) forgets it instead.
-        """
-        with self._lock:
-            self._tokens.pop(prefix, None)
-            if not trusted:
-                return
-            self._tokens[prefix] = token
-            if len(self._tokens) > _TOKENS_HELD:
-                del self._tokens[next(iter(self._tokens))]
 
     def unchanged(self, epoch: int | None, col: Any) -> tuple[str, ...] | None:
         """The names held, if ``epoch`` (read now) is the one read before they were read.

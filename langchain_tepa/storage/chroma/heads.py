@@ -1,4 +1,4 @@
-"""Reading namespace heads: by id (with a registration token), or every head of a store.
+"""Reading namespace heads: by id, or every head of a store.
 
 A head lives in its namespace's evidence shard (``layout.py``); reading the heads of several
 namespaces costs one read by id per shard they live in.
@@ -10,7 +10,7 @@ Example:
     >>> from langchain_tepa.storage.chroma.layout import Layout
     >>> client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
     >>> read(CollectionHandles(client, prefix="doc_heads"), Layout("doc_heads"), ["users.u1"])
-    ({}, None)
+    {}
 """
 
 from __future__ import annotations
@@ -19,49 +19,30 @@ from collections.abc import Iterator, Sequence
 
 from langchain_tepa.core.log import Head
 from langchain_tepa.storage.chroma import codec
-from langchain_tepa.storage.chroma.directory import token_id
 from langchain_tepa.storage.chroma.handles import CollectionHandles
 from langchain_tepa.storage.chroma.layout import EVIDENCE_HNSW, Layout
 
 __all__ = ["every", "read"]
 
 
-def read(
-    handles: CollectionHandles,
-    layout: Layout,
-    namespaces: Sequence[str],
-    token_of: str | None = None,
-) -> tuple[dict[str, Head], str | None]:
-    """Heads of ``namespaces``, and ``token_of``'s registration token, in one read per shard.
-
-    The token is ``None`` when the prefix has none (or when ``token_of`` is ``None``).
-    """
+def read(handles: CollectionHandles, layout: Layout, namespaces: Sequence[str]) -> dict[str, Head]:
+    """Heads of ``namespaces`` (namespaces never written are absent), one read per shard."""
     out: dict[str, Head] = {}
-    token: str | None = None
     groups: dict[int, list[str]] = {}
     for ns in dict.fromkeys(namespaces):
         groups.setdefault(layout.shard(ns), []).append(ns)
-    if token_of is not None:
-        groups.setdefault(layout.shard(token_of), [])
-    wanted_token = token_id(token_of) if token_of is not None else None
     for shard, names in groups.items():
         col = handles.collection(layout.evidence(shard), create=False, hnsw=EVIDENCE_HNSW)
         if col is None:
             continue
         wanted = set(names)
         ids = [codec.head_id(ns) for ns in names]
-        if wanted_token is not None and shard == layout.shard(str(token_of)):
-            ids.append(wanted_token)
         got = handles.call("read heads", col.get, ids=ids, include=["metadatas"])
-        for rid, meta in zip(got["ids"], got["metadatas"] or [], strict=False):
-            if rid == wanted_token:
-                value = (meta or {}).get("tepa_dtok")
-                token = value if isinstance(value, str) else None
-                continue
+        for meta in got["metadatas"] or []:
             head = codec.decode_head(meta or {})
             if head.namespace in wanted:
                 out[head.namespace] = head
-    return out, token
+    return out
 
 
 def every(handles: CollectionHandles, layout: Layout) -> Iterator[Head]:

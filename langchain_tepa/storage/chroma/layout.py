@@ -37,8 +37,13 @@ shards by a stable hash of their name. With ``prefix`` ``"tepa"`` and 16 shards:
 * ``tepa_x<hash>``: the precedent records of one **large** namespace (more than
   ``dedicated_at`` precedents), ranked by Chroma's index. The number of these collections grows
   with the data (one per ``dedicated_at`` precedents at most), not with the number of tenants.
-* ``tepa_i<space>_00`` ..: **item vectors** of named spaces (``TEPAStore``'s ``IndexConfig``),
-  created when first used.
+* ``tepa_a<space>_00`` ..: the **answer index** of an indexed vector space
+  (``storage/answers.py``): one record per key's answer and item vector, the vector as the
+  record's embedding (Chroma's cosine HNSW index), the namespace's label prefixes and the answer
+  as metadata; one collection per ``VIEW_GROUP`` shards' worth of groups, a namespace's group
+  chosen by its first two labels (``answer_group``), so a search under a user's namespace
+  (``("users", id)``, its children too) asks one collection. Created when first written; a store
+  lists its indexed spaces in the meta record ``answer_index``.
 
 There is one layout, version ``LAYOUT_VERSION``; ``opening.py`` refuses a store written in any
 other (``UnsupportedLayoutError``). A change of layout is a function appended to ``MIGRATIONS``
@@ -205,9 +210,22 @@ class Layout:
         """The precedent-record collection of a large namespace."""
         return f"{self.prefix}_x{short_hash(namespace, 24)}"
 
-    def items(self, space: str, shard: int) -> str:
-        """The item-vector collection of ``space`` in ``shard``."""
-        return f"{self.prefix}_i{space}_{shard:02d}"
+    @property
+    def answer_groups(self) -> int:
+        """Collections of each indexed space's answer index (one per view shard's worth)."""
+        return max(1, self.shards // VIEW_GROUP)
+
+    def answer_group(self, namespace: str) -> int:
+        """The answer-index group of ``namespace``: a hash of its first two labels.
+
+        Every namespace under a prefix of two labels or more is in that prefix's group.
+        """
+        head = ".".join(namespace.split(".")[:2])
+        return zlib.crc32(head.encode("utf-8")) % self.answer_groups
+
+    def answers(self, space: str, group: int) -> str:
+        """The answer-index collection of ``space`` and ``group``."""
+        return f"{self.prefix}_a{space}_{group:02d}"
 
     @property
     def version(self) -> int:

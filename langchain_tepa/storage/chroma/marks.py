@@ -3,7 +3,7 @@
 A view mark (through which clock a namespace's stored views are right) is written into the
 namespace's head only after its views are stored. Instead of a call of its own, it waits for
 the next commit to the head's shard, which carries it in its ``upsert``; marks that waited
-longer than the store's ``MARKS_WAIT_S`` are written on their own. This is the waiting room:
+longer than ``views.MARKS_WAIT_S`` are written on their own. This is the waiting room:
 thread-safe, no Chroma call.
 
 Example:

@@ -150,7 +150,6 @@ def send_pages(
     commit: Commit,
     shard: int,
     writes: Sequence[NamespaceWrite],
-    first: tuple[list[str], list[dict[str, Any]]],
     carried: Mapping[str, Mapping[str, int]],
     *,
     dedicated: Container[str],
@@ -164,7 +163,6 @@ def send_pages(
         commit: The append.
         shard: The shard's number.
         writes: The commit's writes to this shard.
-        first: Records (ids, metadatas) to go in the first call (registration tokens).
         carried: View marks waiting for this shard: they ride in its heads (or as records).
         dedicated: Namespaces with an index of their own.
         tail: The log-tail counter and the shard's collection name, to count what is written.
@@ -172,13 +170,14 @@ def send_pages(
     Returns:
         The writes that carry views or view marks (views live in view shards: written after).
     """
-    ids, metas = first
+    ids: list[str] = []
+    metas: list[dict[str, Any]] = []
     marks = {ns: dict(per) for ns, per in carried.items()}
     late: list[NamespaceWrite] = []
     limit = handles.max_batch
 
     def send() -> None:
-        while ids:  # more than one call only for more tokens than a call holds
+        while ids:  # more than one call only for more records than a call holds
             n = min(len(ids), limit)
             handles.call(
                 "append evidence",
