@@ -23,6 +23,7 @@ from langchain_tepa.core import (
     InvalidKeyError,
     InvalidNamespaceError,
     InvalidValueError,
+    JudgeError,
     Lifecycle,
     LifecyclePolicy,
     PolicyError,
@@ -44,6 +45,7 @@ from langchain_tepa.storage.memory import InMemoryStorage
 if TYPE_CHECKING:
     from langchain_tepa.classic import TEPAConversationMemory as TEPAConversationMemory
     from langchain_tepa.extraction import LLMFactExtractor as LLMFactExtractor
+    from langchain_tepa.extraction import ReplacementJudge as ReplacementJudge
     from langchain_tepa.retriever import TEPARetriever as TEPARetriever
     from langchain_tepa.storage.chroma import ChromaStorage as ChromaStorage
     from langchain_tepa.store import TEPAStore as TEPAStore
@@ -58,6 +60,7 @@ _SUBMODULES = frozenset({"extraction", "retriever", "store", "vectorstore"})
 _LAZY = {
     "ChromaStorage": "langchain_tepa.storage.chroma",
     "LLMFactExtractor": "langchain_tepa.extraction",
+    "ReplacementJudge": "langchain_tepa.extraction",
     "TEPAConversationMemory": "langchain_tepa.classic",
     "TEPARetriever": "langchain_tepa.retriever",
     "TEPAStore": "langchain_tepa.store",
@@ -92,6 +95,7 @@ __all__ = [
     "InvalidKeyError",
     "InvalidNamespaceError",
     "InvalidValueError",
+    "JudgeError",
     "KeyAudit",
     "LLMFactExtractor",
     "Lifecycle",
@@ -100,6 +104,7 @@ __all__ = [
     "PolicyError",
     "Precedent",
     "ReconcileReport",
+    "ReplacementJudge",
     "SourceTrust",
     "StorageBackend",
     "StorageError",
