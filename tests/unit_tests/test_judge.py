@@ -317,9 +317,7 @@ async def test_vector_store_documents_are_judged_async(model: TableJudgeModel) -
     await docs.aadd_texts([LISBON], ids=["a"])
     await docs.aadd_texts([OSLO], ids=["b"])
     assert model.async_calls == 1
-    assert [d.page_content for d in await docs.asimilarity_search("where do I live", k=5)] == [
-        OSLO
-    ]
+    assert [d.page_content for d in await docs.asimilarity_search("where do I live", k=5)] == [OSLO]
     assert await docs.arejudge() == 0
 
 
