@@ -40,6 +40,7 @@ from typing import Any
 
 from langchain_tepa.core.errors import InvalidArgumentError
 from tepa_bench.freetext_data import SPLITS, Scenario, generate_scenarios, ideal_claims
+from tepa_bench.freetext_judges import derived_labels
 from tepa_bench.freetext_systems import (
     SYSTEMS,
     FreeTextSystem,
@@ -231,6 +232,7 @@ def run_freetext(
     skipped = {n: why for n in systems if (why := system_available(n)) is not None}
     runnable = [n for n in systems if n not in skipped]
     ideal = ideal_claims(list(scenarios))
+    labels = derived_labels(scenarios)
     unique_texts = sorted(ideal)
     bar = None
     if progress:
@@ -244,7 +246,7 @@ def run_freetext(
             if bar is not None:
                 bar.set_postfix_str(name)
             t0 = time.perf_counter()
-            system = build_system(name, ideal=ideal, storage=storage)
+            system = build_system(name, ideal=ideal, storage=storage, labels=labels)
             try:
                 answers, timing = _run_one(system, scenarios, k, bar)
                 metrics = score(scenarios, answers, k)

@@ -11,12 +11,19 @@ answers searches with the texts it serves, through one write path:
 - ``memory``: TEPA's own keyed path, ``TEPAMemory.add_texts`` (extraction, key resolution,
   ``observe``) then ``retrieve(q, k=k)``; a Document's text is the memory text that asserted
   its value. It stores claims, not items: a text with no claim is not stored at all;
-- ``native``: Mem0's ``Memory.add(..., infer=False)`` and ``Memory.search``.
+- ``native``: Mem0's ``Memory.add(..., infer=False)`` and ``Memory.search``;
+- ``direct``: the direct-delete design on a judge's answers (:mod:`~tepa_bench.freetext_judges`).
+
+Systems ``judge-gold``, ``judge-wrong10`` and ``judge-wrong20`` are TEPA with a judge
+(``TEPAMemory(judge=...)``) whose chat model is scripted (:mod:`~tepa_bench.freetext_judges`):
+the gold-label model (a declared oracle: the mechanism's ceiling) and the same model wrong on
+10% and 20% of its decisions; ``delete-*`` are the direct-delete design on the same answers.
 
 Every system embeds with the same offline :class:`~langchain_tepa.HashingEmbeddings`. No system
-is given the ground truth; ``tepa-ideal`` is given each text's ideal claims (a scripted stand-in
-for a perfect LLM extractor), never which memory is stale. LangMem, langchain-chroma and Mem0
-are imported only when their system is built.
+is given the ground truth, except the declared oracle: the gold-label judge model (and its
+wrong variants, which start from it); ``tepa-ideal`` is given each text's ideal claims (a
+scripted stand-in for a perfect LLM extractor), never which memory is stale. LangMem,
+langchain-chroma and Mem0 are imported only when their system is built.
 
 Example:
     >>> system = build_system("tepa/store", ideal={})
@@ -42,6 +49,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory, TEPAStore, TEPAVectorStore
 from tepa_bench.freetext_data import Claim
+from tepa_bench.freetext_judges import Label, direct_delete_system, judge_model
 
 __all__ = [
     "SYSTEMS",
@@ -65,6 +73,16 @@ SYSTEMS: tuple[str, ...] = (
     "inmemory/langmem",
     "chroma/vectorstore",
     "mem0/native",
+    "judge-gold/store",
+    "judge-gold/langmem",
+    "judge-gold/vectorstore",
+    "judge-wrong10/store",
+    "judge-wrong20/store",
+    "judge-wrong10rel/store",
+    "delete-gold/direct",
+    "delete-wrong10/direct",
+    "delete-wrong20/direct",
+    "delete-wrong10rel/direct",
 )
 """Every ``system/path`` the benchmark knows, in table order."""
 
@@ -209,7 +227,9 @@ def _index(emb: HashingEmbeddings) -> Any:
     return {"dims": _DIMS, "embed": emb, "fields": ["content"]}
 
 
-def _tepa_memory(extractor: Any, storage: str, tmp: str, emb: HashingEmbeddings) -> TEPAMemory:
+def _tepa_memory(
+    extractor: Any, storage: str, tmp: str, emb: HashingEmbeddings, judge: Any = None
+) -> TEPAMemory:
     from langchain_tepa.store import store_policy
 
     if storage == "chroma":
@@ -218,9 +238,12 @@ def _tepa_memory(extractor: Any, storage: str, tmp: str, emb: HashingEmbeddings)
             embeddings=emb,
             policy=store_policy(),
             extractor=extractor,
+            judge=judge,
             prefix="tepa_store",
         )
-    return TEPAMemory.in_memory(embeddings=emb, policy=store_policy(), extractor=extractor)
+    return TEPAMemory.in_memory(
+        embeddings=emb, policy=store_policy(), extractor=extractor, judge=judge
+    )
 
 
 def _store_system(name: str, store: Any, extractor: Any, close: Callable[[], None]) -> Any:
@@ -383,7 +406,11 @@ def _mem0(name: str, emb: HashingEmbeddings, tmp: str, close: Callable[[], None]
 
 
 def build_system(
-    name: str, *, ideal: Mapping[str, Sequence[Claim]], storage: str = "memory"
+    name: str,
+    *,
+    ideal: Mapping[str, Sequence[Claim]],
+    storage: str = "memory",
+    labels: Mapping[tuple[str, str], Label] | None = None,
 ) -> FreeTextSystem:
     """Build one ``system/path`` of :data:`SYSTEMS` on fresh storage.
 
@@ -392,6 +419,8 @@ def build_system(
         ideal: Text -> ideal claims, used only by ``tepa-ideal`` (as its extractor).
         storage: TEPA's storage: ``memory`` (in-process) or ``chroma`` (embedded, in a temp
             folder).
+        labels: ``(earlier text, later text) -> gold label``, read only by the scripted judge
+            models of ``judge-*`` and ``delete-*`` (the declared oracle).
 
     Raises:
         ValueError: For an unknown name.
@@ -406,9 +435,14 @@ def build_system(
     def close() -> None:
         holder.cleanup()
 
-    if system in ("tepa", "tepa-ideal"):
+    judge = None
+    if system.startswith(("judge-", "delete-")):
+        judge = judge_model(system.split("-", 1)[1], labels or {})
+        if system.startswith("delete-"):
+            return direct_delete_system(name, judge)
+    if system in ("tepa", "tepa-ideal") or judge is not None:
         given = IdealExtractor(ideal) if system == "tepa-ideal" else None
-        memory = _tepa_memory(given, storage, tmp, emb)
+        memory = _tepa_memory(given, storage, tmp, emb, judge)
         if path == "vectorstore":
             return _tepa_vectorstore(name, memory, given, close)
         if path == "memory":
