@@ -212,7 +212,8 @@ class Judging:
         for start in range(0, len(items), size):
             chunk = list(items[start : start + size])
             texts = [item.text or "" for item in chunk]
-            chosen = self._candidates(cns, texts, pool)
+            own = {item.key for item in chunk}  # an item written again is no candidate of itself
+            chosen = self._candidates(cns, texts, [s for s in pool if s.value not in own])
             targets = {f"c{i + 1}": s for i, s in enumerate(chosen)}
             request = JudgeRequest(
                 [Statement(f"n{i + 1}", t) for i, t in enumerate(texts)],

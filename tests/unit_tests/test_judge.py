@@ -372,3 +372,30 @@ def test_the_async_path_of_a_real_client(fake_openai: FakeOpenAI) -> None:
         return [d.page_content for d in await docs.asimilarity_search("live", k=5)]
 
     assert asyncio.run(run()) == [OSLO]
+
+
+def test_the_judged_path_on_embedded_chroma(tmp_path: Any, model: TableJudgeModel) -> None:
+    """The same verdicts over a persistent store, and after reopening it."""
+    emb = HashingEmbeddings()
+    index: Any = {"dims": 384, "embed": emb, "fields": ["content"]}
+    store = TEPAStore.from_path(tmp_path, index=index, embeddings=emb, judge=model)
+    _put(store, "a", LISBON)
+    _put(store, "b", OSLO)
+    assert _served(store, "a", "b") == [False, True]
+    store.memory.close()
+    again = TEPAStore.from_path(tmp_path, index=index, embeddings=emb, judge=model)
+    _put(again, "c", BACK)
+    assert model.seen[-1]["earlier"][0] == {"id": "c1", "text": LISBON, "served": False}
+    assert _served(again, "a", "b", "c") == [True, False, True]
+    again.memory.close()
+
+
+def test_an_item_written_again_is_judged_without_itself(
+    store: TEPAStore, model: TableJudgeModel
+) -> None:
+    _put(store, "a", LISBON)
+    _put(store, "b", DOG)
+    _put(store, "a", OSLO)  # the same item, new content
+    assert [c["text"] for c in model.seen[-1]["earlier"]] == [DOG]
+    assert _served(store, "a", "b") == [True, True]
+    assert store.get(NS, "a").value == {"content": OSLO}
