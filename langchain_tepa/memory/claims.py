@@ -70,6 +70,7 @@ from langchain_tepa.core.values import value_identity, value_key
 from langchain_tepa.memory.batch import Decision
 from langchain_tepa.memory.verdicts import (
     JUDGED_META,
+    Judging,
     item_claims_of,
     judged_reason,
     slot_key,
@@ -78,7 +79,6 @@ from langchain_tepa.memory.verdicts import (
 
 if TYPE_CHECKING:
     from langchain_tepa.memory.facade import TEPAMemory
-    from langchain_tepa.memory.verdicts import Judging
 
 __all__ = [
     "CLAIMS_LABEL",
@@ -308,8 +308,6 @@ class ItemClaims:
         self, ns: str, items: list[ItemText], before: float | None = None
     ) -> Plan[tuple[list[list[Fact]], list[dict[str, Any]]]]:
         """The judge's claims of ``items`` and their records' metadata (a failure: none)."""
-        from langchain_tepa.memory.verdicts import Judging
-
         if self._judging is None or self._judging.judge is not self.memory.judge:
             self._judging = Judging(self.memory)
         judging = self._judging
