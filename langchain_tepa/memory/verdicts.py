@@ -163,20 +163,29 @@ class Judging:
         return found
 
     def _said(self, cns: str, before: float | None) -> list[_Said]:
-        """The statements of a claims namespace (made before ``before``, when given)."""
-        precedents = [
-            p for p in self.memory.precedents(namespace=cns) if p.key.startswith(SLOT + ".")
-        ]
-        served = {(p.key, p.value_id) for p in self.memory.answers(namespace=cns, key_prefix=SLOT)}
+        """The statements of a claims namespace (made before ``before``, when given).
+
+        Read in place under the namespace's read lock (no copies: a write reads them all).
+        """
+        self.memory._check_open()
+        rows = []
+        with self.memory._engine.reading([cns]) as states:
+            for key, ks in states[cns].keys.items():
+                if not key.startswith(SLOT + "."):
+                    continue
+                active = ks.active()
+                answer = active[0].value_id if active else None
+                for p in ks.precedents.values():
+                    if before is None or p.created_at < before:
+                        served = p.value_id == answer
+                        rows.append((p.created_at, p.id, key, p.value_id, p.value, p.text, served))
         out: dict[str, _Said] = {}
-        for p in sorted(precedents, key=lambda q: q.created_at):
-            if before is not None and p.created_at >= before:
-                continue
-            said = out.get(p.value_id)
+        for created, pid, key, vid, value, text, served in sorted(rows, key=lambda r: r[:2]):
+            said = out.get(vid)
             if said is None:
-                said = out[p.value_id] = _Said(str(p.value), p.text or "", p.created_at)
-            said.slots[p.key] = (p.key, p.value_id) in served
-            said.ids.append(p.id)
+                said = out[vid] = _Said(str(value), text or "", created)
+            said.slots[key] = served
+            said.ids.append(pid)
         return list(out.values())
 
     def _candidates(self, cns: str, texts: Sequence[str], pool: list[_Said]) -> list[_Said]:
