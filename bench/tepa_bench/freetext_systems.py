@@ -82,7 +82,6 @@ SYSTEMS: tuple[str, ...] = (
     "delete-gold/direct",
     "delete-wrong10/direct",
     "delete-wrong20/direct",
-    "delete-wrong10rel/direct",
 )
 """Every ``system/path`` the benchmark knows, in table order."""
 
