@@ -46,8 +46,13 @@ from typing import Any
 
 from langchain_tepa.core.errors import InvalidArgumentError
 from tepa_bench.freetext_cases import CASE_SPLITS, case_scenarios
-from tepa_bench.freetext_data import SPLITS, Scenario, generate_scenarios, ideal_claims
-from tepa_bench.freetext_judges import derived_labels
+from tepa_bench.freetext_data import (
+    SPLITS,
+    Scenario,
+    generate_scenarios,
+    ideal_claims,
+    pair_labels,
+)
 from tepa_bench.freetext_systems import (
     SYSTEMS,
     FreeTextSystem,
@@ -287,7 +292,7 @@ def run_freetext(
     skipped = {n: why for n in systems if (why := system_available(n)) is not None}
     runnable = [n for n in systems if n not in skipped]
     ideal = ideal_claims(list(scenarios))
-    labels = derived_labels(scenarios)
+    labels = pair_labels(scenarios)  # read only by the declared gold-label judge models
     unique_texts = sorted(ideal)
     bar = None
     if progress:

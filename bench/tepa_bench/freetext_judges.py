@@ -26,6 +26,7 @@ asked only ADD/UPDATE/DELETE/NONE per memory). A failed call adds the memory and
 nothing, as TEPA's path does.
 
 Example:
+    >>> from tepa_bench.freetext_data import Label
     >>> labels = {("I live in Lisbon.", "I moved to Oslo."): Label("replaces")}
     >>> system = direct_delete_system("delete-gold/direct", GoldJudgeModel(labels=labels))
     >>> system.write("s1", "I live in Lisbon.")
@@ -39,7 +40,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -51,16 +51,9 @@ from pydantic import Field
 
 from langchain_tepa import HashingEmbeddings, JudgeError, ReplacementJudge
 from langchain_tepa.extraction.judge import FLAGS, Candidate, JudgeRequest, Statement
-from tepa_bench.freetext_data import Scenario
+from tepa_bench.freetext_data import Label
 
-__all__ = [
-    "JUDGE_SYSTEMS",
-    "GoldJudgeModel",
-    "Label",
-    "derived_labels",
-    "direct_delete_system",
-    "judge_model",
-]
+__all__ = ["JUDGE_SYSTEMS", "GoldJudgeModel", "direct_delete_system", "judge_model"]
 
 JUDGE_SYSTEMS: dict[str, tuple[float, bool]] = {
     "gold": (0.0, False),
@@ -75,51 +68,12 @@ _ANSWERS = ("replaces", "adds", "unrelated")
 _MAX_CANDIDATES = 8
 
 
-@dataclass(frozen=True)
-class Label:
-    """The gold answer for a (earlier, later) pair: the relation and the later text's flags.
-
-    Example:
-        >>> Label("adds").flags
-        frozenset()
-    """
-
-    relation: str
-    flags: frozenset[str] = frozenset()
-
-
 def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def derived_labels(scenarios: Sequence[Scenario]) -> dict[tuple[str, str], Label]:
-    """Gold labels of the generated splits, from each memory's ideal claims and role.
-
-    A later memory *restates* an earlier one that makes the same claim, *adds* to one with
-    another value of a multi-valued attribute, *replaces* one with another value of the same
-    single-valued attribute, and is *unrelated* otherwise. Its flags: ``hypothetical`` for a
-    hypothetical memory, ``about_someone_else`` for another subject's.
-    """
-    out: dict[tuple[str, str], Label] = {}
-    for s in scenarios:
-        for j, later in enumerate(s.memories):
-            flags = frozenset(
-                {"hypothetical": {"hypothetical"}, "other": {"about_someone_else"}}.get(
-                    later.role, set()
-                )
-            )
-            for earlier in s.memories[:j]:
-                relation = "unrelated"
-                for a in later.claims:
-                    for b in earlier.claims:
-                        if a.key != b.key:
-                            continue
-                        if a.value == b.value:
-                            relation = "restates"
-                        elif relation != "restates":
-                            relation = "adds" if a.multi_valued else "replaces"
-                out[(_norm(earlier.text), _norm(later.text))] = Label(relation, flags)
-    return out
+def _flags(label: Label) -> frozenset[str]:
+    return frozenset(f for f in FLAGS if getattr(label, f))
 
 
 def _unit(key: str) -> float:
@@ -135,6 +89,7 @@ class GoldJudgeModel(BaseChatModel):
     """
 
     labels: dict[tuple[str, str], Label] = Field(default_factory=dict)
+    """``(earlier text, later text) -> Label`` (:func:`~tepa_bench.freetext_data.pair_labels`)."""
     wrong: float = 0.0
     wrong_flags: bool = True
     seed: int = 0
@@ -145,12 +100,17 @@ class GoldJudgeModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "scripted-judge"
 
+    def model_post_init(self, context: Any, /) -> None:
+        """Key the labels by texts with their whitespace collapsed, as the prompt shows them."""
+        self.labels = {(_norm(a), _norm(b)): label for (a, b), label in self.labels.items()}
+
     def _coin(self, *parts: str) -> float:
         return _unit("\x00".join((str(self.seed), *parts)))
 
     def relation(self, earlier: str, later: str) -> str:
         """The answer for a pair (the gold relation, or a wrong one)."""
-        gold = self.labels.get((_norm(earlier), _norm(later)), Label("unrelated")).relation
+        known = self.labels.get((_norm(earlier), _norm(later)))
+        gold = "unrelated" if known is None else known.relation
         if self.wrong <= 0 or self._coin("relation", earlier, later) >= self.wrong:
             return gold
         others = [r for r in _ANSWERS if r != gold]
@@ -162,7 +122,7 @@ class GoldJudgeModel(BaseChatModel):
         for earlier in earlier_texts:
             label = self.labels.get((_norm(earlier), _norm(later)))
             if label is not None:
-                gold = label.flags
+                gold = _flags(label)
                 break
         if not self.wrong_flags or self.wrong <= 0 or self._coin("flags", later) >= self.wrong:
             return gold

@@ -48,8 +48,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory, TEPAStore, TEPAVectorStore
-from tepa_bench.freetext_data import Claim
-from tepa_bench.freetext_judges import Label, direct_delete_system, judge_model
+from tepa_bench.freetext_data import Claim, Label
+from tepa_bench.freetext_judges import direct_delete_system, judge_model
 
 __all__ = [
     "SYSTEMS",

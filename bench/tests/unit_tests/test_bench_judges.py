@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
 from tepa_bench import freetext as F  # noqa: N812 - short in tables of calls
 from tepa_bench import freetext_data as D  # noqa: N812
-from tepa_bench.freetext_judges import (
-    GoldJudgeModel,
-    Label,
-    derived_labels,
-    direct_delete_system,
-    judge_model,
-)
+from tepa_bench.freetext_cases import case_scenarios
+from tepa_bench.freetext_data import Label, pair_labels
+from tepa_bench.freetext_judges import GoldJudgeModel, direct_delete_system, judge_model
 
 OLD, NEW, DOG, CAT = "I live in Lisbon.", "I moved to Oslo.", "I have a dog.", "I also have a cat."
 HYPO = "I might move to Rome."
@@ -33,15 +31,6 @@ def _scenario() -> D.Scenario:
     )
 
 
-def test_labels_follow_the_ideal_claims_and_roles() -> None:
-    labels = derived_labels([_scenario()])
-    assert labels[(OLD, NEW)] == Label("replaces")
-    assert labels[(OLD, "Lisbon is still my home.")] == Label("restates")
-    assert labels[(DOG, CAT)] == Label("adds")
-    assert labels[(DOG, NEW)] == Label("unrelated")
-    assert labels[(OLD, HYPO)] == Label("unrelated", frozenset({"hypothetical"}))
-
-
 def _body(new: str, *earlier: str) -> dict[str, object]:
     return {
         "earlier": [{"id": f"c{i + 1}", "text": t, "served": True} for i, t in enumerate(earlier)],
@@ -50,7 +39,7 @@ def _body(new: str, *earlier: str) -> dict[str, object]:
 
 
 def test_the_gold_model_answers_from_the_labels_only() -> None:
-    model = GoldJudgeModel(labels=derived_labels([_scenario()]))
+    model = GoldJudgeModel(labels=pair_labels([_scenario()]))
     (memory,) = json.loads(model.answer(_body(NEW, OLD, DOG)))["memories"]
     assert [(v["candidate"], v["relation"]) for v in memory["verdicts"]] == [("c1", "replaces")]
     (hypo,) = json.loads(model.answer(_body(HYPO, OLD)))["memories"]
@@ -71,15 +60,27 @@ def test_a_wrong_model_errs_on_its_share_of_decisions_the_same_way_every_time() 
     assert not any(judge_model("wrong10rel", labels).flags(b, [a]) for a, b in pairs[:500])
 
 
+class _HedgedReplace(GoldJudgeModel):
+    """Answers that the hypothetical text replaces the old one, and flags it hypothetical."""
+
+    def answer(self, body: Mapping[str, Any]) -> str:
+        verdicts = [
+            {"candidate": c["id"], "relation": "replaces", "confidence": 0.9, "reason": "?"}
+            for c in body["earlier"]
+            if c["text"] == OLD and body["new"][0]["text"] == HYPO
+        ]
+        return json.dumps({"memories": [{"id": "n1", "hypothetical": True, "verdicts": verdicts}]})
+
+
 def test_direct_delete_deletes_on_replaces_whatever_the_flags() -> None:
-    labels = {(OLD, HYPO): Label("replaces", frozenset({"hypothetical"}))}
-    system = direct_delete_system("delete-gold/direct", GoldJudgeModel(labels=labels))
+    system = direct_delete_system("delete-x/direct", _HedgedReplace())
     system.write_all("s", [OLD, DOG, HYPO])
     assert sorted(system.search("s", "home", 5)) == sorted([DOG, HYPO])
 
 
 def test_the_gold_judge_reaches_the_ceiling_on_a_dev_sample() -> None:
     scenarios = D.generate_scenarios("dev", n_change=12, seed=3, background=1)
+    scenarios += case_scenarios("cases-dev", background=1)[:30]
     result = F.run_freetext(scenarios, ["judge-gold/store", "delete-gold/direct"], progress=False)
     for name in ("judge-gold/store", "delete-gold/direct"):
         metrics = result["systems"][name]
