@@ -53,6 +53,7 @@ from tepa_bench.freetext_data import (
     ideal_claims,
     pair_labels,
 )
+from tepa_bench.freetext_judges import compare_designs
 from tepa_bench.freetext_systems import (
     SYSTEMS,
     FreeTextSystem,
@@ -167,6 +168,8 @@ def score(
     unstored = 0
     stale_direct = stale_total = 0
     hidden: dict[str, list[int]] = {g: [0, 0] for g in HIDDEN_GROUPS}
+    per_stale: list[int] = []  # per change scenario: its stale memory served (paired tests)
+    per_hidden: list[int] = []  # per scenario: its true memories hidden
     for s in scenarios:
         answer = answers[s.id]
         top = list(answer["query"])[:k]
@@ -174,13 +177,15 @@ def score(
         texts = [m.text for m in s.memories]
         if s.kind == "change":
             changes += 1
-            stale_hits += any(texts[i] in top for i in s.stale)
+            per_stale.append(int(any(texts[i] in top for i in s.stale)))
+            stale_hits += per_stale[-1]
             current_hits += all(texts[i] in top for i in s.current)
             top1 += bool(top) and top[0] in {texts[i] for i in s.current}
         elif s.current:
             controls += 1
             control_hits += all(texts[i] in top for i in s.current)
         never = set(answer.get("unstored", ()))
+        per_hidden.append(0)
         for i in s.independent:
             role = s.memories[i].role
             unstored += i in never
@@ -190,6 +195,7 @@ def score(
             if group is not None:
                 hidden[group][0] += texts[i] not in own[i]
                 hidden[group][1] += 1
+                per_hidden[-1] += texts[i] not in own[i]
         for i in s.stale:
             stale_total += 1
             stale_direct += texts[i] in own[i]
@@ -206,6 +212,7 @@ def score(
         "independent_unstored": _pct(unstored, independent),
         "control_current_present": _pct(control_hits, controls),
         "taken_back_by_role": {r: _pct(v[0], v[1]) for r, v in sorted(taken.items())},
+        "per_scenario": {"stale": per_stale, "hidden": per_hidden},
         "counts": {
             "change_scenarios": changes,
             "control_scenarios": controls,
@@ -336,6 +343,7 @@ def run_freetext(
             "embeddings": "HashingEmbeddings (offline, every system)",
         },
         "systems": out,
+        "designs": compare_designs(out),
         "skipped": skipped,
         "targets": TARGETS,
         "elapsed_s": time.perf_counter() - start,

@@ -53,7 +53,13 @@ from langchain_tepa import HashingEmbeddings, JudgeError, ReplacementJudge
 from langchain_tepa.extraction.judge import FLAGS, Candidate, JudgeRequest, Statement
 from tepa_bench.freetext_data import Label
 
-__all__ = ["JUDGE_SYSTEMS", "GoldJudgeModel", "direct_delete_system", "judge_model"]
+__all__ = [
+    "JUDGE_SYSTEMS",
+    "GoldJudgeModel",
+    "compare_designs",
+    "direct_delete_system",
+    "judge_model",
+]
 
 JUDGE_SYSTEMS: dict[str, tuple[float, bool]] = {
     "gold": (0.0, False),
@@ -235,3 +241,38 @@ def direct_delete_system(name: str, model: BaseChatModel) -> Any:
         return [memories[i][0] for i in order[:k]]
 
     return FreeTextSystem(name, write, search)
+
+
+def compare_designs(systems: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """TEPA's judge path against the direct-delete design on the same answers, paired.
+
+    For each ``judge-<model>/store`` with a ``delete-<model>/direct`` in the run (``wrong10rel``
+    is paired with ``delete-wrong10``: the direct-delete design reads no flags, so their
+    answers that matter are the same): the differences of stale served and of hidden true
+    memories, TEPA minus direct delete, in percentage points, each with the two-sided paired
+    permutation test the other benchmark verdicts use (pairs: the change scenarios' stale
+    outcomes; every scenario's count of true memories hidden).
+
+    Example:
+        >>> one = {"per_scenario": {"stale": [1, 0], "hidden": [0, 0]}, "stale_served": 50.0}
+        >>> two = {"per_scenario": {"stale": [1, 1], "hidden": [0, 1]}, "stale_served": 100.0}
+        >>> compare_designs({"judge-gold/store": one, "delete-gold/direct": two})[
+        ...     "judge-gold/store vs delete-gold/direct"]["stale_diff_pct"]
+        -50.0
+    """
+    from tepa_bench.stats import paired_permutation_test
+
+    out: dict[str, dict[str, Any]] = {}
+    for name in JUDGE_SYSTEMS:
+        ours, theirs = f"judge-{name}/store", f"delete-{name.removesuffix('rel')}/direct"
+        if ours not in systems or theirs not in systems:
+            continue
+        a, b = systems[ours]["per_scenario"], systems[theirs]["per_scenario"]
+        row: dict[str, Any] = {}
+        for metric, pct in (("stale", "stale_served"), ("hidden", "hidden_true")):
+            x, y = np.asarray(a[metric], float), np.asarray(b[metric], float)
+            mine, other = systems[ours].get(pct), systems[theirs].get(pct)
+            row[f"{metric}_diff_pct"] = None if mine is None or other is None else mine - other
+            row[f"{metric}_p"] = paired_permutation_test(x, y) if x.size else None
+        out[f"{ours} vs {theirs}"] = row
+    return out

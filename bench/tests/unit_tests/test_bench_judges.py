@@ -84,4 +84,6 @@ def test_the_gold_judge_reaches_the_ceiling_on_a_dev_sample() -> None:
     result = F.run_freetext(scenarios, ["judge-gold/store", "delete-gold/direct"], progress=False)
     for name in ("judge-gold/store", "delete-gold/direct"):
         metrics = result["systems"][name]
-        assert (metrics["stale_served"], metrics["independent_taken_back"]) == (0.0, 0.0)
+        assert (metrics["stale_served"], metrics["hidden_true"]) == (0.0, 0.0)
+    pair = result["designs"]["judge-gold/store vs delete-gold/direct"]
+    assert pair == {"stale_diff_pct": 0.0, "stale_p": 1.0, "hidden_diff_pct": 0.0, "hidden_p": 1.0}
