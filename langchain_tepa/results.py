@@ -64,6 +64,9 @@ class KeyAudit:
         rejected: Value ids (``Precedent.value_id``) that trial-by-execution rejected and
             no execution has cleared since: TEPA-Full's standing verdicts
             (:mod:`langchain_tepa.core.contest`); assertions alone do not revive them.
+        held: Value ids of the Hypotheses a higher-ranked answer holds back although they are
+            believable on their own: lower-trust claims waiting for a source of the answer's
+            tier or an execution (:func:`~langchain_tepa.core.precedence.held_claims`).
     """
 
     namespace: str
@@ -71,6 +74,7 @@ class KeyAudit:
     precedents: list[Precedent]
     evidence_count: int
     rejected: frozenset[str] = frozenset()
+    held: frozenset[str] = frozenset()
 
     @property
     def active(self) -> list[Precedent]:
@@ -82,14 +86,15 @@ class KeyAudit:
     def contested(self) -> bool:
         """Whether the answer is contested (read as a single-valued key).
 
-        Another value is Active too, or a rule holds back a Hypothesis better supported than
+        Another value is Active too, a rule holds back a Hypothesis better supported than
         the answer (:func:`~langchain_tepa.core.changes.blocked_challengers`: a veto,
-        proportionate displacement, a trial still to run).
+        proportionate displacement, a trial still to run), or a lower-trust claim waits
+        (``held``).
         """
         act = self.active
         if not act:
             return False
-        if len(act) > 1:
+        if len(act) > 1 or self.held:
             return True
         served = act[0]
         state = KeyState(self.namespace, self.key, {p.value_id: p for p in self.precedents})

@@ -20,7 +20,7 @@ def _make_memory(path: Path, clock: Callable[[], float], policy: str = "tepa-rev
     ) as mem:
         mem.observe("user.pizza_topping", "pineapple")
         mem.observe("user.pizza_topping", "mushroom", source="user")
-        mem.observe("user.pizza_topping", "mushroom", source="tool.orders")
+        mem.observe("user.pizza_topping", "mushroom", source="langgraph-store")
         mem.observe("user.diet", "vegan")
         mem.observe("user.city", "Paris", namespace="users.u2")
 
@@ -326,7 +326,7 @@ def test_inspect_as_of_a_time_or_an_evidence(
     ) as mem:
         mem.observe("user.diet", "vegan", namespace="users.u1")
         first = mem.history("user.diet", namespace="users.u1")[-1]
-        for source in ("user", "tool.a", "tool.b"):
+        for source in ("user", "langgraph-store", "vectorstore"):
             mem.observe("user.diet", "carnivore", namespace="users.u1", source=source)
     when = datetime.fromtimestamp(first.time, tz=timezone.utc).isoformat()
     then = inspect_memory(str(folder), as_of=when)

@@ -201,6 +201,20 @@ def test_a_low_trust_writer_cannot_take_a_memory_back(tick: Callable[[], float])
     assert [p.value for p in slot.active] == ["a"]
 
 
+def test_an_agents_replace_is_held_back_until_the_user_confirms(
+    tick: Callable[[], float],
+) -> None:
+    """The agent (it may not correct, and ranks below the store's writer) only asserts."""
+    store = _store(tick, TableJudgeModel(relations=RELATIONS))
+    _put(store, "a", LISBON)
+    agent = TEPAStore(store.memory, index=store.index_config, source="agent")
+    agent.put(NS, "b", {"content": OSLO})
+    assert _served(store, "a", "b") == [True, True]  # contested: both shown, nothing lost
+    slot = store.memory.audit(slot_key("a"), namespace=claims_namespace(MNS))
+    assert [p.value for p in slot.active] == ["a"]
+    assert [p.value for p in slot.precedents if p.value_id in slot.held] == ["b"]
+
+
 def test_a_batch_is_one_call_and_judges_its_own_items(
     store: TEPAStore, model: TableJudgeModel
 ) -> None:
