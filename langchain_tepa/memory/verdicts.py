@@ -27,7 +27,7 @@ memory's embeddings, at most ``judge.max_candidates``.
 
 Example:
     >>> slot_key("k1")
-    'slot.5a5b2eb06e4b53ac'
+    'slot.6ab9f1eb8f7d3388'
 """
 
 from __future__ import annotations
