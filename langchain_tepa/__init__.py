@@ -22,10 +22,12 @@ from langchain_tepa.core import (
     InvalidArgumentError,
     InvalidKeyError,
     InvalidNamespaceError,
+    InvalidSourceError,
     InvalidValueError,
     JudgeError,
     Lifecycle,
     LifecyclePolicy,
+    OutcomeUnknownError,
     PolicyError,
     Precedent,
     SourceTrust,
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
     from langchain_tepa.retriever import TEPARetriever as TEPARetriever
     from langchain_tepa.storage.chroma import ChromaStorage as ChromaStorage
     from langchain_tepa.store import TEPAStore as TEPAStore
+    from langchain_tepa.tools import create_memory_tools as create_memory_tools
     from langchain_tepa.vectorstore import TEPAVectorStore as TEPAVectorStore
 
 __version__ = "0.1.0"
@@ -65,6 +68,7 @@ _LAZY = {
     "TEPARetriever": "langchain_tepa.retriever",
     "TEPAStore": "langchain_tepa.store",
     "TEPAVectorStore": "langchain_tepa.vectorstore",
+    "create_memory_tools": "langchain_tepa.tools",
 }
 
 
@@ -94,6 +98,7 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidKeyError",
     "InvalidNamespaceError",
+    "InvalidSourceError",
     "InvalidValueError",
     "JudgeError",
     "KeyAudit",
@@ -101,6 +106,7 @@ __all__ = [
     "Lifecycle",
     "LifecyclePolicy",
     "ObservationResult",
+    "OutcomeUnknownError",
     "PolicyError",
     "Precedent",
     "ReconcileReport",
@@ -117,6 +123,7 @@ __all__ = [
     "TrustPolicy",
     "UnknownPrecedentError",
     "__version__",
+    "create_memory_tools",
     "default_embeddings",
 ]
 

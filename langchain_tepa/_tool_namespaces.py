@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from langchain_core.runnables import RunnableConfig
 
 from langchain_tepa.core.errors import InvalidNamespaceError, NamespaceTemplateError
-from langchain_tepa.core.values import validate_namespace
+from langchain_tepa.core.values import safe_repr, validate_namespace
 
 __all__ = ["MAX_SHOWN", "NamespaceTemplate", "tool_namespace"]
 
@@ -55,7 +55,7 @@ class NamespaceTemplate:
         labels = tuple(namespace.split(".")) if isinstance(namespace, str) else tuple(namespace)
         if not labels or not all(isinstance(label, str) for label in labels):
             raise InvalidNamespaceError(
-                f"a namespace template is a tuple of string labels, got {namespace!r}"
+                f"a namespace template is a tuple of string labels, got {safe_repr(namespace)}"
             )
         self.labels = labels
         fields: list[str] = []
@@ -82,9 +82,10 @@ class NamespaceTemplate:
         missing = [name for name in self.fields if configurable.get(name) in (None, "")]
         if missing:
             raise NamespaceTemplateError(
-                f"the memory tools' namespace {self.labels!r} needs "
+                f"the memory tools' namespace {safe_repr(self.labels)} needs "
                 f"{', '.join(repr(m) for m in missing)} in the run's config; invoke with "
-                f"config={{'configurable': {{{missing[0]!r}: ...}}}} (LangGraph Platform sets "
+                f"config={{'configurable': {{{safe_repr(missing[0])}: ...}}}} (LangGraph Platform "
+                "sets "
                 "'langgraph_user_id' for authenticated users), or give the tools a fixed namespace"
             )
         values: dict[str, str] = {}
@@ -92,20 +93,22 @@ class NamespaceTemplate:
             value = configurable[name]
             if isinstance(value, bool) or not isinstance(value, str | int):
                 raise NamespaceTemplateError(
-                    f"config value {name!r} fills the namespace {self.labels!r} and must be a "
+                    f"config value {safe_repr(name)} fills the namespace {safe_repr(self.labels)} "
+                    "and must be a "
                     f"string or an int, got {type(value).__name__}"
                 )
             values[name] = str(value)
             if "." in values[name]:
                 raise NamespaceTemplateError(
-                    f"config value {name!r} = {values[name]!r:.{MAX_SHOWN}} holds '.', which "
+                    f"config value {safe_repr(name)} = {safe_repr(values[name])} holds '.', which "
                     "would add namespace levels; use an id without dots"
                 )
         try:
             return validate_namespace(self._format(values))
         except InvalidNamespaceError as exc:
             raise NamespaceTemplateError(
-                f"the namespace {self.labels!r} filled from the run's config is invalid: {exc}"
+                f"the namespace {safe_repr(self.labels)} filled from the run's config is invalid: "
+                f"{exc}"
             ) from exc
 
     def __repr__(self) -> str:
@@ -117,14 +120,17 @@ def _placeholders(label: str) -> list[str]:
     try:
         parsed = list(string.Formatter().parse(label))
     except ValueError as exc:
-        raise InvalidNamespaceError(f"namespace label {label!r} is not a template: {exc}") from exc
+        raise InvalidNamespaceError(
+            f"namespace label {safe_repr(label)} is not a template: {exc}"
+        ) from exc
     names = []
     for _, name, spec, conversion in parsed:
         if name is None:
             continue
         if not name.isidentifier() or spec or conversion:
             raise InvalidNamespaceError(
-                f"namespace label {label!r}: write placeholders as {{name}} with a plain name, "
+                f"namespace label {safe_repr(label)}: write placeholders as {{name}} with a plain "
+                "name, "
                 f"such as {{langgraph_user_id}}"
             )
         names.append(name)

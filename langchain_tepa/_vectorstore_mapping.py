@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,11 +27,13 @@ from langchain_tepa.core.errors import InvalidArgumentError, InvalidKeyError, In
 from langchain_tepa.core.types import Fact, Precedent, precedent_id
 from langchain_tepa.core.values import (
     canonical_json,
+    safe_repr,
     short_hash,
     validate_key,
     validate_value,
     value_identity,
 )
+from langchain_tepa.metadata_filter import check_filter
 from langchain_tepa.validation import validate_text
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "mmr_order",
     "query_text",
     "query_vector",
+    "search_filter",
     "search_prefix",
     "valid_doc_id",
 ]
@@ -209,8 +212,10 @@ class DocumentMapping:
             fact_id = _fact_id(key, precedent_id(self.namespace, key, vid))
             if given is not None and given != fact_id:
                 raise InvalidArgumentError(
-                    f"document {position} is a fact (its metadata has {self.key_field!r}); its "
-                    f"id is {fact_id!r}, not {given!r}: drop the id or pass that one"
+                    f"document {position} is a fact (its metadata has "
+                    f"{safe_repr(self.key_field)}); its "
+                    f"id is {safe_repr(fact_id)}, not {safe_repr(given)}: drop the id or pass "
+                    "that one"
                 )
             return Fact(key, value, self.namespace, text, self.source, metadata), fact_id
         if given is None:
@@ -219,7 +224,7 @@ class DocumentMapping:
             doc_id = valid_doc_id(given) or ""
             if not doc_id:
                 raise InvalidArgumentError(
-                    f"document {position}: id {given!r} is not usable; ids are non-empty "
+                    f"document {position}: id {safe_repr(given)} is not usable; ids are non-empty "
                     "strings of at most 250 printable characters without surrounding whitespace"
                 )
         value = {"chars": len(text), "metadata": metadata, "sha256": _digest(text, metadata)}
@@ -252,7 +257,7 @@ def documents_with_ids(
         return docs, [getattr(d, "id", None) for d in docs]
     if isinstance(ids, str) or not isinstance(ids, Sequence) or len(ids) != len(docs):
         raise InvalidArgumentError(
-            f"ids must be a list with one id per document ({len(docs)}), got {ids!r:.80}"
+            f"ids must be a list with one id per document ({len(docs)}), got {safe_repr(ids)}"
         )
     return docs, list(ids)
 
@@ -300,15 +305,22 @@ def id_list(ids: object) -> list[Any]:
 
 
 def search_prefix(kwargs: dict[str, Any]) -> str | None:
-    """The ``key_prefix`` of a search (the only search option)."""
-    unknown = sorted(set(kwargs) - {"key_prefix"})
+    """The ``key_prefix`` of a search; the other options are checked too (``filter``)."""
+    unknown = sorted(set(kwargs) - {"key_prefix", "filter"}, key=str)
     if unknown:
         raise InvalidArgumentError(
-            f"unknown search options {unknown}; TEPAVectorStore takes key_prefix (for tenants, "
-            "use one store per namespace)"
+            f"unknown search options {safe_repr(unknown)}; TEPAVectorStore takes key_prefix and "
+            "filter (for tenants, use one store per namespace)"
         )
+    search_filter(kwargs)
     prefix = kwargs.get("key_prefix")
     return validate_key(prefix) if prefix is not None else None
+
+
+def search_filter(kwargs: dict[str, Any]) -> Mapping[str, Any] | None:
+    """The metadata ``filter`` of a search (:mod:`langchain_tepa.metadata_filter`), or ``None``."""
+    flt = kwargs.get("filter")
+    return None if flt is None else check_filter(flt)
 
 
 def query_text(query: object) -> str:

@@ -23,7 +23,7 @@ from langchain_core.documents import Document
 
 from langchain_tepa.core.errors import InvalidArgumentError, TEPAError
 from langchain_tepa.core.types import Lifecycle
-from langchain_tepa.core.values import canonical_json, validate_namespace
+from langchain_tepa.core.values import canonical_json, safe_repr, validate_namespace
 from langchain_tepa.memory import TEPAMemory
 from langchain_tepa.validation import validate_k
 
@@ -106,7 +106,9 @@ class TEPAConversationMemory(BaseMemory):
             validate_namespace(data["namespace"])
         key = data.get("memory_key", "facts")
         if not isinstance(key, str) or not key:
-            raise InvalidArgumentError(f"memory_key must be a non-empty string, got {key!r}")
+            raise InvalidArgumentError(
+                f"memory_key must be a non-empty string, got {safe_repr(key)}"
+            )
         super().__init__(**data)
 
     @property
@@ -125,7 +127,7 @@ class TEPAConversationMemory(BaseMemory):
                 )
             key = candidates[0]
         if key not in inputs:
-            raise InvalidArgumentError(f"input {key!r} is missing from {sorted(inputs)}")
+            raise InvalidArgumentError(f"input {safe_repr(key)} is missing from {sorted(inputs)}")
         return str(inputs[key])
 
     def _output(self, outputs: dict[str, Any]) -> str | None:

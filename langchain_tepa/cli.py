@@ -39,7 +39,7 @@ from typing import Any
 from langchain_tepa.core.errors import InvalidArgumentError, StorageError, TEPAError
 from langchain_tepa.core.policy import DEFAULT_POLICY, POLICY_NAMES
 from langchain_tepa.core.types import Lifecycle, Precedent
-from langchain_tepa.core.values import canonical_json, validate_key, validate_namespace
+from langchain_tepa.core.values import canonical_json, safe_repr, validate_key, validate_namespace
 
 __all__ = ["build_parser", "inspect_memory", "list_namespaces", "main"]
 
@@ -175,7 +175,9 @@ def inspect_memory(
     ns = validate_namespace(namespace) if namespace is not None else None
     wanted_key = validate_key(key) if key is not None else None
     if state is not None and state not in _STATES:
-        raise InvalidArgumentError(f"state must be one of {', '.join(_STATES)}, got {state!r}")
+        raise InvalidArgumentError(
+            f"state must be one of {', '.join(_STATES)}, got {safe_repr(state)}"
+        )
     memory = _open_read_only(path, prefix, policy)
     try:
         namespaces = memory.namespaces()

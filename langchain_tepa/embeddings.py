@@ -32,6 +32,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.values import finite_number, safe_repr
 from langchain_tepa.extraction.lexical import STOP_WORDS, concepts, content_words, stem
 
 __all__ = ["HashingEmbeddings", "default_embeddings", "describe_embeddings"]
@@ -84,17 +85,26 @@ class HashingEmbeddings(Embeddings):
         version: int = 2,
     ) -> None:
         if isinstance(size, bool) or not isinstance(size, int) or size < 8:
-            raise InvalidArgumentError(f"size must be an integer >= 8, got {size!r}")
-        if not char_ngrams or any(n < 1 for n in char_ngrams):
-            raise InvalidArgumentError("char_ngrams must be a non-empty tuple of lengths >= 1")
+            raise InvalidArgumentError(f"size must be an integer >= 8, got {safe_repr(size)}")
+        if (
+            not isinstance(char_ngrams, tuple | list)
+            or not char_ngrams
+            or any(
+                isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 64
+                for n in char_ngrams
+            )
+        ):
+            raise InvalidArgumentError("char_ngrams must be a non-empty tuple of lengths 1 to 64")
         for name, w in (("word_weight", word_weight), ("char_weight", char_weight)):
-            if not math.isfinite(w) or w < 0:
-                raise InvalidArgumentError(f"{name} must be a finite number >= 0, got {w!r}")
+            if not finite_number(w) or w < 0:
+                raise InvalidArgumentError(
+                    f"{name} must be a finite number >= 0, got {safe_repr(w)}"
+                )
         if version not in (1, 2):
-            raise InvalidArgumentError(f"version must be 1 or 2, got {version!r}")
-        if not math.isfinite(concept_weight) or concept_weight < 0:
+            raise InvalidArgumentError(f"version must be 1 or 2, got {safe_repr(version)}")
+        if not finite_number(concept_weight) or concept_weight < 0:
             raise InvalidArgumentError(
-                f"concept_weight must be a finite number >= 0, got {concept_weight!r}"
+                f"concept_weight must be a finite number >= 0, got {safe_repr(concept_weight)}"
             )
         self.version = version
         self.concept_weight = float(concept_weight)
@@ -219,7 +229,7 @@ def default_embeddings() -> Embeddings:
     chosen = (os.environ.get("TEPA_EMBEDDINGS") or "hashing").strip().lower()
     if chosen not in ("hashing", "openai"):
         raise InvalidArgumentError(
-            f"TEPA_EMBEDDINGS must be 'hashing' (the default) or 'openai', got {chosen!r}"
+            f"TEPA_EMBEDDINGS must be 'hashing' (the default) or 'openai', got {safe_repr(chosen)}"
         )
     if chosen == "openai":
         from langchain_openai import OpenAIEmbeddings
@@ -230,7 +240,8 @@ def default_embeddings() -> Embeddings:
         if dims:
             if not dims.strip().isdigit() or int(dims) < 1:
                 raise InvalidArgumentError(
-                    f"TEPA_OPENAI_EMBEDDING_DIMENSIONS must be a positive integer, got {dims!r}"
+                    "TEPA_OPENAI_EMBEDDING_DIMENSIONS must be a positive integer, got "
+                    f"{safe_repr(dims)}"
                 )
             kwargs["dimensions"] = int(dims)
         base_url = os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")

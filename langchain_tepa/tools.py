@@ -46,7 +46,7 @@ import json
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.documents import Document  # runtime: agents inspect tool signatures
 from langchain_core.runnables import RunnableConfig  # runtime: StructuredTool injects it by type
@@ -57,6 +57,7 @@ from langchain_tepa._tool_namespaces import MAX_SHOWN as _MAX_SHOWN
 from langchain_tepa._tool_namespaces import NamespaceTemplate, tool_namespace
 from langchain_tepa.core.errors import (
     InvalidArgumentError,
+    InvalidSourceError,
     OutcomeUnknownError,
     ReadOnlyError,
     TEPAError,
@@ -64,8 +65,8 @@ from langchain_tepa.core.errors import (
 )
 from langchain_tepa.core.trust import APP_SOURCE, OUTCOMES
 from langchain_tepa.core.types import Lifecycle
-from langchain_tepa.core.values import canonical_json, value_identity
-from langchain_tepa.validation import validate_k
+from langchain_tepa.core.values import canonical_json, safe_repr, value_identity
+from langchain_tepa.validation import validate_k, validate_source
 
 if TYPE_CHECKING:
     from langchain_tepa.memory import TEPAMemory
@@ -125,7 +126,7 @@ def _validation_message(tool: str) -> Callable[[ValidationError], str]:
             where = ".".join(str(part) for part in err.get("loc", ())) or "arguments"
             text = f"{where}: {err.get('msg', 'invalid')}"
             if err.get("type") != "missing" and "input" in err:
-                text += f" (got {err['input']!r:.{_MAX_SHOWN}})"
+                text += f" (got {safe_repr(err['input'])[:_MAX_SHOWN]})"
             problems.append(text)
         return (
             f"Invalid arguments for {tool}: {'; '.join(problems)}. "
@@ -234,12 +235,17 @@ class _MemoryTools:
         ]
         if just:
             text += " Revoked now: " + ", ".join(repr(p.value) for p in just) + "."
+        if prec is not None and prec.value_id in audit.held:
+            text += (
+                " Held back: a more trusted source stated the current value; the user's own "
+                "word or a real execution of the new value confirms it."
+            )
         return text
 
     @staticmethod
     def _recalled(docs: list[Document]) -> tuple[str, list[Document]]:
-        if not docs:
-            return "No active memories match.", docs
+        if not docs:  # still JSON, as the tool's description promises (issue 38)
+            return "[]", docs
         facts = []
         for d in docs:
             fact = {
@@ -400,6 +406,52 @@ class _MemoryTools:
         return f"Forgot {key} = {value!r} (revoked; kept in the audit archive)."
 
 
+_MAX_INPUT_DEPTH = 64
+_MAX_INT_BITS = 14_000  # about 4,200 decimal digits: Python's int-to-str limit is 4,300
+
+
+class _Refused:
+    """An argument no tool takes (a huge int, a value nested too deep), shown safely.
+
+    LangChain's ``BaseTool.run`` writes its input with ``str()`` before any validation, which
+    raised a plain ``ValueError`` (an int of 5,000 digits) or ``RecursionError`` (a list nested
+    5,000 deep); in its place this stands in the arguments, and the schema refuses it with
+    the tool's usual error message.
+    """
+
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+
+    def __repr__(self) -> str:
+        return self.shown
+
+
+def _printable(value: Any, depth: int = 0) -> Any:
+    """``value`` with what ``str()`` cannot show replaced by :class:`_Refused`."""
+    if depth > _MAX_INPUT_DEPTH:
+        return _Refused(f"<a value nested deeper than {_MAX_INPUT_DEPTH} levels>")
+    if isinstance(value, int) and not isinstance(value, bool):
+        bits = value.bit_length()
+        return _Refused(f"<int of {bits} bits>") if bits > _MAX_INT_BITS else value
+    if isinstance(value, dict):
+        return {_printable(k, depth + 1): _printable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_printable(v, depth + 1) for v in value]
+    return value
+
+
+class _MemoryTool(StructuredTool):
+    """A ``StructuredTool`` whose input is made printable before LangChain prints it."""
+
+    def run(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        """LangChain's ``run`` on input it can show (:func:`_printable`)."""
+        return super().run(_printable(tool_input), *args, **kwargs)
+
+    async def arun(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        """Async twin of :meth:`run`."""
+        return await super().arun(_printable(tool_input), *args, **kwargs)
+
+
 def create_memory_tools(
     memory: TEPAMemory,
     namespace: str | Sequence[str] | None = None,
@@ -435,10 +487,11 @@ def create_memory_tools(
     """
     ns = tool_namespace(namespace)
     validate_k(k)
-    if not isinstance(source, str) or not source:
-        raise InvalidArgumentError(f"source must be a non-empty string, got {source!r}")
+    if source is None:  # the application writes with None; an adapter names itself
+        raise InvalidSourceError("source must be a source name such as 'agent', got None")
+    validate_source(source)  # visible text, no control or bidirectional characters
     impl = _MemoryTools(memory, ns, k, source)
-    remember = StructuredTool.from_function(
+    remember = _MemoryTool.from_function(
         func=impl.remember,
         coroutine=impl.aremember,
         name="remember",
@@ -452,7 +505,7 @@ def create_memory_tools(
         handle_validation_error=_validation_message("remember"),
         handle_tool_error=True,
     )
-    recall = StructuredTool.from_function(
+    recall = _MemoryTool.from_function(
         func=impl.recall,
         coroutine=impl.arecall,
         name="recall",
@@ -466,7 +519,7 @@ def create_memory_tools(
         response_format="content_and_artifact",
         handle_tool_error=True,
     )
-    forget = StructuredTool.from_function(
+    forget = _MemoryTool.from_function(
         func=impl.forget,
         coroutine=impl.aforget,
         name="forget",

@@ -13,12 +13,14 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from langchain_tepa.core.errors import InvalidArgumentError, InvalidValueError
+from langchain_tepa.core.errors import InvalidArgumentError, InvalidSourceError, InvalidValueError
+from langchain_tepa.core.trust import OUTCOMES
 from langchain_tepa.core.types import Fact
-from langchain_tepa.core.values import check_int
+from langchain_tepa.core.values import check_int, forbidden_character, safe_repr
 
 __all__ = [
     "MAX_K",
+    "MAX_SOURCE_LENGTH",
     "MAX_TEXT_CHARS",
     "as_fact",
     "iterate_items",
@@ -31,6 +33,7 @@ __all__ = [
 
 MAX_TEXT_CHARS = 1_000_000
 MAX_K = 1000
+MAX_SOURCE_LENGTH = 256
 _MAX_META_ITEMS = 64
 
 
@@ -69,25 +72,30 @@ def validate_metadata(metadata: object) -> dict[str, Any]:
     for k, v in metadata.items():
         if not isinstance(k, str) or not k or k.startswith("tepa_"):
             raise InvalidArgumentError(
-                f"metadata keys must be non-empty strings not starting with 'tepa_', got {k!r}"
+                "metadata keys must be non-empty strings not starting with 'tepa_', got "
+                f"{safe_repr(k)}"
             )
         validate_text(k, "a metadata key")
         if isinstance(v, str):
             validate_text(v, f"metadata[{k!r}]")
             if len(v) > 4096:
-                raise InvalidArgumentError(f"metadata[{k!r}] is longer than 4096 characters")
+                raise InvalidArgumentError(
+                    f"metadata[{safe_repr(k)}] is longer than 4096 characters"
+                )
         elif isinstance(v, float):
             if not math.isfinite(v):
-                raise InvalidArgumentError(f"metadata[{k!r}] must be finite, got {v!r}")
+                raise InvalidArgumentError(
+                    f"metadata[{safe_repr(k)}] must be finite, got {safe_repr(v)}"
+                )
         elif not isinstance(v, bool | int):
             raise InvalidArgumentError(
-                f"metadata[{k!r}] must be str, int, float or bool, got {type(v).__name__}"
+                f"metadata[{safe_repr(k)}] must be str, int, float or bool, got {type(v).__name__}"
             )
         elif not isinstance(v, bool):
             try:
                 v = check_int(v)
             except InvalidValueError as exc:
-                raise InvalidValueError(f"metadata[{k!r}]: {exc}") from exc
+                raise InvalidValueError(f"metadata[{safe_repr(k)}]: {exc}") from exc
         out[k] = v
     return out
 
@@ -95,17 +103,52 @@ def validate_metadata(metadata: object) -> dict[str, Any]:
 def validate_k(k: object) -> int:
     """An integer from 1 to ``MAX_K``."""
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise InvalidArgumentError(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
+        raise InvalidArgumentError(f"k must be an integer from 1 to {MAX_K}, got {safe_repr(k)}")
     return k
 
 
 def validate_source(source: object) -> str | None:
-    """``None`` or a string of at most 256 characters."""
+    """``None`` (the application) or a source name, checked like a key.
+
+    A source name is a label the application writes (``"user"``, ``"tool.search"``), not an
+    authentication: it must be visible text of at most 256 characters, without surrounding
+    whitespace, control, invisible or bidirectional-formatting characters (``"user\u200b"``
+    would show as ``user`` in the audit and take another trust entry), and not the reserved
+    provenance label ``"outcomes"`` (executions).
+
+    Raises:
+        InvalidSourceError: For anything else (the message names the character and its place).
+
+    Example:
+        >>> validate_source("tool.search"), validate_source(None)
+        ('tool.search', None)
+        >>> validate_source("user\u200b")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        langchain_tepa.core.errors.InvalidSourceError: source 'user\u200b' holds U+200B ZERO ...
+    """
     if source is None:
         return None
-    if not isinstance(source, str) or len(source) > 256:
-        raise InvalidArgumentError("source must be a string of at most 256 characters or None")
-    validate_text(source, "source")
+    if not isinstance(source, str):
+        raise InvalidSourceError(
+            f"source must be a string such as 'tool.search' or None, got {type(source).__name__}"
+        )
+    if not source.strip() or source != source.strip() or len(source) > MAX_SOURCE_LENGTH:
+        raise InvalidSourceError(
+            f"source must be non-blank text of at most {MAX_SOURCE_LENGTH} characters without "
+            f"surrounding whitespace, got {safe_repr(source)}"
+        )
+    bad = forbidden_character(source)
+    if bad is not None:
+        raise InvalidSourceError(
+            f"source {safe_repr(source)} holds {bad}; remove it: source names must be visible "
+            "text, so that two sources that look the same are the same"
+        )
+    if source == OUTCOMES:
+        raise InvalidSourceError(
+            "source 'outcomes' is reserved (the provenance label of executions); record an "
+            "execution with record_outcome, or name the source otherwise"
+        )
     return source
 
 
@@ -148,5 +191,6 @@ def as_fact(item: object) -> Fact:
     if isinstance(item, tuple | list) and len(item) == 2:
         return Fact(item[0], item[1])
     raise InvalidArgumentError(
-        f"each fact must be a Fact or a (key, value) pair, got {type(item).__name__} {item!r:.80}"
+        f"each fact must be a Fact or a (key, value) pair, got {type(item).__name__} "
+        f"{safe_repr(item)}"
     )

@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 from langchain_core.documents import Document
@@ -53,16 +53,22 @@ from langchain_tepa._vectorstore_mapping import (
     mmr_order,
     query_text,
     query_vector,
+    search_filter,
     search_prefix,
     valid_doc_id,
 )
-from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentError
+from langchain_tepa.core.errors import (
+    InvalidArgumentError,
+    InvalidSourceError,
+    UnknownPrecedentError,
+)
 from langchain_tepa.core.types import Fact, Lifecycle, Precedent
-from langchain_tepa.core.values import validate_namespace
+from langchain_tepa.core.values import safe_repr, validate_namespace
 from langchain_tepa.memory import TEPAMemory
 from langchain_tepa.memory.claims import ClaimPlan, ItemClaims, ItemText
+from langchain_tepa.metadata_filter import matches
 from langchain_tepa.state.vectors import unit_rows
-from langchain_tepa.validation import validate_k
+from langchain_tepa.validation import validate_k, validate_source
 
 __all__ = ["DOC_KEY_PREFIX", "TEPAVectorStore"]
 
@@ -165,18 +171,21 @@ class TEPAVectorStore(VectorStore):
                 "for example TEPAVectorStore(memory=TEPAMemory.in_memory())"
             )
         if update not in ("evidence", "replace"):
-            raise InvalidArgumentError(f"update must be 'evidence' or 'replace', got {update!r}")
+            raise InvalidArgumentError(
+                f"update must be 'evidence' or 'replace', got {safe_repr(update)}"
+            )
         for name, field in (("key_field", key_field), ("lifecycle_key", lifecycle_key)):
             if field is not None and (not isinstance(field, str) or not field):
                 raise InvalidArgumentError(f"{name} must be a non-empty string or None")
         if not isinstance(value_field, str) or not value_field or value_field == key_field:
             raise InvalidArgumentError("value_field must be a non-empty string, not key_field")
-        if not isinstance(source, str) or not source:
-            raise InvalidArgumentError(f"source must be a non-empty string, got {source!r}")
+        if source is None:  # the application writes with None; an adapter names itself
+            raise InvalidSourceError("source must be a source name such as 'agent', got None")
+        validate_source(source)  # visible text, no control or bidirectional characters
         if namespace is not None and not isinstance(namespace, str):
-            namespace = ".".join(namespace)
+            namespace = validate_namespace(namespace)  # labels checked: a typed error
         if not isinstance(claims, bool):
-            raise InvalidArgumentError(f"claims must be True or False, got {claims!r}")
+            raise InvalidArgumentError(f"claims must be True or False, got {safe_repr(claims)}")
         self.memory = memory
         self.claims: ItemClaims | None = ItemClaims(memory) if claims else None
         """Links documents to the claims their text makes (``None`` with ``claims=False``)."""
@@ -437,11 +446,14 @@ class TEPAVectorStore(VectorStore):
     def _search_plan(
         self, query: str, k: int, kwargs: dict[str, Any]
     ) -> Plan[list[tuple[Hit, float]]]:
-        prefix = search_prefix(kwargs)
+        prefix, k = search_prefix(kwargs), validate_k(k)
+        if search_filter(kwargs) is not None:
+            embedding = yield ("embeddings", "embed_query", (query_text(query),), {})
+            return (yield from self._by_vector_plan(embedding, k, kwargs))
         docs = yield (
             "memory",
             "retrieve",
-            (query, validate_k(k)),
+            (query, k),
             {"namespace": self.namespace, "key_prefix": prefix},
         )
         return [(hit, float(hit.score)) for hit in map(Hit.of_document, docs)]
@@ -453,6 +465,9 @@ class TEPAVectorStore(VectorStore):
         # Cosine ignores length; scaled by its largest component first, a vector whose squared
         # length overflows (components near 1e200) keeps its direction instead of becoming 0.
         vector = unit_rows(vector)[0]
+        flt = search_filter(kwargs)
+        if flt is not None:
+            return (yield from self._filtered_plan(vector.tolist(), k, prefix, flt))
         docs = yield (
             "memory",
             "retrieve_by_vector",
@@ -460,6 +475,39 @@ class TEPAVectorStore(VectorStore):
             {"namespace": self.namespace, "key_prefix": prefix},
         )
         return [(hit, float(hit.score)) for hit in map(Hit.of_document, docs)]
+
+    def _filtered_plan(
+        self, vector: list[float], k: int, prefix: str | None, flt: Mapping[str, Any]
+    ) -> Plan[list[tuple[Hit, float]]]:
+        """The ``k`` answers whose returned metadata matches ``flt``, most similar first.
+
+        Every answer of the namespace (under ``prefix``) is matched, then the matching ones are
+        ranked by their stored vectors: exact at any size, one pass over the namespace's
+        answers (:mod:`langchain_tepa.metadata_filter`).
+        """
+        docs = yield (
+            "memory",
+            "active_documents",
+            (),
+            {"namespace": self.namespace, "key_prefix": prefix},
+        )
+        hits: dict[str, Hit] = {}
+        keys: set[str] = set()
+        multi = self.memory.policy.is_multi_valued
+        for hit in map(Hit.of_document, docs):  # by key, each key's answer first
+            if hit.key in keys and not multi(hit.key):
+                continue
+            keys.add(hit.key)
+            if matches(self._mapping.to_document(hit).metadata, flt):
+                hits[hit.precedent_id] = hit
+        if not hits:
+            return []
+        scores = yield ("memory", "similarity", (vector, list(hits)), {"namespace": self.namespace})
+        ranked = sorted(
+            ((hit, float(scores[pid])) for pid, hit in hits.items() if pid in scores),
+            key=lambda r: -r[1],
+        )
+        return [(dataclasses.replace(hit, score=score), score) for hit, score in ranked[:k]]
 
     def _mmr_plan(
         self,
@@ -470,9 +518,13 @@ class TEPAVectorStore(VectorStore):
     ) -> Plan[list[tuple[Hit, float]]]:
         k, fetch_k, lambda_mult = validate_k(sizes[0]), validate_k(sizes[1]), sizes[2]
         if isinstance(lambda_mult, bool) or not isinstance(lambda_mult, int | float):
-            raise InvalidArgumentError(f"lambda_mult must be a number, got {lambda_mult!r}")
-        if not (math.isfinite(lambda_mult) and 0.0 <= lambda_mult <= 1.0):
-            raise InvalidArgumentError(f"lambda_mult must be from 0 to 1, got {lambda_mult}")
+            raise InvalidArgumentError(
+                f"lambda_mult must be a number, got {safe_repr(lambda_mult)}"
+            )
+        if not (0.0 <= lambda_mult <= 1.0 and math.isfinite(lambda_mult)):  # a huge int too
+            raise InvalidArgumentError(
+                f"lambda_mult must be from 0 to 1, got {safe_repr(lambda_mult)}"
+            )
         if query is not None:
             search_prefix(kwargs)  # refuse unknown options before embedding anything
             embedding = yield ("embeddings", "embed_query", (query_text(query),), {})
@@ -501,7 +553,10 @@ class TEPAVectorStore(VectorStore):
         Args:
             query: The query text.
             k: How many (1 to 1000).
-            **kwargs: ``key_prefix``: only keys equal to it or below it (``"doc"``: documents).
+            **kwargs: ``key_prefix``: only keys equal to it or below it (``"doc"``: documents);
+                ``filter``: only documents whose metadata matches it (Chroma's and LangChain's
+                filters: equality, ``$eq $ne $gt $gte $lt $lte $in $nin``, ``$and``, ``$or``;
+                :mod:`langchain_tepa.metadata_filter`).
         """
         return self._documents_of(self._drive(self._search_plan(query, k, kwargs)))
 

@@ -38,6 +38,7 @@ from langchain_tepa.core.errors import PolicyError
 from langchain_tepa.core.precedence import TOP_TIER, rank_of, source_tier
 from langchain_tepa.core.trust import TrustPolicy
 from langchain_tepa.core.types import KeyState, Precedent
+from langchain_tepa.core.values import safe_repr
 
 __all__ = [
     "DEFAULT_BUDGETS",
@@ -77,13 +78,13 @@ class SourceBudgets:
     def __post_init__(self) -> None:
         for tier, n in self.new_keys.items():
             if not isinstance(tier, int) or not 0 <= tier < TOP_TIER:
-                raise PolicyError(f"new_keys tiers are 0, 1 or 2, got {tier!r}")
+                raise PolicyError(f"new_keys tiers are 0, 1 or 2, got {safe_repr(tier)}")
             if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-                raise PolicyError(f"new_keys[{tier}] must be an integer >= 0, got {n!r}")
+                raise PolicyError(f"new_keys[{tier}] must be an integer >= 0, got {safe_repr(n)}")
         if not self.window_s > 0:
-            raise PolicyError(f"window_s must be > 0, got {self.window_s!r}")
+            raise PolicyError(f"window_s must be > 0, got {safe_repr(self.window_s)}")
         if not 0.0 < self.lookalike <= 1.0:
-            raise PolicyError(f"lookalike must be within (0, 1], got {self.lookalike!r}")
+            raise PolicyError(f"lookalike must be within (0, 1], got {safe_repr(self.lookalike)}")
 
 
 DEFAULT_BUDGETS = SourceBudgets()

@@ -21,9 +21,12 @@ __all__ = [
     "BrokenIndexError",
     "EmbeddingMismatchError",
     "ExtractionError",
+    "ExtractionWarning",
+    "IndexMismatchWarning",
     "InvalidArgumentError",
     "InvalidKeyError",
     "InvalidNamespaceError",
+    "InvalidSourceError",
     "InvalidValueError",
     "JudgeError",
     "NamespaceTemplateError",
@@ -57,6 +60,14 @@ class InvalidValueError(InvalidArgumentError):
 
 class InvalidNamespaceError(InvalidArgumentError):
     """A namespace is empty, has empty segments, or holds forbidden characters."""
+
+
+class InvalidSourceError(InvalidArgumentError):
+    """A source name is not a string, is blank, padded or too long, or holds a forbidden character.
+
+    Forbidden are control, invisible and bidirectional-formatting characters (two sources that
+    look the same would differ) and the reserved label ``outcomes``.
+    """
 
 
 class EmbeddingMismatchError(InvalidArgumentError):
@@ -209,4 +220,22 @@ class JudgeError(ExtractionError):
     item anyway and takes nothing back (the failure is logged and kept with the item's
     evidence, and ``rejudge`` retries it); only a judge made with ``strict=True`` raises this
     from the write, which then stores nothing.
+    """
+
+
+class ExtractionWarning(UserWarning):
+    """Claims could not be read from an item that was stored anyway (the extractor failed).
+
+    The write succeeded; the item is kept without claims (it is visible, and takes nothing back)
+    and its evidence says why: ``metadata["claims_error"]`` of the item's observation
+    (``memory.history(key, namespace=...)``). Write the item again once the extractor works.
+    """
+
+
+class IndexMismatchWarning(UserWarning):
+    """A namespace holds item vectors of another index size than the store's ``dims``.
+
+    A store reopened with another ``IndexConfig`` (another embedding model, other ``dims``) does
+    not read the vectors the earlier configuration wrote: those items are not scored by
+    searches until they are put again (their values and history are kept).
     """

@@ -22,7 +22,7 @@ import functools
 from collections.abc import Iterable
 
 from langchain_tepa.core.policy import LifecyclePolicy
-from langchain_tepa.core.precedence import rank_of, source_tier
+from langchain_tepa.core.precedence import rank_of, source_tier, vouches
 from langchain_tepa.core.rules import LIVE, RuleSet, Step
 from langchain_tepa.core.stats import beta_lower_bound, posterior_mean
 from langchain_tepa.core.trust import APP_SOURCE, OUTCOMES, TrustLedger, is_correction
@@ -101,7 +101,14 @@ def _decide(step: Step, policy: LifecyclePolicy) -> None:
 
 
 def _classify(step: Step, rules: RuleSet) -> None:
-    """Where the record comes from, whether that source is trusted, whether it corrects."""
+    """Where the record comes from, whether that source is trusted, whether it corrects.
+
+    An outcome is labelled ``outcomes`` (a real execution, tier 3) when its recorder may vouch
+    for one (:func:`~langchain_tepa.core.precedence.vouches`); one recorded by a lower tier
+    (a ``web`` page or a made-up name saying "it worked") is folded as that source's say: its
+    label, weight, cap and tier, a success as its assertion of the value, a failure as its
+    conflict, and nothing in the value's outcome window.
+    """
     ev = step.ev
     if step.is_outcome:
         step.label = OUTCOMES
@@ -146,7 +153,8 @@ def _find_or_create(step: Step, policy: LifecyclePolicy, rules: RuleSet, vid: st
             source=ev.source,
         )
         state.precedents[vid] = target
-        tr = new_transition(ev.time, ev.id, None, Lifecycle.HYPOTHESIS, _NEW[step.is_outcome])
+        reason = _NEW[ev.kind is EvidenceKind.OUTCOME]
+        tr = new_transition(ev.time, ev.id, None, Lifecycle.HYPOTHESIS, reason)
         target.transitions.append(tr)
         step.transitions.append(tr)
         step.created = True
@@ -254,7 +262,10 @@ def apply_evidence(
         return step.transitions
 
     step.supports = kind is EvidenceKind.OBSERVATION or ev.outcome is True
-    step.is_outcome = kind is EvidenceKind.OUTCOME
+    # an outcome whose recorder cannot vouch for an execution is that source's say
+    step.is_outcome = kind is EvidenceKind.OUTCOME and (
+        rules.trust is None or vouches(rules.trust, ev.source)
+    )
     step.single = not policy.is_multi_valued(state.key) if single is None else single
     vid = value_identity(ev.value, normalize=policy.normalize_values)
     _classify(step, rules)

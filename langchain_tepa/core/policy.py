@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
@@ -28,6 +29,7 @@ from langchain_tepa.core.errors import PolicyError
 from langchain_tepa.core.policy_fields import DEFAULT_POLICY, AnswerBy, PolicyFields, PromotionMode
 from langchain_tepa.core.policy_rules import rules_for
 from langchain_tepa.core.rules import RuleSet
+from langchain_tepa.core.values import safe_repr
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -304,6 +306,8 @@ class LifecyclePolicy(PolicyFields):
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LifecyclePolicy:
         """Rebuild a policy from :meth:`to_dict` output (unknown keys are rejected)."""
+        if not isinstance(data, Mapping):
+            raise PolicyError(f"a policy dict is needed, got {type(data).__name__}")
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:
@@ -385,7 +389,9 @@ class LifecyclePolicy(PolicyFields):
             "tepa-full-trials": {**rev, "promotion": "trials", "promote_on_outcomes": False},
         }
         if not isinstance(name, str) or name not in presets:
-            raise PolicyError(f"unknown policy {name!r}; choose one of {', '.join(POLICY_NAMES)}")
+            raise PolicyError(
+                f"unknown policy {safe_repr(name)}; choose one of {', '.join(POLICY_NAMES)}"
+            )
         unknown = set(overrides) - {f.name for f in fields(cls)}
         if unknown:
             raise PolicyError(f"unknown policy fields: {sorted(unknown)}")

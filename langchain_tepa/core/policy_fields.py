@@ -16,13 +16,13 @@ Example:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Literal
 
 from langchain_tepa.core.changes import CHANGE_SOURCES
 from langchain_tepa.core.errors import PolicyError
 from langchain_tepa.core.trust import SourceTrust, TrustPolicy
+from langchain_tepa.core.values import finite_number, safe_repr
 
 __all__ = ["DEFAULT_POLICY", "AnswerBy", "PolicyFields", "PromotionMode"]
 
@@ -35,6 +35,7 @@ DEFAULT_POLICY = "tepa-key"
 _DEFAULT_TRUST = TrustPolicy()
 
 _MAX_PRIOR = 1e6
+_MAX_COUNT = 10**9  # record counts and windows: far beyond any key's evidence
 _SWITCHES = (
     "revoke_posterior",
     "revoke_recent",
@@ -135,18 +136,20 @@ class PolicyFields:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise PolicyError(f"{name} must be a number, got {type(value).__name__}")
-            if not math.isfinite(value):
-                raise PolicyError(f"{name} must be finite, got {value!r}")
+            if not finite_number(value):
+                raise PolicyError(f"{name} must be finite, got {safe_repr(value)}")
         if not (0 < self.a0 <= _MAX_PRIOR and 0 < self.b0 <= _MAX_PRIOR):
             raise PolicyError(
                 f"prior a0 and b0 must be > 0 and at most {_MAX_PRIOR:g} (a stronger prior would "
                 f"outweigh any evidence), got a0={self.a0}, b0={self.b0}"
             )
         if not isinstance(self.name, str) or not self.name:
-            raise PolicyError(f"name must be a non-empty string, got {self.name!r}")
+            raise PolicyError(f"name must be a non-empty string, got {safe_repr(self.name)}")
         for name in _SWITCHES:
             if not isinstance(getattr(self, name), bool):
-                raise PolicyError(f"{name} must be True or False, got {getattr(self, name)!r}")
+                raise PolicyError(
+                    f"{name} must be True or False, got {safe_repr(getattr(self, name))}"
+                )
         for name in ("theta_rev", "theta_rec", "theta_pro", "key_match_threshold"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
@@ -179,8 +182,8 @@ class PolicyFields:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise PolicyError(f"{name} must be an integer, got {type(value).__name__}")
-            if value < 1:
-                raise PolicyError(f"{name} must be >= 1, got {value}")
+            if not 1 <= value <= _MAX_COUNT:
+                raise PolicyError(f"{name} must be from 1 to {_MAX_COUNT}, got {safe_repr(value)}")
         if self.w_min > self.window:
             raise PolicyError(f"w_min ({self.w_min}) must not exceed window ({self.window})")
         if self.reactive_failures > self.window:
@@ -194,11 +197,13 @@ class PolicyFields:
             or self.temporal_window < 1
         ):
             raise PolicyError(
-                f"temporal_window must be None or an integer >= 1, got {self.temporal_window!r}"
+                "temporal_window must be None or an integer >= 1, got "
+                f"{safe_repr(self.temporal_window)}"
             )
         if self.promotion not in ("posterior", "immediate", "trials"):
             raise PolicyError(
-                f"promotion must be 'posterior', 'immediate' or 'trials', got {self.promotion!r}"
+                "promotion must be 'posterior', 'immediate' or 'trials', got "
+                f"{safe_repr(self.promotion)}"
             )
         if isinstance(self.trust, dict):
             object.__setattr__(self, "trust", TrustPolicy.from_dict(self.trust))
@@ -208,7 +213,7 @@ class PolicyFields:
             )
         if self.answer_by not in ("net_support", "validity"):
             raise PolicyError(
-                f"answer_by must be 'net_support' or 'validity', got {self.answer_by!r}"
+                f"answer_by must be 'net_support' or 'validity', got {safe_repr(self.answer_by)}"
             )
         if not isinstance(self.change_sources, tuple):
             raise PolicyError("change_sources must be a tuple of source patterns")
@@ -220,10 +225,11 @@ class PolicyFields:
             or self.change_statements < 1
         ):
             raise PolicyError(
-                f"change_statements must be an integer >= 1, got {self.change_statements!r}"
+                "change_statements must be an integer >= 1, got "
+                f"{safe_repr(self.change_statements)}"
             )
         if not isinstance(self.trial_gate, bool):
-            raise PolicyError(f"trial_gate must be True or False, got {self.trial_gate!r}")
+            raise PolicyError(f"trial_gate must be True or False, got {safe_repr(self.trial_gate)}")
         if self.trial_gate and self.promotion != "trials":
             raise PolicyError(
                 "trial_gate holds contested values for trials: it needs promotion='trials' "

@@ -13,7 +13,10 @@ any other source) and weighs each assertion before the fold counts it:
 * all sources of one entry together count at most ``cap`` per key per window (``None``: no cap),
   so a crowd of made-up ``web.*`` names is one voice;
 * outcomes (someone acted on the value and saw it work or fail) count in full
-  (``outcome_weight``), whoever recorded them: they are evidence from real executions.
+  (``outcome_weight``) when their recorder is trusted to vouch for an execution (a source of
+  tier 2 or 3: the application, the user, the stores, ``agent``, ``tool.*``;
+  :mod:`langchain_tepa.core.precedence`); one recorded by another source counts as that
+  source's say.
 
 The weighted counts are what the posterior uses (``Precedent.weighted_support`` and
 ``weighted_conflict``); the integer ``support`` and ``conflict`` still count records. Each
@@ -44,6 +47,7 @@ from langchain_tepa.core.errors import PolicyError
 from langchain_tepa.core.ledger import TrustLedger
 from langchain_tepa.core.step import Step
 from langchain_tepa.core.types import Lifecycle, Precedent
+from langchain_tepa.core.values import finite_number, forbidden_character, safe_repr
 
 __all__ = [
     "APP_SOURCE",
@@ -63,30 +67,34 @@ APP_SOURCE = "app"
 """The label of evidence written without a source (the application's own calls)."""
 
 OUTCOMES = "outcomes"
-"""The provenance label of outcomes (they count in full, whoever recorded them)."""
+"""The provenance label of vouched outcomes (executions; :mod:`langchain_tepa.core.precedence`)."""
 
 _EPS = 1e-9
 
 
 def _check_pattern(pattern: object) -> str:
     if not isinstance(pattern, str) or not pattern or pattern != pattern.strip():
-        raise PolicyError(f"a source pattern must be a non-empty string, got {pattern!r}")
+        raise PolicyError(f"a source pattern must be a non-empty string, got {safe_repr(pattern)}")
+    bad = forbidden_character(pattern)
+    if bad is not None:  # as source names: two patterns that look the same are the same
+        raise PolicyError(f"source pattern {safe_repr(pattern)} holds {bad}; remove it")
     if pattern == "*":
         return pattern
     stem = pattern[:-2] if pattern.endswith(".*") else pattern
     if not stem or "*" in stem:
         raise PolicyError(
-            f"source pattern {pattern!r}: use an exact name ('user'), a prefix ('tool.*', which "
+            f"source pattern {safe_repr(pattern)}: use an exact name ('user'), a prefix "
+            "('tool.*', which "
             "matches 'tool' and 'tool.<anything>') or '*' (any other source)"
         )
     return pattern
 
 
 def _number(name: str, value: object, *, low: float, high: float = math.inf) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
-        raise PolicyError(f"{name} must be a number, got {value!r}")
+    if not finite_number(value) and not (isinstance(value, float) and math.isinf(value)):
+        raise PolicyError(f"{name} must be a number, got {safe_repr(value)}")
     if not low <= value <= high:
-        raise PolicyError(f"{name} must be within [{low:g}, {high:g}], got {value!r}")
+        raise PolicyError(f"{name} must be within [{low:g}, {high:g}], got {safe_repr(value)}")
     return float(value)
 
 
@@ -123,9 +131,9 @@ class SourceTrust:
         if self.cap is not None:
             _number(f"cap of {self.pattern!r}", self.cap, low=0.0, high=1e6)
         if not isinstance(self.corrections, bool):
-            raise PolicyError(f"corrections of {self.pattern!r} must be True or False")
+            raise PolicyError(f"corrections of {safe_repr(self.pattern)} must be True or False")
         if not isinstance(self.reason, str):
-            raise PolicyError(f"reason of {self.pattern!r} must be a string")
+            raise PolicyError(f"reason of {safe_repr(self.pattern)} must be a string")
 
     @property
     def trusted(self) -> bool:
@@ -256,7 +264,8 @@ class TrustPolicy:
             user restating a preference tomorrow is new evidence that it still holds; repeating
             it within the day adds little. ``math.inf``: the whole history.
         outcome_weight: What an outcome counts. 1: outcomes are real executions and count in
-            full, whoever recorded them.
+            full (those a recorder trusted to vouch reported; another source's report counts
+            as its say: :func:`~langchain_tepa.core.precedence.vouches`).
 
     Example:
         >>> TrustPolicy(repeat_decay=1.0).entry("web").cap
@@ -355,7 +364,7 @@ class TrustPolicy:
                         raise PolicyError(f"unknown source trust fields: {sorted(extra)}")
                     entries.append(SourceTrust(**s))
                 else:
-                    raise PolicyError(f"a trust source must be a dict, got {s!r}")
+                    raise PolicyError(f"a trust source must be a dict, got {safe_repr(s)}")
             clean["sources"] = tuple(entries)
         return cls(**clean)
 

@@ -33,10 +33,11 @@ import hashlib
 import json
 import math
 import re
+import reprlib
 import sys
 import unicodedata
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from langchain_tepa.core.errors import InvalidKeyError, InvalidNamespaceError, InvalidValueError
 
@@ -48,8 +49,10 @@ __all__ = [
     "MAX_VALUE_BYTES",
     "canonical_json",
     "check_int",
+    "finite_number",
     "forbidden_character",
     "normalize_text",
+    "safe_repr",
     "short_hash",
     "validate_key",
     "validate_namespace",
@@ -84,6 +87,61 @@ _CATEGORY_NAMES = {
     "Zl": "line separator",
     "Zp": "paragraph separator",
 }
+
+
+def finite_number(value: object) -> TypeGuard[int | float]:
+    """Whether ``value`` is a number a float can hold: not a bool, not NaN or infinite.
+
+    An int of any size is compared exactly by Python, but ``math.isfinite`` and ``float`` raise
+    ``OverflowError`` on one over about 1e308: those are refused here instead.
+
+    Example:
+        >>> [finite_number(x) for x in (3, 2.5, float("nan"), True, 10**400, "1")]
+        [True, True, False, False, False, False]
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if isinstance(value, int):
+        return -_FLOAT_MAX_INT <= value <= _FLOAT_MAX_INT
+    return math.isfinite(value)
+
+
+_FLOAT_MAX_INT = 10**300
+
+
+class _ShortRepr(reprlib.Repr):
+    """``reprlib`` with an integer guard: a huge int has no decimal ``repr`` (the int limit)."""
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 4 * 64:
+            return f"<int of {x.bit_length()} bits>"
+        return super().repr_int(x, level)
+
+
+_SHORT = _ShortRepr()
+_SHORT.maxlevel = 3
+_SHORT.maxstring = 80
+_SHORT.maxother = 80
+_SHORT.maxlong = 80
+
+
+def safe_repr(value: object) -> str:
+    """A short ``repr`` of anything a caller passed, for error messages.
+
+    It never recurses deeply, never raises (a deeply nested list, a 5,000-digit int, an object
+    whose ``repr`` fails) and stays under a few hundred characters.
+
+    Example:
+        >>> nested = []
+        >>> for _ in range(5000):
+        ...     nested = [nested]
+        >>> safe_repr(nested), safe_repr(10**5000), safe_repr("ok")
+        ('[[[[...]]]]', '<int of 16610 bits>', "'ok'")
+    """
+    try:
+        return _SHORT.repr(value)
+    except Exception:  # a __repr__ that fails: name the type only
+        return f"<{type(value).__name__} object>"
 
 
 def forbidden_character(text: str) -> str | None:
@@ -164,7 +222,8 @@ def validate_key(key: object) -> str:
     bad = forbidden_character(stripped)
     if bad is not None:
         raise InvalidKeyError(
-            f"key {stripped!r} holds {bad}; remove it: keys must be visible text, so that two "
+            f"key {safe_repr(stripped)} holds {bad}; remove it: keys must be visible text, so "
+            "that two "
             "keys that look the same are the same"
         )
     return stripped
@@ -208,7 +267,8 @@ def validate_namespace(namespace: object) -> str:
     bad = forbidden_character(namespace)
     if bad is not None:
         raise InvalidNamespaceError(
-            f"namespace {namespace!r} holds {bad}; remove it: namespaces must be visible text, "
+            f"namespace {safe_repr(namespace)} holds {bad}; remove it: namespaces must be visible "
+            "text, "
             "so that two namespaces that look the same are the same"
         )
     if namespace != namespace.strip():
@@ -216,7 +276,8 @@ def validate_namespace(namespace: object) -> str:
     segments = namespace.split(".")
     if any(not seg or seg != seg.strip() for seg in segments):
         raise InvalidNamespaceError(
-            f"namespace {namespace!r} has an empty or padded segment; segments are separated by "
+            f"namespace {safe_repr(namespace)} has an empty or padded segment; segments are "
+            "separated by "
             "'.' and must be non-empty, for example 'users.u1'"
         )
     return namespace
@@ -228,22 +289,26 @@ def _join_labels(labels: tuple[Any, ...] | list[Any]) -> str:
     for label in labels:
         if not isinstance(label, str):
             raise InvalidNamespaceError(
-                f"namespace labels must be strings, got {type(label).__name__} in {labels!r}"
+                f"namespace labels must be strings, got {type(label).__name__} in "
+                f"{safe_repr(labels)}"
             )
         bad = forbidden_character(label)
         if bad is not None:
             raise InvalidNamespaceError(
-                f"namespace label {label!r} holds {bad}; remove it: namespaces must be visible "
+                f"namespace label {safe_repr(label)} holds {bad}; remove it: namespaces must be "
+                "visible "
                 "text, so that two namespaces that look the same are the same"
             )
         if not label or label != label.strip():
             raise InvalidNamespaceError(
-                f"namespace {tuple(labels)!r} has an empty or padded label; labels must be "
+                f"namespace {safe_repr(tuple(labels))} has an empty or padded label; labels must "
+                "be "
                 "non-empty, for example ('users', 'u1')"
             )
         if "." in label:
             raise InvalidNamespaceError(
-                f"namespace label {label!r} contains '.'; in the tuple form each label is one "
+                f"namespace label {safe_repr(label)} contains '.'; in the tuple form each label "
+                "is one "
                 "segment: pass ('users', 'u1') or the string 'users.u1'"
             )
     return ".".join(labels)
@@ -302,7 +367,7 @@ def _plain(value: Any, depth: int = 0) -> Any:
         return _check_int(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise InvalidValueError(f"value {value!r} is not finite; pass a finite number")
+            raise InvalidValueError(f"value {safe_repr(value)} is not finite; pass a finite number")
         return float.__float__(value)
     if isinstance(value, str):
         if not _utf8_ok(value):
@@ -315,7 +380,8 @@ def _plain(value: Any, depth: int = 0) -> Any:
             items = list(value.items())
         except Exception as exc:  # a Mapping that cannot be read is refused, never leaked
             raise InvalidValueError(
-                f"the {type(value).__name__} value could not be read ({exc!r}); pass a dict"
+                f"the {type(value).__name__} value could not be read ({safe_repr(exc)}); pass a "
+                "dict"
             ) from exc
         out: dict[str, Any] = {}
         for k, item in items:

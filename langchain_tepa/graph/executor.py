@@ -30,7 +30,7 @@ from langchain_core.runnables import Runnable
 from langgraph.errors import GraphBubbleUp
 
 from langchain_tepa.core.errors import InvalidArgumentError
-from langchain_tepa.core.values import canonical_json
+from langchain_tepa.core.values import canonical_json, safe_repr
 from langchain_tepa.graph.trials import Trial, TrialKind, TrialResult
 
 __all__ = ["ExecutorLike", "TrialExecutor", "coerce_success"]
@@ -119,9 +119,13 @@ class TrialExecutor:
             )
         if timeout_s is not None:
             if isinstance(timeout_s, bool) or not isinstance(timeout_s, int | float):
-                raise InvalidArgumentError(f"timeout_s must be a number or None, got {timeout_s!r}")
+                raise InvalidArgumentError(
+                    f"timeout_s must be a number or None, got {safe_repr(timeout_s)}"
+                )
             if not 0 < timeout_s < float("inf"):
-                raise InvalidArgumentError(f"timeout_s must be > 0 and finite, got {timeout_s!r}")
+                raise InvalidArgumentError(
+                    f"timeout_s must be > 0 and finite, got {safe_repr(timeout_s)}"
+                )
             timeout_s = float(timeout_s)
         if (
             isinstance(max_concurrency, bool)
@@ -129,7 +133,7 @@ class TrialExecutor:
             or max_concurrency < 1
         ):
             raise InvalidArgumentError(
-                f"max_concurrency must be an integer >= 1, got {max_concurrency!r}"
+                f"max_concurrency must be an integer >= 1, got {safe_repr(max_concurrency)}"
             )
         self.executor = executor
         self.timeout_s = timeout_s

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.values import safe_repr
 from langchain_tepa.graph.trials import Candidate, TrialKind, TrialResult
 
 __all__ = ["DEFAULT_THRESHOLD", "Decision", "DecisionAction", "TrialJudge"]
@@ -281,13 +282,13 @@ def review_decision(decision: Decision, verdict: str) -> Decision:
             review="kept",
         )
     raise InvalidArgumentError(
-        f"a review verdict is 'approve', 'reject' or 'keep', got {verdict!r}"
+        f"a review verdict is 'approve', 'reject' or 'keep', got {safe_repr(verdict)}"
     )
 
 
 def _fraction(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidArgumentError(f"{name} must be a number in [0, 1], got {value!r}")
+        raise InvalidArgumentError(f"{name} must be a number in [0, 1], got {safe_repr(value)}")
     if not 0.0 <= value <= 1.0:
-        raise InvalidArgumentError(f"{name} must be within [0, 1], got {value!r}")
+        raise InvalidArgumentError(f"{name} must be within [0, 1], got {safe_repr(value)}")
     return float(value)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.types import Lifecycle
-from langchain_tepa.core.values import canonical_json, value_identity
+from langchain_tepa.core.values import canonical_json, safe_repr, value_identity
 from langchain_tepa.graph.executor import ExecutorLike, TrialExecutor
 from langchain_tepa.graph.judge import DEFAULT_THRESHOLD, Decision, TrialJudge, review_decision
 from langchain_tepa.graph.trials import (
@@ -161,11 +161,14 @@ class TrialRunner:
                     t.candidate
                 ) != self._vid(cand.value):
                     raise InvalidArgumentError(
-                        f"trial {t.id!r} is not a trial of {cand.label}; set its namespace, key "
+                        f"trial {safe_repr(t.id)} is not a trial of {cand.label}; set its "
+                        "namespace, key "
                         "and candidate to the candidate's"
                     )
                 if t.id in seen:
-                    raise InvalidArgumentError(f"two trials share the id {t.id!r}; make ids unique")
+                    raise InvalidArgumentError(
+                        f"two trials share the id {safe_repr(t.id)}; make ids unique"
+                    )
                 seen.add(t.id)
                 trials.append(t)
         return trials
@@ -439,7 +442,8 @@ def _verdict(answer: object) -> str:
         if key in _VERDICTS:
             return _VERDICTS[key]
     raise InvalidArgumentError(
-        f"a review answer is 'approve' (or True), 'reject' (or False) or 'keep'; got {answer!r}"
+        "a review answer is 'approve' (or True), 'reject' (or False) or 'keep'; got "
+        f"{safe_repr(answer)}"
     )
 
 

@@ -26,6 +26,7 @@ from langchain_tepa.core.rules import Step
 from langchain_tepa.core.trust import SupportPromotion
 from langchain_tepa.core.types import Evidence, KeyState, Lifecycle, Precedent
 from langchain_tepa.core.values import (
+    safe_repr,
     validate_key,
     validate_namespace,
     validate_value,
@@ -233,7 +234,7 @@ def _explicit_candidates(
         else:
             raise InvalidArgumentError(
                 "each candidate must be a (key, value) pair, a dict with 'key' and 'value', "
-                f"or a Candidate; got {item!r}"
+                f"or a Candidate; got {safe_repr(item)}"
             )
     out: list[Candidate] = []
     for ns, k, v in wanted:
@@ -244,7 +245,8 @@ def _explicit_candidates(
         found = [p for p in audit.precedents if p.value_id == vid]
         if not found:
             raise UnknownPrecedentError(
-                f"no precedent {v!r} under key {key!r} in namespace {audit.namespace!r}; "
+                f"no precedent {safe_repr(v)} under key {safe_repr(key)} in namespace "
+                f"{safe_repr(audit.namespace)}; "
                 "observe it first or check audit(key)"
             )
         if found[0].state is not Lifecycle.ACTIVE:
@@ -294,7 +296,9 @@ def resolve_trial_builder(
 
 def _check_count(name: str, value: object, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidArgumentError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise InvalidArgumentError(
+            f"{name} must be an integer >= {minimum}, got {safe_repr(value)}"
+        )
     return value
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from langchain_tepa.core.errors import TEPAError
+from langchain_tepa.core.values import safe_repr
 
 __all__ = ["make_adapter", "register_adapter", "registered"]
 
@@ -41,7 +42,8 @@ def make_adapter(name: str, memory: Any, **kwargs: Any) -> Any:
     factory = _FACTORIES.get(name)
     if factory is None:
         raise TEPAError(
-            f"no adapter {name!r} is registered; import langchain_tepa first (it registers "
+            f"no adapter {safe_repr(name)} is registered; import langchain_tepa first (it "
+            "registers "
             f"{', '.join(registered()) or 'the adapters'})"
         )
     return factory(memory, **kwargs)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_tepa.core.errors import InvalidArgumentError
-from langchain_tepa.core.values import validate_key
+from langchain_tepa.core.values import safe_repr, validate_key
 
 __all__ = ["Decision", "RevokeKey"]
 
@@ -84,6 +84,8 @@ class Decision:
     def __post_init__(self) -> None:
         validate_key(self.key)
         if not isinstance(self.promote, bool):
-            raise InvalidArgumentError(f"promote must be True or False, got {self.promote!r}")
+            raise InvalidArgumentError(
+                f"promote must be True or False, got {safe_repr(self.promote)}"
+            )
         if not isinstance(self.reason, str) or not self.reason.strip():
             raise InvalidArgumentError("reason must be a non-empty string")

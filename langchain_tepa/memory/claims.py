@@ -59,12 +59,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from langchain_tepa._plan import Plan, adrive_offloaded, drive
-from langchain_tepa.core.errors import JudgeError, TEPAError
+from langchain_tepa.core.errors import ExtractionWarning, JudgeError, TEPAError
 from langchain_tepa.core.types import Evidence, EvidenceKind, Fact, Lifecycle, Precedent
 from langchain_tepa.core.values import value_identity, value_key
 from langchain_tepa.memory.batch import Decision
@@ -296,7 +297,9 @@ class ItemClaims:
             texts = [dataclasses.replace(g, text=_clean(g.text or "")) for g in said]
             metas: list[dict[str, Any]] = [{} for _ in texts]
             if self.memory.judge is None:
-                found = self._extract([g.text or "" for g in texts], cns)
+                found, error = self._extract([g.text or "" for g in texts], cns)
+                if error:  # surfaced in the item's own evidence
+                    metas = [{"claims_error": error} for _ in texts]
             else:
                 found, metas = yield from self._judged(ns, texts)
             claims_of = {id(g): (f, m) for g, f, m in zip(said, found, metas, strict=True)}
@@ -331,19 +334,29 @@ class ItemClaims:
             metas += meta
         return facts, metas
 
-    def _extract(self, texts: list[str], cns: str) -> list[list[Fact]]:
-        """The claims of each text; an extractor that fails leaves its items without claims.
+    def _extract(self, texts: list[str], cns: str) -> tuple[list[list[Fact]], str | None]:
+        """The claims of each text, and why they are missing when the extractor failed.
 
         The item is stored either way: a failing extractor (a model that timed out) costs the
-        items their claims, logged as a warning, not the write.
+        items their claims, not the write. The failure is surfaced (issue 38): an
+        :class:`~langchain_tepa.core.errors.ExtractionWarning`, and ``claims_error`` in the
+        metadata of each item's observation (``memory.history`` shows it).
         """
         if not texts:
-            return []
+            return [], None
         try:
-            return self.memory.extract_claims(texts, namespace=cns)
+            return self.memory.extract_claims(texts, namespace=cns), None
         except TEPAError as exc:
+            error = f"{type(exc).__name__}: {exc}"[:500]
             _log.warning("claims not extracted for %d item(s): %s", len(texts), exc)
-            return [[] for _ in texts]
+            warnings.warn(
+                ExtractionWarning(
+                    f"{len(texts)} item(s) stored without claims (they take nothing back); "
+                    f"their evidence says why (claims_error): {error}"
+                ),
+                stacklevel=2,
+            )
+            return [[] for _ in texts], error
 
     def _plan_item(self, out: ClaimPlan, cns: str, item: ItemText, facts: list[Fact]) -> None:
         old = self._current_claims(item)

@@ -28,7 +28,7 @@ from langchain_tepa.core.types import (
     Precedent,
     Transition,
 )
-from langchain_tepa.core.values import value_identity
+from langchain_tepa.core.values import safe_repr, value_identity
 from langchain_tepa.memory.documents import copy_value
 from langchain_tepa.memory.freshness import FreshnessMixin
 from langchain_tepa.state import (
@@ -151,7 +151,8 @@ class CommitMixin(FreshnessMixin):
             for ev in made:
                 if (ev.namespace, ev.key) != nk:
                     raise InvalidArgumentError(
-                        f"a deferred write of {nk} made a record of {ev.namespace!r}, {ev.key!r}"
+                        f"a deferred write of {nk} made a record of {safe_repr(ev.namespace)}, "
+                        f"{safe_repr(ev.key)}"
                     )
                 ev = self._in_order(ev, work[nk])
                 folded.append((ev, nk, apply_evidence(work[nk], ev, self.policy)))

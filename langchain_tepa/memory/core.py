@@ -25,6 +25,7 @@ from langchain_tepa.core.errors import InvalidArgumentError, StorageError, Unkno
 from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Evidence, EvidenceKind, KeyState
 from langchain_tepa.core.values import (
+    safe_repr,
     validate_key,
     validate_namespace,
     validate_value,
@@ -92,14 +93,15 @@ class MemoryCore:
                 seconds = math.inf
             if not math.isfinite(seconds):
                 raise InvalidArgumentError(
-                    f"as_of must be a finite number of seconds, got {as_of!r}"
+                    f"as_of must be a finite number of seconds, got {safe_repr(as_of)}"
                 )
             return AsOf(seconds)
         if isinstance(as_of, str):
             ev = self._engine.find_evidence(namespace, as_of)
             if ev is None:
                 raise UnknownPrecedentError(
-                    f"no evidence {as_of!r} in namespace {namespace!r}; pass an id from "
+                    f"no evidence {safe_repr(as_of)} in namespace {safe_repr(namespace)}; pass an "
+                    "id from "
                     "history(key) or a datetime"
                 )
             return AsOf(ev.time, ev.id)

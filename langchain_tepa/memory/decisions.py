@@ -22,7 +22,7 @@ from typing import Any
 
 from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentError
 from langchain_tepa.core.types import Evidence, EvidenceKind, Lifecycle
-from langchain_tepa.core.values import validate_key, validate_value, value_identity
+from langchain_tepa.core.values import safe_repr, validate_key, validate_value, value_identity
 from langchain_tepa.memory.core import MemoryCore, Namespace
 from langchain_tepa.results import ObservationResult
 from langchain_tepa.validation import validate_reason as _validate_reason
@@ -62,7 +62,8 @@ class DecisionMixin(MemoryCore):
         vid = value_identity(value, normalize=self.policy.normalize_values)
         if state is None or vid not in state.precedents:
             raise UnknownPrecedentError(
-                f"no precedent {value!r} under key {k!r} in namespace {ns!r}; "
+                f"no precedent {safe_repr(value)} under key {safe_repr(k)} in namespace "
+                f"{safe_repr(ns)}; "
                 "check audit(key) for the values that exist"
             )
         ev = self._make(
@@ -153,7 +154,7 @@ class DecisionMixin(MemoryCore):
             UnknownPrecedentError: If the key has no such value.
         """
         if not isinstance(positive, bool):
-            raise InvalidArgumentError(f"positive must be True or False, got {positive!r}")
+            raise InvalidArgumentError(f"positive must be True or False, got {safe_repr(positive)}")
         if not _validate_reason(trial_kind, "trial_kind"):
             raise InvalidArgumentError("trial_kind must not be empty, e.g. 'counterfactual'")
         if not isinstance(detail, str):

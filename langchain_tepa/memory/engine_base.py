@@ -40,6 +40,7 @@ from langchain_tepa.core.types import (
     KeyState,
     Precedent,
 )
+from langchain_tepa.core.values import finite_number, safe_repr
 from langchain_tepa.embeddings import describe_embeddings
 from langchain_tepa.state import (
     ItemTable,
@@ -86,14 +87,10 @@ class EngineBase:
         flush_interval_s: float,
         read_only: bool,
     ) -> None:
-        if (
-            isinstance(max_staleness_s, bool)
-            or not isinstance(max_staleness_s, int | float)
-            or not math.isfinite(max_staleness_s)
-            or max_staleness_s < 0
-        ):
+        if not finite_number(max_staleness_s) or max_staleness_s < 0:
             raise InvalidArgumentError(
-                f"max_staleness_s must be a finite number of seconds >= 0, got {max_staleness_s!r}"
+                "max_staleness_s must be a finite number of seconds >= 0, got "
+                f"{safe_repr(max_staleness_s)}"
             )
         self.storage = storage
         self.policy = policy
@@ -134,10 +131,11 @@ class EngineBase:
         self._check_fork()
         with self._ids:
             self._counter += 1
-            now = float(self._clock())
+            raw = self._clock()
+            now = float(raw) if finite_number(raw) else math.nan
             if not math.isfinite(now):
                 raise InvalidArgumentError(
-                    f"the clock returned {now!r}; it must return finite seconds"
+                    f"the clock returned {safe_repr(now)}; it must return finite seconds"
                 )
             now = max(now, self._last_time)
             self._last_time = now
@@ -280,7 +278,7 @@ class EngineBase:
             if stored is not None and size != stored:
                 raise EmbeddingMismatchError(
                     f"this memory embeds with {describe_embeddings(self.embeddings)}, whose "
-                    f"vectors have {size} dimensions, but namespace {p.namespace!r} holds "
+                    f"vectors have {size} dimensions, but namespace {safe_repr(p.namespace)} holds "
                     f"vectors of {stored} dimensions, written with another embedding model; "
                     "open the memory with the embeddings it was written with (nothing was "
                     "stored)",

@@ -21,7 +21,7 @@ from langchain_core.documents import Document
 
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.types import KeyState, Precedent
-from langchain_tepa.core.values import validate_key
+from langchain_tepa.core.values import safe_repr, validate_key
 from langchain_tepa.memory.core import AsOfPoint, MemoryCore, Namespace
 from langchain_tepa.memory.documents import precedent_document
 from langchain_tepa.state import NamespaceState, answers_of
@@ -302,7 +302,7 @@ def _as_vector(vector: object) -> list[float]:
     out = []
     for x in vector:
         if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
-            raise InvalidArgumentError(f"vector must hold finite numbers, got {x!r}")
+            raise InvalidArgumentError(f"vector must hold finite numbers, got {safe_repr(x)}")
         out.append(float(x))
     return out
 

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from langchain_tepa.core.types import Precedent
+from langchain_tepa.core.values import safe_repr
 from langchain_tepa.memory.documents import copy_value
 from langchain_tepa.state import ItemColumn, ItemTable
 from langchain_tepa.state.vectors import Metric
@@ -86,10 +87,10 @@ class AnswerRow:
         return self._value
 
     def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"AnswerRow is read-only (cannot set {name!r})")
+        raise AttributeError(f"AnswerRow is read-only (cannot set {safe_repr(name)})")
 
     def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"AnswerRow is read-only (cannot delete {name!r})")
+        raise AttributeError(f"AnswerRow is read-only (cannot delete {safe_repr(name)})")
 
     def __repr__(self) -> str:
         return f"AnswerRow(id={self.id!r}, key={self.key!r}, namespace={self.namespace!r})"

@@ -87,6 +87,26 @@ class VectorSpace:
                     out[owner] = got
             return out
 
+    def siblings(self, namespace: str | Sequence[str], prefix: str = "") -> dict[str, int]:
+        """The other spaces of ``namespace`` whose name starts with ``prefix``: their vector size.
+
+        Only spaces holding at least one vector are listed (the size of the first one found):
+        a store reopened with another index configuration finds the vectors its earlier
+        configuration wrote this way.
+        """
+        ns = validate_namespace(namespace)
+        with self._memory._engine.reading([ns], fresh=False) as states:
+            out: dict[str, int] = {}
+            for name, table in states[ns].spaces.items():
+                if name == self.name or not name.startswith(prefix):
+                    continue
+                for owner in table.owner_ids():
+                    got = table.payload(owner)
+                    if got:
+                        out[name] = len(got[0])
+                        break
+            return out
+
     def owners(self, namespace: str | Sequence[str], owners: Iterable[str]) -> set[str]:
         """Which of ``owners`` (precedent ids) have an entry here (even an empty one)."""
         ns = validate_namespace(namespace)

@@ -25,7 +25,13 @@ from langchain_tepa.core.types import (
     Lifecycle,
     precedent_id,
 )
-from langchain_tepa.core.values import validate_key, validate_value, value_identity, value_key
+from langchain_tepa.core.values import (
+    safe_repr,
+    validate_key,
+    validate_value,
+    value_identity,
+    value_key,
+)
 from langchain_tepa.memory.batch import Decision, RevokeKey
 from langchain_tepa.memory.core import Namespace
 from langchain_tepa.memory.decisions import DecisionMixin
@@ -45,7 +51,7 @@ def _with_correction(
 ) -> Mapping[str, Any] | None:
     """``metadata`` with ``correction: True`` added when ``correction`` is set."""
     if not isinstance(correction, bool):
-        raise InvalidArgumentError(f"correction must be True or False, got {correction!r}")
+        raise InvalidArgumentError(f"correction must be True or False, got {safe_repr(correction)}")
     if not correction:
         return metadata
     if metadata is not None and not isinstance(metadata, Mapping):
@@ -153,7 +159,7 @@ class WritingMixin(DecisionMixin):
             InvalidArgumentError: If ``success`` is not a bool, or on bad key/value.
         """
         if not isinstance(success, bool):
-            raise InvalidArgumentError(f"success must be True or False, got {success!r}")
+            raise InvalidArgumentError(f"success must be True or False, got {safe_repr(success)}")
         ev = self._make(
             EvidenceKind.OUTCOME,
             namespace,

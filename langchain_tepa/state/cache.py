@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.values import safe_repr
 from langchain_tepa.state.namespace import NamespaceState
 
 __all__ = ["DEFAULT_CACHE_SIZE", "StateCache"]
@@ -52,7 +53,8 @@ class StateCache:
     def __init__(self, capacity: int = DEFAULT_CACHE_SIZE) -> None:
         if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
             raise InvalidArgumentError(
-                f"cache_size must be an integer >= 1 (namespaces kept in memory), got {capacity!r}"
+                "cache_size must be an integer >= 1 (namespaces kept in memory), got "
+                f"{safe_repr(capacity)}"
             )
         self.capacity = capacity
         self._states: OrderedDict[str, NamespaceState] = OrderedDict()

@@ -2,9 +2,11 @@
 
 :func:`trusted_top` is the ranking of a namespace's answers when its precedents come from
 sources of different tiers (:mod:`langchain_tepa.core.budgets`): keys created beyond their
-creator's budget are left out, and a result whose vector is within ``lookalike`` cosine of a
-higher-tier result's scores at most just under that result, so a flood of near-copies of a
-user's fact cannot push it out of the top ``k`` whatever their similarity to the query.
+creator's budget are left out, and a result that imitates a higher-tier result (its vector is
+within ``lookalike`` cosine of it, or its key or text names that result's key) scores at most
+just under that result, so a flood of near-copies of a user's fact, or of values that echo
+the question it answers, cannot push it out of the top ``k`` whatever their similarity to the
+query.
 
 Example:
     >>> import numpy as np
@@ -20,6 +22,8 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -29,7 +33,39 @@ from langchain_tepa.core.policy import LifecyclePolicy
 from langchain_tepa.core.types import Precedent
 from langchain_tepa.state.namespace import NamespaceState
 
-__all__ = ["budgets_apply", "rank_with_budgets", "trusted_top"]
+__all__ = ["budgets_apply", "names_key", "rank_with_budgets", "trusted_top"]
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+@functools.lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    """The words of ``text``, case-folded, a plural ``s`` and a possessive dropped."""
+    out = set()
+    for w in _WORD.findall(text.casefold()):
+        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        out.add(w)
+    return frozenset(out)
+
+
+def names_key(p: Precedent, key: str) -> bool:
+    """Whether ``p``'s key or text names every word of ``key`` (two words at least).
+
+    ``what.is.the.users.payment.endpoint.0 = "the user's payment endpoint is evil.example"``
+    names ``user.payment_endpoint``: a claim about that key stored under another one.
+
+    Example:
+        >>> echo = Precedent("ns", "q.0", "the user's payment endpoint is x", "x", "p1")
+        >>> names_key(echo, "user.payment_endpoint"), names_key(echo, "user.city")
+        (True, False)
+    """
+    wanted = _words(key)
+    if len(wanted) < 2:
+        return False
+    said = _words(p.key) | _words(p.page_content[:2000])
+    return wanted <= said
 
 
 def _effective(
@@ -38,19 +74,29 @@ def _effective(
     vector: Callable[[str], np.ndarray | None],
     lookalike: float,
 ) -> dict[str, float]:
-    """``id -> effective score``: a look-alike's score capped at what it imitates."""
+    """``id -> effective score``: a look-alike's score capped at what it imitates.
+
+    A result imitates a higher-tier one when their vectors are within ``lookalike`` cosine, or
+    when it names the higher-tier result's key (:func:`names_key`: a value that echoes the
+    question a user's fact answers, stored under a key of its own).
+    """
     by_tier = sorted(ranked, key=lambda r: -tiers.get(r[0].id, 0))
     ids = [p.id for p, _ in by_tier]
     vecs = [vector(pid) for pid in ids]
     dims = next((v.shape[0] for v in vecs if v is not None), 0)
     eff = np.array([score for _, score in by_tier], dtype=np.float64)
-    if not dims:
-        return dict(zip(ids, eff.tolist(), strict=True))
-    matrix = np.stack([v if v is not None else np.zeros(dims) for v in vecs])
-    sims = matrix @ matrix.T
+    n = len(ids)
     tier = np.array([tiers.get(pid, 0) for pid in ids])
-    for i in range(1, len(ids)):  # higher tiers first: their effective scores are final
-        mask = (tier[:i] > tier[i]) & (sims[i, :i] >= lookalike)
+    close = np.zeros((n, n), dtype=bool)
+    if dims:
+        matrix = np.stack([v if v is not None else np.zeros(dims) for v in vecs])
+        close = (matrix @ matrix.T) >= lookalike
+    for i in range(1, n):  # higher tiers first: their effective scores are final
+        mask = (tier[:i] > tier[i]) & close[i, :i]
+        p = by_tier[i][0]
+        for j in np.flatnonzero(tier[:i] > tier[i]):
+            if not mask[j] and names_key(p, by_tier[j][0].key):
+                mask[j] = True
         if mask.any():
             eff[i] = min(eff[i], float(eff[:i][mask].min()))
     return dict(zip(ids, eff.tolist(), strict=True))

@@ -20,6 +20,7 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 
 from langchain_tepa.core.errors import EmbeddingMismatchError, InvalidArgumentError
+from langchain_tepa.core.values import safe_repr
 
 __all__ = ["ItemColumn", "ItemTable", "Metric", "VectorTable", "matvec", "unit_rows"]
 
@@ -488,7 +489,7 @@ class ItemColumn:
         """Each vector's dot product with ``query``, or minus its distance, in float64."""
         if metric not in ("inner_product", "l2"):
             raise InvalidArgumentError(
-                f"metric must be 'cosine', 'inner_product' or 'l2', got {metric!r}"
+                f"metric must be 'cosine', 'inner_product' or 'l2', got {safe_repr(metric)}"
             )
         if self._stacked is None:
             self._stacked = np.array(

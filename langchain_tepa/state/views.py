@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.types import Precedent
+from langchain_tepa.core.values import finite_number, safe_repr
 
 __all__ = ["Pending", "ViewBuffer"]
 
@@ -65,15 +66,13 @@ class ViewBuffer:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if isinstance(max_count, bool) or not isinstance(max_count, int) or max_count < 1:
-            raise InvalidArgumentError(f"flush_every must be an integer >= 1, got {max_count!r}")
-        if (
-            isinstance(max_age_s, bool)
-            or not isinstance(max_age_s, int | float)
-            or not math.isfinite(max_age_s)
-            or max_age_s <= 0
-        ):
             raise InvalidArgumentError(
-                f"flush_interval_s must be a finite number of seconds > 0, got {max_age_s!r}"
+                f"flush_every must be an integer >= 1, got {safe_repr(max_count)}"
+            )
+        if not finite_number(max_age_s) or max_age_s <= 0:
+            raise InvalidArgumentError(
+                "flush_interval_s must be a finite number of seconds > 0, got "
+                f"{safe_repr(max_age_s)}"
             )
         self.max_count = max_count
         self.max_age_s = float(max_age_s)

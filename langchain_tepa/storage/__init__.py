@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from langchain_tepa.core.values import safe_repr
 from langchain_tepa.storage.base import (
     Commit,
     NamespaceWrite,
@@ -42,7 +43,7 @@ def __getattr__(name: str) -> object:
     """``ChromaStorage`` and ``AsyncChromaStorage`` import the Chroma backend on first use."""
     if name in ("ChromaStorage", "AsyncChromaStorage"):
         return getattr(importlib.import_module("langchain_tepa.storage.chroma"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise AttributeError(f"module {safe_repr(__name__)} has no attribute {safe_repr(name)}")
 
 
 def __dir__() -> list[str]:

@@ -39,7 +39,13 @@ from langgraph.store.base import (
 from langchain_tepa.memory import AsOfPoint
 from langchain_tepa.store.batching import AsyncCoalescer
 from langchain_tepa.store.execution import ExecutionMixin
-from langchain_tepa.store.planning import as_ops, check_namespace_arg, check_paths, namespace_errors
+from langchain_tepa.store.planning import (
+    as_ops,
+    check_key_arg,
+    check_namespace_arg,
+    check_paths,
+    namespace_errors,
+)
 
 __all__ = ["AsyncStoreMixin"]
 
@@ -84,6 +90,7 @@ class AsyncStoreMixin(ExecutionMixin, AsyncCoalescer, BaseStore):
     ) -> Item | None:
         """Async twin of :meth:`get`."""
         check_namespace_arg(namespace)
+        check_key_arg(key)
         if as_of is None:
             with namespace_errors():
                 return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
@@ -119,6 +126,7 @@ class AsyncStoreMixin(ExecutionMixin, AsyncCoalescer, BaseStore):
     async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
         """Async twin of :meth:`delete`."""
         check_namespace_arg(namespace)
+        check_key_arg(key)
         with namespace_errors():
             await super().adelete(namespace, key)
 

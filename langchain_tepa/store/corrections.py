@@ -27,9 +27,10 @@ from typing import Any, cast
 
 from langgraph.store.base import NOT_PROVIDED, PutOp, TTLConfig
 
-from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.errors import InvalidArgumentError, InvalidKeyError
+from langchain_tepa.core.values import safe_repr
 
-__all__ = ["CorrectionPutOp", "EvidencePutOp", "correction_of", "put_op"]
+__all__ = ["CorrectionPutOp", "EvidencePutOp", "check_key_arg", "correction_of", "put_op"]
 
 
 class CorrectionPutOp(PutOp):
@@ -53,6 +54,23 @@ def correction_of(op: PutOp) -> bool | None:
     return None
 
 
+def check_key_arg(key: object) -> str:
+    """A key argument of a store method or op: a string.
+
+    LangGraph's own ``get``/``put``/``delete`` convert any key with ``str()``, which stored
+    ``2**64`` as ``"18446744073709551616"`` and failed with a plain ``ValueError`` on an int
+    of 5,000 digits (issue 38); a store key is a memory key, and a memory key is text.
+
+    Raises:
+        InvalidKeyError: When it is not a string.
+    """
+    if not isinstance(key, str):
+        raise InvalidKeyError(
+            f"store keys must be strings such as 'diet', got {type(key).__name__}"
+        )
+    return key
+
+
 def put_op(
     namespace: tuple[str, ...],
     key: str,
@@ -71,9 +89,13 @@ def put_op(
         InvalidArgumentError: If ``correction`` is not ``None``, ``True`` or ``False``.
     """
     if correction is not None and not isinstance(correction, bool):
-        raise InvalidArgumentError(f"correction must be True, False or None, got {correction!r}")
+        raise InvalidArgumentError(
+            f"correction must be True, False or None, got {safe_repr(correction)}"
+        )
     if ttl is NOT_PROVIDED:
         ttl = ttl_config.get("default_ttl") if ttl_config else None
     cls = PutOp if correction is None else CorrectionPutOp if correction else EvidencePutOp
     # LangGraph's own put passes any mapping on too; plan_put checks and copies it.
-    return cls(namespace, str(key), cast("dict[str, Any] | None", value), index=index, ttl=ttl)
+    return cls(
+        namespace, check_key_arg(key), cast("dict[str, Any] | None", value), index=index, ttl=ttl
+    )

@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
@@ -45,7 +46,7 @@ from langgraph.store.base import (
     _validate_namespace,  # what BaseStore.put checks first
 )
 
-from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.errors import IndexMismatchWarning, InvalidArgumentError
 from langchain_tepa.core.types import Fact, Precedent
 from langchain_tepa.memory import AnswerRow, AsOfPoint, RevokeKey, TEPAMemory, VectorSpace
 from langchain_tepa.memory.claims import (
@@ -119,6 +120,7 @@ class ExecutionMixin:
     _dims: int | None
     _distance: Distance
     _space: VectorSpace | None
+    _checked_spaces: set[str]
     _ttl: TTLKeeper
 
     # ------------------------------------------------------------------ ops of the methods
@@ -310,9 +312,30 @@ class ExecutionMixin:
         self._apply(plan.puts, vectors, claims)
         return results
 
+    def _check_space(self, namespace: str) -> None:
+        """Warn once per namespace when it holds item vectors of another index size (issue 38).
+
+        Those items are not scored by this store's searches until they are put again.
+        """
+        if self._space is None or self._dims is None or namespace in self._checked_spaces:
+            return
+        self._checked_spaces.add(namespace)
+        other = sorted(set(self._space.siblings(namespace, "ix").values()) - {self._dims})
+        if other:
+            warnings.warn(
+                IndexMismatchWarning(
+                    f"namespace {namespace!r} holds item vectors of {other} dimensions, written "
+                    f"with another index configuration; this store's index has dims "
+                    f"{self._dims}, so those items are not scored by its searches until they "
+                    "are put again (reopen the store with the index it was written with)"
+                ),
+                stacklevel=4,
+            )
+
     def _scores(self, scope: Scope, qvec: list[float]) -> np.ndarray:
         """Each row's score in ``scope`` (NaN: no vector): the index's, else the memory's."""
         if self._space is not None:
+            self._check_space(".".join(scope.labels))
             return scope.table.scores(self._space.name, qvec, metric=self._distance)
         rows = scope.table.rows
         ids = [rows[i].id for i in scope.live.tolist()]

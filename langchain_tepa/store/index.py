@@ -26,7 +26,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, ensure_embeddings
 
 from langchain_tepa.core.errors import InvalidArgumentError
-from langchain_tepa.core.values import short_hash
+from langchain_tepa.core.values import safe_repr, short_hash
 from langchain_tepa.memory import TEPAMemory, VectorSpace
 from langchain_tepa.store.planning import check_count
 
@@ -85,7 +85,7 @@ def configure_index(index: IndexConfig, memory: TEPAMemory) -> IndexSettings:
     distance = index.get("distance_type", "cosine")
     if distance not in DISTANCES:
         raise InvalidArgumentError(
-            f"distance_type {distance!r} is not supported: use one of {list(DISTANCES)} "
+            f"distance_type {safe_repr(distance)} is not supported: use one of {list(DISTANCES)} "
             "(as PostgresStore: 'cosine' scores the cosine similarity, 'inner_product' the "
             "dot product, 'l2' the negated Euclidean distance; higher is better)"
         )

@@ -35,9 +35,9 @@ from langchain_tepa.core.errors import (
     InvalidNamespaceError,
     InvalidValueError,
 )
-from langchain_tepa.core.values import validate_key, validate_namespace, validate_value
+from langchain_tepa.core.values import safe_repr, validate_key, validate_namespace, validate_value
 from langchain_tepa.memory.claims import CLAIMS_LABEL
-from langchain_tepa.store.corrections import correction_of
+from langchain_tepa.store.corrections import check_key_arg, correction_of
 from langchain_tepa.store.queries import validate_filter
 from langchain_tepa.store.search import Scope
 from langchain_tepa.store.ttl import validate_ttl
@@ -50,6 +50,7 @@ __all__ = [
     "StoreNamespaceError",
     "as_ops",
     "check_count",
+    "check_key_arg",
     "check_namespace_arg",
     "check_paths",
     "copy_json",
@@ -80,7 +81,9 @@ def copy_json(value: Mapping[str, Any]) -> dict[str, Any]:
 def check_count(value: object, name: str, *, minimum: int = 0) -> int:
     """An integer ``>= minimum`` (not a bool)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidArgumentError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise InvalidArgumentError(
+            f"{name} must be an integer >= {minimum}, got {safe_repr(value)}"
+        )
     return value
 
 
@@ -104,7 +107,7 @@ def check_namespace_arg(namespace: object, what: str = "namespace") -> tuple[str
     for label in labels:
         if not isinstance(label, str):
             raise StoreNamespaceError(
-                f"{what} labels must be strings, got {type(label).__name__} in {labels!r}"
+                f"{what} labels must be strings, got {type(label).__name__} in {safe_repr(labels)}"
             )
     return labels
 
@@ -142,19 +145,20 @@ def namespace_errors() -> Iterator[None]:
 
 def write_namespace(namespace: object) -> str:
     """A namespace a put may write, as the memory's dotted namespace."""
-    labels = _as_tuple(namespace, "namespace")
+    labels = check_namespace_arg(namespace)  # LangGraph's check formats a label with repr
     if not labels:
         raise StoreNamespaceError("namespace cannot be empty; pass e.g. ('users', 'u1')")
     if CLAIMS_LABEL in labels:
         raise StoreNamespaceError(
-            f"namespace {labels!r} uses the label {CLAIMS_LABEL!r}, which the store keeps for "
+            f"namespace {safe_repr(labels)} uses the label {safe_repr(CLAIMS_LABEL)}, which the "
+            "store keeps for "
             "the claims of free-text items; choose another label"
         )
     try:
         validate_op_namespace(GetOp(labels, ""))
         return validate_namespace(".".join(labels))
     except (LangGraphNamespaceError, InvalidNamespaceError) as exc:
-        raise StoreNamespaceError(f"namespace {labels!r} cannot be stored: {exc}") from exc
+        raise StoreNamespaceError(f"namespace {safe_repr(labels)} cannot be stored: {exc}") from exc
 
 
 def read_namespace(namespace: Sequence[str]) -> str | None:
@@ -171,7 +175,9 @@ def write_key(key: object) -> str:
         raise InvalidKeyError(f"store keys must be strings, got {type(key).__name__}")
     checked = validate_key(key)
     if checked != key:
-        raise InvalidKeyError(f"store key {key!r} starts or ends with whitespace; strip it first")
+        raise InvalidKeyError(
+            f"store key {safe_repr(key)} starts or ends with whitespace; strip it first"
+        )
     return checked
 
 
@@ -202,7 +208,7 @@ def _index_paths(index: object) -> list[str] | None:
         return []
     if not isinstance(index, list | tuple) or not all(isinstance(p, str) and p for p in index):
         raise InvalidArgumentError(
-            f"index must be None, False or a list of JSON paths, got {index!r}"
+            f"index must be None, False or a list of JSON paths, got {safe_repr(index)}"
         )
     return list(index)
 
@@ -267,10 +273,11 @@ def validate_op(op: object) -> None:
             f"unknown operation {type(op).__name__}; pass GetOp, PutOp, SearchOp or "
             "ListNamespacesOp"
         )
-    if isinstance(op, GetOp | PutOp):
-        _as_tuple(op.namespace, "namespace")
+    if isinstance(op, GetOp | PutOp):  # string labels first: LangGraph's message shows them
+        check_namespace_arg(op.namespace)
+        check_key_arg(op.key)
     elif isinstance(op, SearchOp):
-        _as_tuple(op.namespace_prefix, "namespace_prefix")
+        check_namespace_arg(op.namespace_prefix, "namespace_prefix")
         check_count(op.limit, "limit")
         check_count(op.offset, "offset")
         validate_filter(op.filter)
@@ -284,7 +291,7 @@ def validate_op(op: object) -> None:
             embeddable(op.query, "query")
     else:
         for cond in op.match_conditions or ():
-            _as_tuple(cond.path, "match condition path")
+            check_namespace_arg(cond.path, "match condition path")
         check_count(op.limit, "limit")
         check_count(op.offset, "offset")
         if op.max_depth is not None:

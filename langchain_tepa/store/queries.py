@@ -21,6 +21,7 @@ from typing import Any
 from langgraph.store.base import MatchCondition
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.values import safe_repr
 
 __all__ = [
     "COMPARISON_OPERATORS",
@@ -31,6 +32,7 @@ __all__ = [
 
 COMPARISON_OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 _ORDERING = frozenset({"$gt", "$gte", "$lt", "$lte"})
+_MAX_DEPTH = 64  # nested dicts and lists in a filter: deeper would recurse past Python's limit
 
 
 def _as_number(value: Any) -> float | None:
@@ -45,14 +47,17 @@ def _as_number(value: Any) -> float | None:
     return None
 
 
-def validate_filter(flt: object, *, path: str = "filter") -> None:
+def validate_filter(flt: object, *, path: str = "filter", depth: int = 0) -> None:
     """Check a search filter before anything runs.
 
     Raises:
         InvalidArgumentError: If the filter is not a dict with string keys, uses an operator
             other than ``$eq $ne $gt $gte $lt $lte``, mixes operators and field names in one
-            dict, or compares with ``$gt``-style operators against a non-number.
+            dict, compares with ``$gt``-style operators against a non-number, or nests dicts and
+            lists more than 64 levels deep.
     """
+    if depth > _MAX_DEPTH:
+        raise InvalidArgumentError(f"{path[:200]} nests deeper than {_MAX_DEPTH} levels")
     if flt is None:
         return
     if not isinstance(flt, Mapping):
@@ -61,30 +66,33 @@ def validate_filter(flt: object, *, path: str = "filter") -> None:
         )
     for key, expected in flt.items():
         if not isinstance(key, str):
-            raise InvalidArgumentError(f"{path} keys must be strings, got {key!r}")
-        _validate_condition(expected, f"{path}[{key!r}]")
+            raise InvalidArgumentError(f"{path} keys must be strings, got {safe_repr(key)}")
+        _validate_condition(expected, f"{path}[{key!r}]", depth + 1)
 
 
-def _validate_condition(expected: object, path: str) -> None:
+def _validate_condition(expected: object, path: str, depth: int) -> None:
+    if depth > _MAX_DEPTH:
+        raise InvalidArgumentError(f"{path[:200]} nests deeper than {_MAX_DEPTH} levels")
     if isinstance(expected, dict):
         keys = list(expected)
         if any(isinstance(k, str) and k.startswith("$") for k in keys):
             for op in keys:
                 if op not in COMPARISON_OPERATORS:
                     raise InvalidArgumentError(
-                        f"unsupported filter operator {op!r} in {path}; use one of "
+                        f"unsupported filter operator {safe_repr(op)} in {path}; use one of "
                         f"{', '.join(sorted(COMPARISON_OPERATORS))} (and no field names "
                         "next to operators)"
                     )
                 if op in _ORDERING and _as_number(expected[op]) is None:
                     raise InvalidArgumentError(
-                        f"{path}: {op} compares numbers, got {expected[op]!r}; pass a number"
+                        f"{path}: {op} compares numbers, got {safe_repr(expected[op])}; pass a "
+                        "number"
                     )
             return
-        validate_filter(expected, path=path)
+        validate_filter(expected, path=path, depth=depth)
     elif isinstance(expected, list | tuple):
         for i, item in enumerate(expected):
-            _validate_condition(item, f"{path}[{i}]")
+            _validate_condition(item, f"{path}[{i}]", depth + 1)
 
 
 def _compare(actual: Any, expected: Any) -> bool:
@@ -138,6 +146,6 @@ def matches_condition(condition: MatchCondition, namespace: tuple[str, ...]) -> 
         pairs = zip(reversed(namespace), reversed(path), strict=False)
     else:
         raise InvalidArgumentError(
-            f"unsupported match type {condition.match_type!r}; use 'prefix' or 'suffix'"
+            f"unsupported match type {safe_repr(condition.match_type)}; use 'prefix' or 'suffix'"
         )
     return all(p == "*" or n == p for n, p in pairs)

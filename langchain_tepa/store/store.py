@@ -41,8 +41,9 @@ from langgraph.store.base import (
     TTLConfig,
 )
 
-from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.errors import InvalidArgumentError, InvalidSourceError
 from langchain_tepa.core.policy import LifecyclePolicy
+from langchain_tepa.core.values import safe_repr
 from langchain_tepa.memory import AsOfPoint, TEPAMemory, VectorSpace
 from langchain_tepa.memory.claims import ItemClaims
 from langchain_tepa.results import KeyAudit
@@ -52,6 +53,7 @@ from langchain_tepa.store.index import Distance, configure_index
 from langchain_tepa.store.planning import (
     StoreNamespaceError,
     as_ops,
+    check_key_arg,
     check_namespace_arg,
     check_paths,
     namespace_errors,
@@ -68,6 +70,7 @@ from langchain_tepa.store.sweeper import (
     SweeperStopped,
 )
 from langchain_tepa.store.ttl import TTL_SPACE, TTLKeeper, validate_ttl_config
+from langchain_tepa.validation import validate_source
 
 __all__ = [
     "StoreNamespaceError",
@@ -156,6 +159,8 @@ class TEPAStore(SweeperMixin, AsyncStoreMixin):
     7. **Keys** must be valid memory keys (non-blank, no surrounding whitespace, at most 256
        characters, no control characters): ``put`` raises
        :class:`~langchain_tepa.core.errors.InvalidKeyError`; ``get`` of such a key is ``None``.
+       A key that is not a string (``2**64``) is refused by every method and op with
+       ``InvalidKeyError``; ``InMemoryStore`` converts it with ``str()``.
     8. **Namespace labels** must also be valid memory namespace segments (no surrounding
        whitespace, no control characters, joined length at most 256):
        :class:`StoreNamespaceError`. Ops passed straight to ``batch``/``abatch`` are validated
@@ -249,9 +254,11 @@ class TEPAStore(SweeperMixin, AsyncStoreMixin):
         claims: bool = True,
     ) -> None:
         if not isinstance(corrections, bool):
-            raise InvalidArgumentError(f"corrections must be True or False, got {corrections!r}")
+            raise InvalidArgumentError(
+                f"corrections must be True or False, got {safe_repr(corrections)}"
+            )
         if not isinstance(claims, bool):
-            raise InvalidArgumentError(f"claims must be True or False, got {claims!r}")
+            raise InvalidArgumentError(f"claims must be True or False, got {safe_repr(claims)}")
         self.corrections = corrections
         if memory is None:
             memory = TEPAMemory.in_memory(policy=store_policy())
@@ -260,8 +267,9 @@ class TEPAStore(SweeperMixin, AsyncStoreMixin):
                 f"memory must be a TEPAMemory, got {type(memory).__name__}; "
                 "for example TEPAMemory.in_memory()"
             )
-        if not isinstance(source, str) or not source or len(source) > 256:
-            raise InvalidArgumentError("source must be a non-empty string of at most 256 chars")
+        if source is None:  # the application writes with None; an adapter names itself
+            raise InvalidSourceError("source must be a source name such as 'agent', got None")
+        validate_source(source)  # visible text, no control or bidirectional characters
         self.memory = memory
         self.source = source
         self.claims: ItemClaims | None = ItemClaims(memory) if claims else None
@@ -273,6 +281,7 @@ class TEPAStore(SweeperMixin, AsyncStoreMixin):
         self._dims: int | None = None
         self._distance: Distance = "cosine"
         self._space: VectorSpace | None = None
+        self._checked_spaces: set[str] = set()
         if index is not None:
             settings = configure_index(index, memory)
             self.index_config, self.embeddings = settings.config, settings.embeddings
@@ -415,6 +424,7 @@ class TEPAStore(SweeperMixin, AsyncStoreMixin):
             ({'v': 1}, {'v': 2})
         """
         check_namespace_arg(namespace)
+        check_key_arg(key)
         if as_of is None:
             with namespace_errors():
                 return super().get(namespace, key, refresh_ttl=refresh_ttl)
@@ -455,6 +465,7 @@ class TEPAStore(SweeperMixin, AsyncStoreMixin):
     def delete(self, namespace: tuple[str, ...], key: str) -> None:
         """Revoke every Active value of ``key`` (kept for audit); see :class:`TEPAStore`."""
         check_namespace_arg(namespace)
+        check_key_arg(key)
         with namespace_errors():
             super().delete(namespace, key)
 

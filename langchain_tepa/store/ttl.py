@@ -30,6 +30,7 @@ import numpy as np
 from langgraph.store.base import TTLConfig
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from langchain_tepa.core.values import safe_repr
 
 
 class _Identified(Protocol):
@@ -96,7 +97,7 @@ def validate_ttl_config(config: object) -> TTLConfig | None:
     for flag in ("refresh_on_read", "omit_expired"):
         if flag in config:
             if not isinstance(config[flag], bool):
-                raise InvalidArgumentError(f"ttl[{flag!r}] must be True or False")
+                raise InvalidArgumentError(f"ttl[{safe_repr(flag)}] must be True or False")
             out[flag] = config[flag]
     if config.get("sweep_interval_minutes") is not None:
         minutes = config["sweep_interval_minutes"]
@@ -124,14 +125,14 @@ def validate_sweep_interval(minutes: object, what: str = "sweep_interval_minutes
 def _minutes(value: object, what: str, expected: str, or_none: str) -> float:
     """``value`` as a finite number of minutes > 0; the errors say ``what`` was ``expected``."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidArgumentError(f"{what} must be {expected}, got {value!r}")
+        raise InvalidArgumentError(f"{what} must be {expected}, got {safe_repr(value)}")
     try:
         minutes = float(value)
     except OverflowError:
         minutes = math.inf
     if not math.isfinite(minutes) or minutes <= 0:
         raise InvalidArgumentError(
-            f"{what} must be a finite number of minutes > 0{or_none}, got {value!r}"
+            f"{what} must be a finite number of minutes > 0{or_none}, got {safe_repr(value)}"
         )
     return minutes
 

@@ -50,11 +50,13 @@ from langchain_tepa import (
     TEPAVectorStore,
 )
 from langchain_tepa.core.fold import fold_all
+from langchain_tepa.core.values import safe_repr
 from langchain_tepa.tools import create_memory_tools
 from tests.support.snapshot import stored_state
 from tests.support.stored import stored_evidence
 
 __all__ = [
+    "DEEP",
     "KNOWN_BUGS",
     "VALID_KEYS",
     "VALID_NS",
@@ -121,6 +123,18 @@ big_text = st.builds(
     st.sampled_from([1_000, 20_000, 64 * 1024 + 1]),
     st.sampled_from(["a", "\x01", "é", "\u2028"]),
 )
+
+
+def _nested(depth: int) -> list[Any]:
+    out: list[Any] = []
+    for _ in range(depth):
+        out = [out]
+    return out
+
+
+DEEP = _nested(5000)
+"""A list nested 5,000 deep: building an error message with its ``repr`` recursed (issue 38).
+The strategies build theirs when drawn: hypothesis shows its strategies with ``repr``."""
 scalar = st.one_of(
     st.none(),
     st.booleans(),
@@ -130,6 +144,10 @@ scalar = st.one_of(
     st.binary(max_size=8),
     st.just(object()),
     st.just({1, 2}),
+    st.builds(_nested, st.just(5000)),  # built when drawn: hypothesis reprs its strategies
+    st.builds(lambda d: {"a": _nested(d)}, st.just(5000)),
+    st.builds(lambda e: 10**e, st.sampled_from([5000, 20])),  # 5,000 digits, and 10 ** 20
+    st.just(2**64),
 )
 json_like = st.recursive(
     scalar,
@@ -157,7 +175,12 @@ metadata = mostly(
     st.just({f"m{i}": i for i in range(70)}),
     scalar,
 )
-source = mostly(st.sampled_from([None, "user"]), hostile_str, scalar)
+source = mostly(
+    st.sampled_from([None, "user", "tool.search", "web"]),
+    hostile_str,
+    st.sampled_from(["user\u200b", "user.\u200b", "user\u202e", "outcomes", " user", "u\x00"]),
+    scalar,
+)
 k_value = st.one_of(
     st.integers(min_value=-5, max_value=1100),
     st.sampled_from([0, 1, 1000, 1001, 2**63]),
@@ -294,10 +317,7 @@ def _resolve(subject: Subject, arg: Any, ns: Any) -> Any:
 
 
 def _short(x: object, limit: int = 120) -> str:
-    try:
-        text = repr(x)
-    except ValueError:  # an integer over Python's 4,300-digit limit
-        text = f"<{type(x).__name__} too large to show>"
+    text = safe_repr(x)  # an integer over Python's 4,300-digit limit, a 5,000-deep list
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -614,9 +634,50 @@ doc_ids = mostly(
     st.just("p"),
     scalar,
 )
+
+
+def _nested_filter(depth: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"a": 1}
+    for _ in range(depth):
+        out = {"$or": [out]}
+    return out
+
+
+metadata_filter = mostly(
+    st.sampled_from(
+        [
+            {"source": "chat"},
+            {"key": {"$in": ["user.diet", "user.city"]}},
+            {"n": {"$ne": 3}},
+            {"value": {"$nin": ["vegan"]}},
+            {"$or": [{"source": "chat"}, {"x": {"$gte": 0.5}}]},
+            {"$and": [{"source": {"$eq": "chat"}}, {"year": {"$lt": 2000}}]},
+        ]
+    ),
+    st.sampled_from(
+        [
+            {},
+            {"$and": []},
+            {"$bogus": 1},
+            {"a": {"$gt": "x"}},
+            {"a": {"$in": []}},
+            {"a": {"$eq": [1]}},
+            {"a": {"$like": 1}},
+            {"a": {"$gt": float("nan")}},
+            {1: "int"},
+        ]
+    ),
+    st.builds(lambda d: {"$and": [_nested_filter(d)]}, st.sampled_from([40, 5000])),
+    json_like,
+    scalar,
+)
+"""Metadata filters: valid ones with every operator, malformed ones, nested past any limit."""
+
+
 search_kwargs = mostly(
     st.sampled_from([{}, {"key_prefix": "doc"}, {"key_prefix": "user"}]),
-    st.sampled_from([{"filter": {"a": 1}}, {"key_prefix": ""}, {"key_prefix": 5}, {"bogus": 1}]),
+    st.builds(lambda f: {"filter": f}, metadata_filter),
+    st.sampled_from([{"key_prefix": ""}, {"key_prefix": 5}, {"bogus": 1}]),
 )
 lambda_mult = mostly(st.floats(0.0, 1.0), st.floats(allow_nan=True), scalar)
 
@@ -644,12 +705,26 @@ def _vs_calls(target: str) -> st.SearchStrategy[Call]:
             _opt(k_value),
             score_threshold=_opt(st.floats(0.0, 1.0)),
         ),
-        c("max_marginal_relevance_search", query, k_value, k_value, lambda_mult),
-        c("max_marginal_relevance_search_by_vector", vector, k_value, k_value, lambda_mult),
+        c(
+            "max_marginal_relevance_search",
+            query,
+            k_value,
+            k_value,
+            lambda_mult,
+            filter=_opt(metadata_filter),
+        ),
+        c(
+            "max_marginal_relevance_search_by_vector",
+            vector,
+            k_value,
+            k_value,
+            lambda_mult,
+            filter=_opt(metadata_filter),
+        ),
         c("delete", _opt(doc_ids)),
         c("get_by_ids", doc_ids),
         c("aadd_documents", documents, mode="async"),
-        c("asimilarity_search", query, _opt(k_value), mode="async"),
+        c("asimilarity_search", query, _opt(k_value), filter=_opt(metadata_filter), mode="async"),
         c("amax_marginal_relevance_search_by_vector", vector, mode="async"),
         c("adelete", _opt(doc_ids), mode="async"),
     )
@@ -722,6 +797,18 @@ _texts = st.lists(
     st.sampled_from(["pizza margherita", "tax forms", "green tea"]), min_size=1, max_size=3
 )
 _k_ok = st.integers(1, 20)
+_doc_meta_ok = st.fixed_dictionaries(
+    {"genre": st.sampled_from(["sf", "crime"]), "year": st.integers(1930, 2020)}
+)
+_filter_ok = st.sampled_from(
+    [
+        {"genre": "sf"},
+        {"year": {"$gte": 1970}},
+        {"genre": {"$in": ["sf", "crime"]}, "year": {"$lt": 1990}},
+        {"$or": [{"genre": {"$ne": "sf"}}, {"year": {"$lte": 1950}}]},
+        {"$and": [{"genre": {"$nin": ["crime"]}}, {"year": {"$gt": 1900}}]},
+    ]
+)
 _vs = st.sampled_from(["vectors", "replacing"])
 _st = st.sampled_from(["store", "indexed"])
 
@@ -793,7 +880,16 @@ valid_calls = st.one_of(
     _valid("store", _st, "aput", _items, _k, _item, mode="async"),
     _valid("vectorstore", _vs, "add_texts", _texts),
     _valid("vectorstore", _vs, "add_texts", st.just(["one text"]), ids=st.just(["n1"])),
+    _valid(
+        "vectorstore",
+        _vs,
+        "add_texts",
+        st.lists(st.sampled_from(["Dune", "The Big Sleep", "Neuromancer"]), min_size=3, max_size=3),
+        st.lists(_doc_meta_ok, min_size=3, max_size=3),
+    ),
     _valid("vectorstore", _vs, "similarity_search", _q, _k_ok),
+    _valid("vectorstore", _vs, "similarity_search", _q, _k_ok, filter=_filter_ok),
+    _valid("vectorstore", _vs, "max_marginal_relevance_search", _q, _k_ok, filter=_filter_ok),
     _valid("vectorstore", _vs, "similarity_search_with_score", _q, _k_ok),
     _valid("vectorstore", _vs, "similarity_search_by_vector", st.just(_VALID_VECTOR), _k_ok),
     _valid("vectorstore", _vs, "max_marginal_relevance_search", _q, _k_ok, _k_ok),

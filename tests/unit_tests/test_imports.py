@@ -15,6 +15,7 @@ EXPECTED_ALL = [
     "InvalidArgumentError",
     "InvalidKeyError",
     "InvalidNamespaceError",
+    "InvalidSourceError",
     "InvalidValueError",
     "JudgeError",
     "KeyAudit",
@@ -22,6 +23,7 @@ EXPECTED_ALL = [
     "Lifecycle",
     "LifecyclePolicy",
     "ObservationResult",
+    "OutcomeUnknownError",
     "PolicyError",
     "Precedent",
     "ReconcileReport",
@@ -38,6 +40,7 @@ EXPECTED_ALL = [
     "TrustPolicy",
     "UnknownPrecedentError",
     "__version__",
+    "create_memory_tools",
     "default_embeddings",
 ]
 
@@ -46,6 +49,17 @@ def test_llm_fact_extractor_is_importable_from_the_root() -> None:
     from langchain_tepa import LLMFactExtractor, extraction
 
     assert LLMFactExtractor is extraction.LLMFactExtractor
+
+
+def test_errors_and_the_memory_tools_are_importable_from_the_root() -> None:
+    """Issue 38: clients reached for these at the root and found nothing."""
+    from langchain_tepa import InvalidSourceError, OutcomeUnknownError, create_memory_tools
+    from langchain_tepa.core.errors import StorageUnavailableError
+    from langchain_tepa.tools import create_memory_tools as tools_factory
+
+    assert create_memory_tools is tools_factory
+    assert issubclass(OutcomeUnknownError, StorageUnavailableError)
+    assert issubclass(InvalidSourceError, ValueError)
 
 
 def test_all_is_pinned() -> None:

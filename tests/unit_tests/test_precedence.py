@@ -8,10 +8,17 @@ whom"); every test here failed on the code before issue 38, where one ``llm.x``,
 from __future__ import annotations
 
 import itertools
+import json
 
 import pytest
 
-from langchain_tepa import HashingEmbeddings, LifecyclePolicy, TEPAMemory, TEPAStore
+from langchain_tepa import (
+    HashingEmbeddings,
+    LifecyclePolicy,
+    TEPAMemory,
+    TEPAStore,
+    create_memory_tools,
+)
 from langchain_tepa.core import fold
 from langchain_tepa.core.precedence import held_claims, rank_of, source_tier, vouches
 
@@ -175,3 +182,13 @@ def test_a_trusted_store_change_stays_immediate() -> None:
     store.put(ns, "a", {"text": "User lives in Lisbon"})
     store.put(ns, "b", {"text": "User moved to Oslo last month"})
     assert [i.key for i in store.search(ns)] == ["b"]
+
+
+def test_the_agents_remember_says_when_it_is_held_back() -> None:
+    mem = memory()
+    mem.observe(KEY, "Lisbon", source="user")
+    remember, recall, _ = create_memory_tools(mem)  # source "agent": tier 2
+    reply = remember.invoke({"key": KEY, "value": "Oslo"})
+    assert "Held back" in reply and mem.get(KEY) == "Lisbon"
+    (fact,) = json.loads(recall.invoke({"query": "home city"}))
+    assert fact["value"] == "Lisbon" and fact["alternatives"][0]["value"] == "Oslo"

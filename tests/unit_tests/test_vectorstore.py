@@ -441,7 +441,8 @@ def test_bad_adds_are_refused_and_store_nothing(
 
 BAD_SEARCHES: list[tuple[str, Callable[[TEPAVectorStore], object], str]] = [
     ("k zero", lambda s: s.similarity_search("x", k=0), "k must be"),
-    ("filter", lambda s: s.similarity_search("x", filter={"a": 1}), "unknown search options"),
+    ("option", lambda s: s.similarity_search("x", where={"a": 1}), "unknown search options"),
+    ("filter", lambda s: s.similarity_search("x", filter={"a": {"$x": 1}}), "unknown operator"),
     ("bad prefix", lambda s: s.similarity_search("x", key_prefix=""), "key must not be empty"),
     ("vector dims", lambda s: s.similarity_search_by_vector([1.0, 0.0]), "dimensions"),
     ("vector nan", lambda s: s.similarity_search_by_vector([math.nan]), "finite"),

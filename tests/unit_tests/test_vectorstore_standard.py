@@ -5,13 +5,16 @@ Run on an in-process memory (both update modes) and on an embedded persistent Ch
 ``update="evidence"`` mode new content under an existing id is evidence against the old content
 (difference 2 in the ``TEPAVectorStore`` docstring): searches answer with the better supported
 content, so the standard overwrite test passes, and two tests of ours check the rest (both
-contents kept, the old one revoked when the new one is added again).
+contents kept, the old one revoked when the new one is added again). ``langchain-tests`` 1.1.9
+has no filter test; ``test_similarity_search_with_filter`` (and its async twin) runs every filter
+operator of issue 38 on the suite's fixture, in each mode and backend.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.documents import Document
@@ -24,6 +27,27 @@ from langchain_tepa.vectorstore import TEPAVectorStore
 FOO = Document(page_content="foo", metadata={"id": 1})
 BAR = Document(page_content="bar", metadata={"id": 2})
 NEW_FOO = Document(page_content="new foo", metadata={"id": 1, "some_other_field": "foo"})
+
+
+TAGGED = [
+    Document(page_content="foo", metadata={"n": 1, "tag": "a"}),
+    Document(page_content="bar", metadata={"n": 2, "tag": "b"}),
+    Document(page_content="baz", metadata={"n": 3}),
+]
+FILTERED: list[tuple[dict[str, Any], set[str]]] = [
+    ({"tag": "a"}, {"1"}),
+    ({"tag": {"$eq": "b"}}, {"2"}),
+    ({"tag": {"$ne": "a"}}, {"2", "3"}),  # as in Chroma: no field matches $ne
+    ({"n": {"$gt": 1}}, {"2", "3"}),
+    ({"n": {"$gte": 2}}, {"2", "3"}),
+    ({"n": {"$lt": 2}}, {"1"}),
+    ({"n": {"$lte": 2}}, {"1", "2"}),
+    ({"tag": {"$in": ["a", "b"]}}, {"1", "2"}),
+    ({"tag": {"$nin": ["a"]}}, {"2", "3"}),
+    ({"$and": [{"n": {"$gt": 1}}, {"tag": "b"}]}, {"2"}),
+    ({"$or": [{"tag": "a"}, {"n": 3}]}, {"1", "3"}),
+    ({"tag": "c"}, set()),
+]
 
 
 def _with_id(doc: Document, doc_id: str) -> Document:
@@ -64,6 +88,29 @@ class _TEPASuite(VectorStoreIntegrationTests):
             yield store
         finally:
             memory.close()
+
+    # langchain-tests 1.1.9 (the newest) has no filter test: these run filters on the suite's
+    # own fixture and embeddings, in every mode and backend the suite runs (issue 38).
+    def test_similarity_search_with_filter(self, vectorstore: VectorStore) -> None:
+        vectorstore.add_documents(TAGGED, ids=["1", "2", "3"])
+        for flt, want in FILTERED:
+            found = vectorstore.similarity_search("foo", k=3, filter=flt)
+            assert {d.id for d in found} == want, flt
+        assert vectorstore.similarity_search("foo", k=1, filter={"n": {"$gte": 1}}) == [
+            _with_id(TAGGED[0], "1")
+        ]
+        mmr = vectorstore.max_marginal_relevance_search("foo", k=3, filter={"tag": "a"})
+        assert [d.id for d in mmr] == ["1"]
+        retriever = vectorstore.as_retriever(search_kwargs={"k": 3, "filter": {"n": {"$lt": 3}}})
+        assert {d.id for d in retriever.invoke("foo")} == {"1", "2"}
+
+    async def test_similarity_search_with_filter_async(self, vectorstore: VectorStore) -> None:
+        await vectorstore.aadd_documents(TAGGED, ids=["1", "2", "3"])
+        for flt, want in FILTERED:
+            found = await vectorstore.asimilarity_search("foo", k=3, filter=flt)
+            assert {d.id for d in found} == want, flt
+        retriever = vectorstore.as_retriever(search_kwargs={"filter": {"tag": {"$ne": "a"}}})
+        assert {d.id for d in await retriever.ainvoke("foo")} == {"2", "3"}
 
 
 class _EvidenceOverrides(_TEPASuite):

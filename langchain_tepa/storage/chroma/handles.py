@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from langchain_tepa.core.errors import ReadOnlyError
+from langchain_tepa.core.values import safe_repr
 from langchain_tepa.storage.chroma.errors import describe_client, is_not_found, translate
 from langchain_tepa.storage.chroma.layout import EVIDENCE_HNSW, validate_prefix
 
@@ -162,7 +163,7 @@ class CollectionHandles:
     def _writable(self) -> None:
         if self.read_only:
             raise ReadOnlyError(
-                f"the {self.where} (prefix {self.prefix!r}) was opened read-only; open it "
+                f"the {self.where} (prefix {safe_repr(self.prefix)}) was opened read-only; open it "
                 "without read_only to write"
             )
 

@@ -63,7 +63,7 @@ from langchain_tepa.core.errors import (
     StorageError,
     UnsupportedLayoutError,
 )
-from langchain_tepa.core.values import short_hash
+from langchain_tepa.core.values import safe_repr, short_hash
 
 __all__ = [
     "DEFAULT_DEDICATED_AT",
@@ -137,7 +137,7 @@ def validate_prefix(prefix: object) -> str:
     """A collection prefix: 2-41 letters, digits, ``_`` or ``-``, starting with a letter/digit."""
     if not isinstance(prefix, str) or not _PREFIX.match(prefix):
         raise InvalidArgumentError(
-            f"prefix {prefix!r} must be 2-41 characters of letters, digits, '_' or '-', "
+            f"prefix {safe_repr(prefix)} must be 2-41 characters of letters, digits, '_' or '-', "
             "starting with a letter or digit"
         )
     return prefix
@@ -166,12 +166,12 @@ class Layout:
     def __post_init__(self) -> None:
         validate_prefix(self.prefix)
         if isinstance(self.shards, bool) or not isinstance(self.shards, int):
-            raise InvalidArgumentError(f"shards must be an integer, got {self.shards!r}")
+            raise InvalidArgumentError(f"shards must be an integer, got {safe_repr(self.shards)}")
         if not 1 <= self.shards <= MAX_SHARDS:
             raise InvalidArgumentError(f"shards must be from 1 to {MAX_SHARDS}, got {self.shards}")
         if isinstance(self.dedicated_at, bool) or not isinstance(self.dedicated_at, int):
             raise InvalidArgumentError(
-                f"dedicated_at must be an integer, got {self.dedicated_at!r}"
+                f"dedicated_at must be an integer, got {safe_repr(self.dedicated_at)}"
             )
         if self.dedicated_at < 1:
             raise InvalidArgumentError(f"dedicated_at must be >= 1, got {self.dedicated_at}")
@@ -240,7 +240,9 @@ class Layout:
                 dedicated_at=int(data.get("dedicated_at", DEFAULT_DEDICATED_AT)),
             )
         except (ValueError, KeyError, TypeError, InvalidArgumentError) as exc:
-            raise StorageError(f"the layout record of {prefix!r} is unreadable ({exc})") from exc
+            raise StorageError(
+                f"the layout record of {safe_repr(prefix)} is unreadable ({exc})"
+            ) from exc
 
 
 def record_version(prefix: str, text: str) -> int:
@@ -252,7 +254,9 @@ def record_version(prefix: str, text: str) -> int:
     try:
         return int(json.loads(text)["version"])
     except (ValueError, KeyError, TypeError) as exc:
-        raise StorageError(f"the layout record of {prefix!r} is unreadable ({exc})") from exc
+        raise StorageError(
+            f"the layout record of {safe_repr(prefix)} is unreadable ({exc})"
+        ) from exc
 
 
 def unsupported(prefix: str, version: int | None, where: str = "") -> UnsupportedLayoutError:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from langchain_tepa.core.errors import InvalidArgumentError, StorageError, StorageLockedError
+from langchain_tepa.core.values import safe_repr
 from langchain_tepa.storage.chroma.errors import translate
 
 __all__ = [
@@ -206,7 +207,7 @@ def _check_journal(journal_mode: object) -> None:
     if journal_mode not in JOURNAL_MODES:
         raise InvalidArgumentError(
             f"journal_mode must be one of {', '.join(map(repr, JOURNAL_MODES))}, "
-            f"got {journal_mode!r}"
+            f"got {safe_repr(journal_mode)}"
         )
 
 

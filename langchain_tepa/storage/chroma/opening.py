@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 
 from langchain_tepa.core.errors import StorageError, UnsupportedLayoutError
+from langchain_tepa.core.values import safe_repr
 from langchain_tepa.storage.chroma.handles import CollectionHandles
 from langchain_tepa.storage.chroma.layout import (
     DEFAULT_DEDICATED_AT,
@@ -58,7 +59,7 @@ def open_layout(
             raise unsupported(prefix, None, handles.where)  # layouts 0-2 had no record
         if handles.read_only:
             raise StorageError(
-                f"no memory with prefix {prefix!r} at the {handles.where}; stores there: "
+                f"no memory with prefix {safe_repr(prefix)} at the {handles.where}; stores there: "
                 f"{_prefixes(handles) or 'none'}; pass the right prefix (read_only=True never "
                 "creates a store)"
             )
@@ -81,7 +82,8 @@ def _migrate(handles: CollectionHandles, raw: str, version: int) -> str:
     """Run the migrations from ``version`` on; the layout record after them."""
     if handles.read_only:
         raise UnsupportedLayoutError(
-            f"the store {handles.prefix!r} at the {handles.where} has layout {version}; open "
+            f"the store {safe_repr(handles.prefix)} at the {handles.where} has layout {version}; "
+            "open "
             f"it once without read_only=True to migrate it to layout {LAYOUT_VERSION}"
         )
     data = json.loads(raw)
