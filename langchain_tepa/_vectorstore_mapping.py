@@ -33,6 +33,7 @@ from langchain_tepa.core.values import (
     validate_value,
     value_identity,
 )
+from langchain_tepa.memory.claims import MARK_FIELD
 from langchain_tepa.metadata_filter import check_filter
 from langchain_tepa.validation import validate_text
 
@@ -70,6 +71,7 @@ class Hit:
     precedent_id: str
     lifecycle: dict[str, Any]
     score: float = 0.0
+    superseded_by: tuple[dict[str, Any], ...] = ()
 
     @classmethod
     def of_document(cls, doc: Document) -> Hit:
@@ -77,7 +79,10 @@ class Hit:
         meta = doc.metadata
         life = {f: meta[f] for f in _LIFECYCLE if f in meta}
         pid = str(meta["precedent_id"])
-        return cls(meta["key"], meta["value"], doc.page_content, pid, life, meta.get("score", 0.0))
+        by = tuple(meta.get(MARK_FIELD, ()))
+        return cls(
+            meta["key"], meta["value"], doc.page_content, pid, life, meta.get("score", 0.0), by
+        )
 
     @classmethod
     def of_precedent(cls, p: Precedent) -> Hit:
@@ -97,6 +102,11 @@ class Hit:
 def doc_key(doc_id: str) -> str:
     """The memory key of a document id."""
     return f"{DOC_KEY_PREFIX}.{doc_id}"
+
+
+def _doc_id(key: str) -> str:
+    """The document id of a memory key (the key itself when it holds no document)."""
+    return key[len(DOC_KEY_PREFIX) + 1 :] if key.startswith(f"{DOC_KEY_PREFIX}.") else key
 
 
 def _stored_document(key: str, value: Any) -> dict[str, Any] | None:
@@ -184,6 +194,11 @@ class DocumentMapping:
             doc_id = _fact_id(hit.key, hit.precedent_id)
         if self.lifecycle_key is not None:
             metadata[self.lifecycle_key] = {**hit.lifecycle, "precedent_id": hit.precedent_id}
+        if hit.superseded_by:  # issue 37: a newer document may supersede this one
+            metadata[MARK_FIELD] = [
+                {"id": _doc_id(str(e.get("item"))), "key": e.get("key"), "value": e.get("value")}
+                for e in copy.deepcopy(hit.superseded_by)
+            ]
         return Document(page_content=text, metadata=metadata, id=doc_id)
 
     def observation(self, doc: object, given: object, position: int) -> tuple[Fact, str]:

@@ -33,7 +33,7 @@ from langchain_core.embeddings import Embeddings
 
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.values import finite_number, safe_repr
-from langchain_tepa.extraction.lexical import STOP_WORDS, concepts, content_words, stem
+from langchain_tepa.lexical import STOP_WORDS, concepts, content_words, stem
 
 __all__ = ["HashingEmbeddings", "default_embeddings", "describe_embeddings"]
 

@@ -65,7 +65,13 @@ from langchain_tepa.core.errors import (
 from langchain_tepa.core.types import Fact, Lifecycle, Precedent
 from langchain_tepa.core.values import safe_repr, validate_namespace
 from langchain_tepa.memory import TEPAMemory
-from langchain_tepa.memory.claims import ClaimPlan, ItemClaims, ItemText
+from langchain_tepa.memory.claims import (
+    ClaimPlan,
+    ItemClaims,
+    ItemText,
+    claims_namespace,
+    read_marks,
+)
 from langchain_tepa.metadata_filter import matches
 from langchain_tepa.state.vectors import unit_rows
 from langchain_tepa.validation import validate_k, validate_source
@@ -456,7 +462,8 @@ class TEPAVectorStore(VectorStore):
             (query, k),
             {"namespace": self.namespace, "key_prefix": prefix},
         )
-        return [(hit, float(hit.score)) for hit in map(Hit.of_document, docs)]
+        found = [(hit, float(hit.score)) for hit in map(Hit.of_document, docs)]
+        return (yield from self._newer_first(found, query, prefix))
 
     def _by_vector_plan(
         self, embedding: object, k: int, kwargs: dict[str, Any]
@@ -474,7 +481,64 @@ class TEPAVectorStore(VectorStore):
             (vector.tolist(), k),
             {"namespace": self.namespace, "key_prefix": prefix},
         )
-        return [(hit, float(hit.score)) for hit in map(Hit.of_document, docs)]
+        found = [(hit, float(hit.score)) for hit in map(Hit.of_document, docs)]
+        return (yield from self._newer_first(found, vector.tolist(), prefix))
+
+    def _newer_first(
+        self, found: list[tuple[Hit, float]], query: str | list[float], prefix: str | None
+    ) -> Plan[list[tuple[Hit, float]]]:
+        """A newer document ranks where the document it (may) supersede would (issue 37).
+
+        A document whose free-text claims a newer document contradicts without saying so
+        explicitly is served with ``possibly_superseded_by`` in its metadata, and each newer
+        document it names ranks just above it; a document that replaced one explicitly (which
+        is hidden) ranks at least where that one would. A newer document joins the results
+        when it was not among them; nothing else moves, and every score shown is the
+        document's own.
+        """
+        if self.claims is None or not found:
+            return found
+        rows = yield ("memory", "answer_rows", (), {"namespace": claims_namespace(self.namespace)})
+        marks, hidden = read_marks(rows), read_marks(rows, hidden=True)
+        floor: dict[str, float] = {}  # newer document key -> the score it ranks at least at
+        for hit, score in found:
+            for entry in marks.get(hit.key, ()):
+                key = str(entry.get("item"))
+                floor[key] = max(floor.get(key, -math.inf), float(math.nextafter(score, math.inf)))
+        if hidden:
+            gone = yield (
+                "memory",
+                "similarity",
+                (query, list(hidden)),
+                {"namespace": self.namespace},
+            )
+            for pid, score in gone.items():
+                for entry in hidden[pid]:
+                    key = str(entry.get("item"))
+                    floor[key] = max(floor.get(key, -math.inf), float(score))
+        if not floor:
+            return found
+        out = {hit.key: (hit, score) for hit, score in found}
+        for key in floor:
+            if key in out or (prefix is not None and not (key + ".").startswith(prefix + ".")):
+                continue
+            newer = yield ("memory", "answer", (key,), {"namespace": self.namespace})
+            if newer is not None:
+                got = yield (
+                    "memory",
+                    "similarity",
+                    (query, [newer.id]),
+                    {"namespace": self.namespace},
+                )
+                score = float(got.get(newer.id, 0.0))
+                out[key] = (dataclasses.replace(Hit.of_precedent(newer), score=score), score)
+        ranked = sorted(out.values(), key=lambda hs: -max(hs[1], floor.get(hs[0].key, -math.inf)))
+        return [
+            (dataclasses.replace(hit, superseded_by=tuple(marks[hit.key])), score)
+            if hit.key in marks
+            else (hit, score)
+            for hit, score in ranked[: len(found)]
+        ]
 
     def _filtered_plan(
         self, vector: list[float], k: int, prefix: str | None, flt: Mapping[str, Any]

@@ -314,7 +314,13 @@ def run_freetext(
     skipped = {n: why for n in systems if (why := system_available(n)) is not None}
     runnable = [n for n in systems if n not in skipped]
     ideal = ideal_claims(list(scenarios))
-    labels = pair_labels(scenarios)  # read only by the declared gold-label judge models
+    labels = pair_labels(list(scenarios))  # read only by the declared gold-label judge models
+    corrections = {  # what a gold-label judge calls "replaces"; only tepa-ideal reads it
+        later
+        for (_, later), label in labels.items()
+        if label.relation == "replaces"
+        and not (label.temporary or label.hypothetical or label.about_someone_else or label.history)
+    }
     unique_texts = sorted(ideal)
     bar = None
     if progress:
@@ -329,7 +335,12 @@ def run_freetext(
                 bar.set_postfix_str(name)
             t0 = time.perf_counter()
             system = build_system(
-                name, ideal=ideal, storage=storage, labels=labels, embeddings=embeddings
+                name,
+                ideal=ideal,
+                storage=storage,
+                labels=labels,
+                embeddings=embeddings,
+                corrections=corrections,
             )
             try:
                 answers, timing = _run_one(system, scenarios, k, bar)

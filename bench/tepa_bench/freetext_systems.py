@@ -41,7 +41,7 @@ import json
 import os
 import tempfile
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -109,10 +109,14 @@ class IdealExtractor:
     """A scripted extractor that returns each text's ideal claims (unknown text: none).
 
     It stands in for an LLM extractor that gets every claim right. It knows texts and their
-    claims, nothing about which memory is stale.
+    claims, and which texts replace an earlier statement (a model's verdict "replaces", written
+    as ``metadata["correction"]``: the offline default takes a memory back only on an explicit
+    correction, issue 37), nothing about which memory is stale.
 
     Args:
         claims: Text -> ideal claims (:func:`~tepa_bench.freetext_data.ideal_claims`).
+        corrections: Texts whose single-valued claims replace an earlier value (the gold
+            labels' ``replaces``: :func:`~tepa_bench.freetext_data.pair_labels`).
 
     Example:
         >>> IdealExtractor({"I live in Oslo.": (Claim("user.home_city", "Oslo"),)}).extract(
@@ -120,14 +124,21 @@ class IdealExtractor:
         'Oslo'
     """
 
-    def __init__(self, claims: Mapping[str, Sequence[Claim]]) -> None:
+    def __init__(
+        self, claims: Mapping[str, Sequence[Claim]], corrections: Collection[str] = ()
+    ) -> None:
         self.claims = dict(claims)
+        self.corrections = frozenset(corrections)
 
     def extract(self, text: str) -> list[Fact]:
-        """The ideal claims of ``text`` as facts (multi-valued ones flagged in metadata)."""
+        """The ideal claims of ``text`` as facts (multi-valued or correction flagged)."""
         out = []
         for claim in self.claims.get(text, ()):
-            metadata = {"multi_valued": True} if claim.multi_valued else None
+            metadata: dict[str, Any] | None = None
+            if claim.multi_valued:
+                metadata = {"multi_valued": True}
+            elif text in self.corrections:
+                metadata = {"correction": True}
             out.append(Fact(claim.key, claim.value, text=text, metadata=metadata))
         return out
 
@@ -415,6 +426,7 @@ def build_system(
     storage: str = "memory",
     labels: Mapping[tuple[str, str], Label] | None = None,
     embeddings: str = "hashing",
+    corrections: Collection[str] = (),
 ) -> FreeTextSystem:
     """Build one ``system/path`` of :data:`SYSTEMS` on fresh storage.
 
@@ -427,6 +439,7 @@ def build_system(
             models of ``judge-*`` and ``delete-*`` (the declared oracle).
         embeddings: ``hashing`` (the library's offline default) or ``minilm``
             (:func:`~tepa_bench.minilm.make_embeddings`).
+        corrections: Texts that replace an earlier statement, used only by ``tepa-ideal``.
 
     Raises:
         ValueError: For an unknown name or embeddings.
@@ -447,7 +460,7 @@ def build_system(
         if system.startswith("delete-"):
             return direct_delete_system(name, judge, emb)
     if system in ("tepa", "tepa-ideal") or judge is not None:
-        given = IdealExtractor(ideal) if system == "tepa-ideal" else None
+        given = IdealExtractor(ideal, corrections) if system == "tepa-ideal" else None
         memory = _tepa_memory(given, storage, tmp, emb, judge)
         if path == "vectorstore":
             return _tepa_vectorstore(name, memory, given, close)

@@ -17,187 +17,48 @@ import re
 __all__ = ["DIETS", "OCCUPATIONS", "normalize_key_part"]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def _word_set(text: str) -> frozenset[str]:
+    """The words of ``text`` (separated by white space) as a set."""
+    return frozenset(text.split())
+
+
 _ARTICLES = frozenset({"a", "an", "the"})
 _AUX = frozenset({"is", "was", "are", "were", "be", "been", "being", "has", "have", "had", "am"})
-_PREPS = frozenset(
-    {
-        "about",
-        "as",
-        "at",
-        "by",
-        "for",
-        "from",
-        "in",
-        "into",
-        "of",
-        "on",
-        "to",
-        "under",
-        "with",
-        "within",
-    }
-)
+_PREPS = _word_set("about as at by for from in into of on to under with within")
 _NEGATIONS = frozenset({"not", "never", "no", "n't", "nobody", "nothing"})
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "we", "our"})
 _RELATIVE = frozenset({"that", "which", "where", "who", "whom", "whose", "when"})
-_PREFER_VERBS = (
-    "prefer",
-    "like",
-    "love",
-    "use",
-    "want",
-    "choose",
-    "pick",
-    "switched to",
-    "moved to",
-    "changed to",
-)
+_OBJECT_PRONOUNS = frozenset({"me", "us", "you", "him", "her", "them", "it", "that", "this"})
 _COPULA = r"(?:is|was|are|were|has been|had been|is now|was now|am)"
 # Words that may stand inside a proper name in lower case ("Bank of America", "Ludwig van
 # Beethoven") when a capitalised word follows them.
-_NAME_LINKS = frozenset(
-    {"of", "de", "da", "del", "der", "di", "du", "la", "le", "the", "van", "von", "and", "&"}
-)
-
+_NAME_LINKS = _word_set("of de da del der di du la le the van von and &")
 _BOUNDARY = re.compile(r"[.!?]+\s+(?=[\"'A-Z0-9])|\n+")
-_ABBREVIATIONS = frozenset(
-    {"dr", "mr", "mrs", "ms", "st", "jr", "sr", "inc", "co", "ltd", "mt", "vs", "no", "prof"}
-)
+_ABBREVIATIONS = _word_set("dr mr mrs ms st jr sr inc co ltd mt vs no prof")
 _MAX_SENTENCE = 600
 _SHOWN_CHARS = 200  # an unextracted sentence longer than this is shown cut, with "..."
 
-DIETS = frozenset(
-    {
-        "vegetarian",
-        "vegan",
-        "pescatarian",
-        "pescetarian",
-        "flexitarian",
-        "fruitarian",
-        "omnivore",
-        "omnivorous",
-        "carnivore",
-        "lacto-vegetarian",
-        "ovo-vegetarian",
-        "lacto-ovo vegetarian",
-        "plant-based",
-        "keto",
-        "paleo",
-        "gluten-free",
-        "dairy-free",
-        "kosher",
-        "halal",
-        "low-carb",
-        "low-fat",
-        "low-fodmap",
-        "mediterranean",
-        "atkins",
-        "whole30",
-    }
+DIETS = _word_set(
+    "vegetarian vegan pescatarian pescetarian flexitarian fruitarian omnivore omnivorous "
+    "carnivore lacto-vegetarian ovo-vegetarian plant-based keto paleo gluten-free dairy-free "
+    "kosher halal low-carb low-fat low-fodmap mediterranean atkins whole30"
 )
 """Words that ``I'm [a/an] <word>`` reads as the speaker's diet (``user.diet``)."""
 
-OCCUPATIONS = frozenset(
-    {
-        "accountant",
-        "administrator",
-        "analyst",
-        "coordinator",
-        "director",
-        "entrepreneur",
-        "executive",
-        "founder",
-        "recruiter",
-        "marketer",
-        "architect",
-        "assistant",
-        "author",
-        "baker",
-        "banker",
-        "barista",
-        "cashier",
-        "chef",
-        "clerk",
-        "consultant",
-        "cook",
-        "designer",
-        "developer",
-        "doctor",
-        "driver",
-        "editor",
-        "electrician",
-        "farmer",
-        "firefighter",
-        "freelancer",
-        "intern",
-        "journalist",
-        "lawyer",
-        "lecturer",
-        "manager",
-        "mechanic",
-        "nurse",
-        "officer",
-        "paramedic",
-        "pharmacist",
-        "photographer",
-        "pilot",
-        "plumber",
-        "professor",
-        "programmer",
-        "researcher",
-        "retiree",
-        "student",
-        "surgeon",
-        "teacher",
-        "translator",
-        "tutor",
-        "vet",
-        "waiter",
-        "writer",
-    }
+OCCUPATIONS = _word_set(
+    "accountant administrator analyst architect artist assistant attorney author baker banker "
+    "barista bartender carpenter cashier chef chemist cleaner clerk coach consultant cook "
+    "coordinator dentist designer developer director doctor driver economist editor "
+    "electrician engineer entrepreneur executive farmer firefighter founder freelancer "
+    "hairdresser intern journalist judge lawyer lecturer librarian manager marketer mechanic "
+    "musician nurse officer paramedic pharmacist photographer physician physicist "
+    "physiotherapist pilot plumber policeman professor programmer psychologist recruiter "
+    "researcher retiree salesperson scientist secretary student surgeon teacher technician "
+    "therapist translator tutor vet veterinarian waiter waitress writer"
 )
-"""Words that ``I'm a/an <word>`` reads as the speaker's occupation (``user.occupation``), with
-the words ending in ``-ist``, ``-ician``, ``-eer``, ``-ologist`` or ``-grapher``."""
-_OCCUPATION_SUFFIXES = ("ist", "ician", "eer", "ologist", "grapher")
-_DIET_WORDS = "|".join(
-    re.escape(d).replace(r"\-", "[- ]?").replace(r"\ ", r"\s+")
-    for d in sorted(DIETS, key=len, reverse=True)
-)
-_SELF_ADVERBS = r"(?:(?:still|currently|actually|also|really|strictly|fully|mostly)\s+)?"
-_NAME = re.compile(
-    r"^(?:(?:you\s+can|please|just|everyone|everybody|people|friends|they)\s+)?"
-    r"(?:call|calls)\s+(?:me|the\s+user)\s+(.+)$|^(?:I|We)\s+(?:am|are)\s+called\s+(.+)$"
-    r"|^(?:I|We)\s+go\s+by\s+(.+)$|^[Nn]ame['’]s\s+(.+)$",
-    re.IGNORECASE,
-)
-_SELF = re.compile(rf"^(?:I|We)\s+(?:am|are)\s+{_SELF_ADVERBS}(.+)$")
-_WORK_AS = re.compile(r"^(?:I|We)\s+work\s+as\s+(?:an?\s+)?(.+)$")
-_DIET = re.compile(rf"^(?:an?\s+)?({_DIET_WORDS})$", re.IGNORECASE)
-_AGE = re.compile(r"^(\d{1,3})\s*(?:years?[\s-]+old|yo|y/o)$")
-_ORIGIN = re.compile(r"^(?:originally\s+)?from\s+(\S.*)$")
-_ADJ_PREP = re.compile(
-    r"^([a-z]+(?:\s+[a-z]+)?)\s+(to|in|of|with|at|for|about|on|from|by)\s+(\S.*)$"
-)
-_ROLE = re.compile(r"^an?\s+((?:[a-z-]+\s+){0,2}([a-z-]+))$")
-# Words that make a statement a correction of an earlier value.
-_CORRECTION = re.compile(
-    r"\b(?:now|instead|no\s+longer|anymore|any\s+more)\b"
-    r"|^(?:Now|Instead)\b(?=,|\s+(?:I|we|my|our)\b)"
-)
-_OPENERS = re.compile(
-    r"^(?:(?:actually|well|also|so|oh|ok|okay|by\s+the\s+way|btw|anyway|then|now|instead)"
-    r"\s*,\s+|(?:now|instead)\s+(?=(?:I|we|my|our)\b))+",
-    re.IGNORECASE,
-)
-_INSTEAD_OF = re.compile(r",?\s+instead\s+of\s+[^,;]*?(?=[,;]|[.!]*\s*$)")
-_TRAILING_ADVERB = re.compile(r"(?:,\s*|\s+)(?:now|instead|anymore|any\s+more)(?=[.!]*\s*$)")
-_INNER_NOW = re.compile(r"\b(I|we|am|are|is|was|were)\s+now\s+")
-_I_AM = re.compile(r"^I['’]m\b")
-_WE_ARE = re.compile(r"^([Ww]e)['’]re\b")
-_NEGATIVE_TAIL = re.compile(
-    r",\s*(?:but\s+|and\s+)?(?:not|no\s+longer|never)\b[^,;]*?(?=[.!]*\s*$)"
-)
-_OBJECT_PRONOUNS = frozenset({"me", "us", "you", "him", "her", "them", "it", "that", "this"})
+"""Head nouns that ``I'm a/an <...>`` reads as the speaker's occupation (``user.occupation``)."""
 
 
 def normalize_key_part(text: str) -> str:
@@ -247,14 +108,6 @@ def _verbal(value: str) -> bool:
     return bool(re.match(r"^[a-z]+(?:ed|en)\s+(?:in|at|on|by|to|from|with|for|as)\b", value))
 
 
-def _clean_subject(subject: str) -> str:
-    subject = subject.strip().strip(",;:").strip()
-    parts = subject.split(" ", 1)
-    if len(parts) == 2 and parts[0].lower() in _ARTICLES and parts[0].islower():
-        subject = parts[1]
-    return subject.strip()
-
-
 def _split_category(value: str) -> tuple[list[str], str]:
     """Move a leading lower-case category phrase (``the city of``) from a value to the relation.
 
@@ -264,20 +117,14 @@ def _split_category(value: str) -> tuple[list[str], str]:
     m = re.match(r"^([a-z]+ed|based|situated)\s+(in|at|on|by|to|from|near)\s+(\S.*)$", value)
     if m:
         lead, value = [m.group(1), m.group(2)], m.group(3)
-    cat, value = _split_category_phrase(value)
-    return [*lead, *cat], value
-
-
-def _split_category_phrase(value: str) -> tuple[list[str], str]:
     m = re.match(r"^(?:the\s+|a\s+|an\s+)?([a-z]+(?:\s+[a-z]+)?)\s+of\s+(\S.*)$", value)
     if m and m.group(1).split()[0] not in _PREPS:
-        return [*m.group(1).split(), "of"], m.group(2)
-    return [], value
+        return [*lead, *m.group(1).split(), "of"], m.group(2)
+    return lead, value
 
 
 def _relation(words: list[str]) -> str:
-    kept = [w for w in words if w not in _ARTICLES and w not in _AUX]
-    return "_".join(kept)
+    return "_".join(w for w in words if w not in _ARTICLES and w not in _AUX)
 
 
 def _subject_key(subject: str) -> str:

@@ -1,45 +1,35 @@
 """`OfflineFactExtractor`: keyed facts from plain English sentences, with no model.
 
-The extractor knows a handful of generic English sentence shapes and nothing about any data set:
+The extractor reads what a user says about themselves precision-first
+(:mod:`~langchain_tepa.extraction.user`), and a handful of generic English shapes about anything:
 
 =====================================  ===================================================
 shape                                  example -> ``key = value``
 =====================================  ===================================================
-``my R is V``                          "My favourite colour is green." -> ``user.favourite_colour``
-``I prefer/like/use V for R``          "I switched to oat milk for coffee." -> ``user.coffee``
+``my R is V``, ``R: V``                "My favourite colour is green." -> ``user.favourite_colour``
+a user's attribute verbs               "I moved to Oslo." -> ``user.home_city`` (a change)
+``I use V for R``                      "I use Vim for coding." -> ``user.coding``
 ``the R of S is V``                    "The capital of France is Paris." -> ``france.capital``
 ``the R that/where S <verb> is V``     "The city where Ada lived is London." -> ``ada.city_lived``
 ``S's R is V``                         "Ada's employer is Acme." -> ``ada.employer``
 ``S is the R of O`` (inverse)          "Paris is the capital of France." -> ``france.capital``
-``S is a R of V``                      "Ada is a citizen of France." -> ``ada.citizen_of``
 ``S [is/was] <verb> <prep> V``         "Ada was born in the city of London." ->
                                        ``ada.born_in_city_of = London``
-``call me V``, ``I'm called V``        "Call me Bob." -> ``user.name``
-``I'm [a/an] <diet>``                  "I'm vegetarian." -> ``user.diet``
-``I'm a/an <occupation>``              "I'm a nurse." -> ``user.occupation``;
-                                       "I work as a nurse." too
-``I'm <adjective> <prep> V``           "I'm allergic to peanuts." -> ``user.allergic_to``
-``I'm from V``, ``I'm N years old``    ``user.origin``, ``user.age``
 =====================================  ===================================================
 
 Keys are ``"{subject}.{relation}"``. Both parts are canonical: case-folded, punctuation dropped,
-words joined by ``_``; a leading article is dropped from the subject, articles and auxiliaries
-(``is``, ``was``, ...) from the relation. The first person (``I``, ``my``) is the subject
-``user``. The value is the object phrase as written (trailing full stop removed); a leading
-category phrase of lower-case words (``the city of London``) is moved from the value into the
-relation (``born_in_city_of`` = ``London``). Questions, negated sentences and sentences that fit
-no shape give no fact; :meth:`OfflineFactExtractor.extract_report` lists them with the reason.
-The result is deterministic.
+words joined by ``_``; the first person (``I``, ``my``, "User") is the subject ``user``. A
+leading category phrase of lower-case words (``the city of London``) is moved from the value into
+the relation (``born_in_city_of`` = ``London``). Questions, negations, plans, hypotheticals,
+history ("I used to ...") and temporary states ("... until Friday") give no fact;
+:meth:`OfflineFactExtractor.extract_report` lists them with the reason. The result is
+deterministic.
 
-Self-descriptions use a small fixed vocabulary: the diets are those of ``DIETS`` (vegetarian,
-vegan, pescatarian, ...); an occupation is a word of ``OCCUPATIONS`` or a word ending like one
-(``-ist``, ``-ician``, ``-eer``, ``-ologist``, ``-grapher``), so "I'm a night owl." gives no fact
-rather than a wrong one.
-
-**Corrections.** A statement that says the value changed ("now", "instead", "no longer",
-"anymore": "My favourite colour is now blue.", "I use oat milk for coffee instead.") gives its
-fact with ``metadata["correction"] = True``; those words are not part of the key or value.
-Discourse openers ("Actually, ...", "By the way, ...") are skipped.
+**Corrections.** ``metadata["correction"] = True`` marks a statement that says, explicitly, that
+the value changed: "now", "no longer", "anymore", "instead", a change verb of the attribute
+("moved to", "got promoted to", "switched my browser to") or a replaced value ("from X to Y",
+"X -> Y", "(previously X)", kept in ``metadata["previous_value"]``). A user's claim read only by
+the generic verb shape ("I watch Netflix") is never a correction: its verb may mean anything.
 
 Example:
     >>> extractor = OfflineFactExtractor()
@@ -58,52 +48,24 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import re
 from collections.abc import Iterator
 
 from langchain_tepa.core.types import Fact
 from langchain_tepa.extraction.base import ExtractionReport, Unextracted, UnextractedReason
-from langchain_tepa.extraction.claims import Claim, parse_user_sentence
-from langchain_tepa.extraction.families import (
-    FAMILIES,
-    canonical_relation,
-    family_of_label,
-    generic_relation,
-    verb_family,
-)
-from langchain_tepa.extraction.framing import split_list, unframe
-from langchain_tepa.extraction.generic import EVENT_VERBS, family_fits, infer_family, user_predicate
+from langchain_tepa.extraction.families import canonical_relation
 from langchain_tepa.extraction.lexicon import (
     _ABBREVIATIONS,
-    _ADJ_PREP,
-    _AGE,
     _ARTICLES,
     _AUX,
     _BOUNDARY,
     _COPULA,
-    _CORRECTION,
-    _DIET,
-    _I_AM,
-    _INNER_NOW,
-    _INSTEAD_OF,
     _MAX_SENTENCE,
-    _NAME,
     _NAME_LINKS,
-    _NEGATIVE_TAIL,
     _OBJECT_PRONOUNS,
-    _OCCUPATION_SUFFIXES,
-    _OPENERS,
-    _ORIGIN,
-    _PREFER_VERBS,
     _PREPS,
     _RELATIVE,
-    _ROLE,
-    _SELF,
     _SHOWN_CHARS,
-    _TRAILING_ADVERB,
-    _WE_ARE,
-    _WORK_AS,
     DIETS,
     OCCUPATIONS,
     _is_capitalised,
@@ -114,17 +76,38 @@ from langchain_tepa.extraction.lexicon import (
     _strip_value,
     _subject_key,
     _verbal,
+    _word_set,
     _words,
     normalize_key_part,
 )
-from langchain_tepa.extraction.markup import strip_markup
-from langchain_tepa.extraction.values import (
-    attribute_text,
-    is_hypothetical,
-    trim_tail,
-)
+from langchain_tepa.extraction.user import Claim, is_hypothetical, read_user
 
 __all__ = ["DIETS", "OCCUPATIONS", "OfflineFactExtractor", "normalize_key_part"]
+
+_STAMP = re.compile(
+    r"^(?:\[[^\]]{1,40}\]|\((?=[^)]*\d)[^)]{1,30}\)|\d{4}-\d{2}-\d{2}(?:[ T][\d:]{4,8}Z?)?)"
+    r"\s*[:\-–—|]?\s*"
+)
+_BULLET = re.compile(r"^(?:[-*•·>]+|\d{1,3}[.)])\s+")
+_OPENERS = re.compile(
+    r"^(?:(?:actually|well|also|so|oh|ok|okay|by\s+the\s+way|btw|anyway|fyi|note|noted|memory|"
+    r"reminder|for\s+the\s+record|for\s+reference|as\s+a\s+reminder|heads\s+up|just\s+so\s+you\s+"
+    r"know|(?:the\s+)?user\s+(?:said|mentioned|noted|told\s+me)|(?:please\s+)?remember|(?:(?:the\s+)?"
+    r"user(?:['’]s)?\s+)?(?:info|information|profile|details|facts?|summary|context))"
+    r"(?:\s*[,:\-–—]\s*|\s+that\s+)|noted\s+that\s+|(?:please\s+)?remember\s+(?=(?:I|we|my|our)\b))+",
+    re.IGNORECASE,
+)
+_CORRECTION = re.compile(r"\b(?:now|instead|no\s+longer|anymore|any\s+more)\b")
+_INSTEAD_OF = re.compile(r",?\s+instead\s+of\s+([^,;]+?)(?=[,;]|[.!]*$)")
+_TRAILING_ADVERB = re.compile(r"(?:,\s*|\s+)(?:now|instead|anymore|any\s+more)(?=[.!]*\s*$)")
+_INNER_NOW = re.compile(r"\b(is|was|are|were)\s+now\s+")
+_EVENT_VERBS = _word_set(
+    "asked asks told tells said says thanked thanks talked discussed mentioned wondered "
+    "wonders requested requests greeted"
+)
+_FUNCTION_TAIL = re.compile(
+    r"(?:\s+(?:for|on|in|at|to|with|as|of|by|from|the|a|an|and|or|but|my|our))+\s*$", re.I
+)
 
 
 class OfflineFactExtractor:
@@ -139,8 +122,8 @@ class OfflineFactExtractor:
 
     Example:
         >>> ex = OfflineFactExtractor()
-        >>> [(f.key, f.value) for f in ex.extract("I switched to oat milk for coffee.")]
-        [('user.coffee', 'oat milk')]
+        >>> [(f.key, f.value) for f in ex.extract("I use Vim for coding.")]
+        [('user.coding', 'Vim')]
         >>> [(f.key, f.value) for f in ex.extract("Ada's employer is Acme Corp.")]
         [('ada.employer', 'Acme Corp')]
         >>> report = ex.extract_report("I'm vegetarian. I'm a night owl. Is it late?")
@@ -164,9 +147,9 @@ class OfflineFactExtractor:
 
         Every sentence of ``text`` is either the source of a fact (a repeated fact is kept
         once) or listed in ``unextracted`` with one of the reasons ``"question"``,
-        ``"negated"``, ``"no_known_shape"`` or ``"too_long"`` (a sentence longer than 600
-        characters; its text is then cut to 200 characters and ``...``). A text that is not a
-        string, or is blank, gives an empty report.
+        ``"negated"``, ``"hypothetical"``, ``"no_known_shape"`` or ``"too_long"`` (a sentence
+        longer than 600 characters; its text is then cut to 200 characters and ``...``). A text
+        that is not a string, or is blank, gives an empty report.
         """
         if not isinstance(text, str) or not text.strip():
             return ExtractionReport()
@@ -200,8 +183,10 @@ class OfflineFactExtractor:
 
     # ------------------------------------------------------------------ parsing
     @staticmethod
-    def _split(text: str) -> Iterator[str]:
+    def _sentences(text: str) -> Iterator[str]:
+        is_list = "\n" in text.strip()
         start = 0
+        pieces = []
         for m in _BOUNDARY.finditer(text):
             if not m.group(0).startswith("\n"):
                 before = text[start : m.start()].split()
@@ -209,103 +194,45 @@ class OfflineFactExtractor:
                 # initials ("Samuel P. Huntington") and abbreviations ("Dr. Dre") end no sentence
                 if len(last) <= 1 or last in _ABBREVIATIONS or "." in last:
                     continue
-            yield text[start : m.end()]
+            pieces.append(text[start : m.end()])
             start = m.end()
-        yield text[start:]
-
-    @classmethod
-    def _sentences(cls, text: str) -> Iterator[str]:
-        is_list = "\n" in text.strip()
-        for piece in cls._split(text):
+        pieces.append(text[start:])
+        for piece in pieces:
             s = piece.strip()
             if is_list:
                 s = re.sub(r"^\d+[.)]\s+", "", s)  # list numbering "12. "
-            yield from split_list(s) if s else ()
-
-    @staticmethod
-    def _prepare(sentence: str) -> tuple[str, bool, str]:
-        """The sentence as the shapes read it, its correction flag and the value it replaced.
-
-        The replaced value is "" when none is named. Note markup (timestamps, bullets, headers,
-        arrows: :func:`strip_markup`), discourse openers ("Actually, ...") and the correction
-        words ("now", "instead", "instead of X") are removed, so is a trailing contrast (", not
-        X", ", no longer X"), and ``I'm`` becomes ``I am``.
-        """
-        marked = strip_markup(sentence)
-        sentence = marked.text
-        correction = marked.change or bool(_CORRECTION.search(sentence))
-        stop = sentence.rstrip()[len(sentence.rstrip().rstrip(".!")) :]
-        sentence, framed = unframe(sentence)
-        sentence += stop  # the shapes read the sentence's own full stop
-        correction = correction or framed
-        body = _OPENERS.sub("", sentence.rstrip())
-        body = _I_AM.sub("I am", _WE_ARE.sub(r"\1 are", body))
-        body = _NEGATIVE_TAIL.sub("", body)  # "I'm vegan now, no longer vegetarian."
-        if correction:
-            body = _INSTEAD_OF.sub("", body)
-            body = _TRAILING_ADVERB.sub("", body)
-            body = _INNER_NOW.sub(r"\1 ", body)
-        return body, correction, marked.previous
+            if s:
+                yield s
 
     def _parse(self, sentence: str) -> list[Fact] | UnextractedReason:
         if sentence.endswith("?"):
             return "question"
-        body, correction, previous = self._prepare(sentence)
-        claims = parse_user_sentence(body, correction)
+        body = sentence.strip()
+        for _ in range(3):
+            before = body
+            body = _OPENERS.sub("", _BULLET.sub("", _STAMP.sub("", body))).strip()
+            if body == before:
+                break
+        if body != sentence.strip():
+            body = body[:1].upper() + body[1:]
+        claims = read_user(body)
         if isinstance(claims, list):
-            if previous and len(claims) == 1 and not claims[0].previous:
-                claims = [dataclasses.replace(claims[0], previous=previous, correction=True)]
             return [self._claim_fact(sentence, c) for c in claims]
-        if claims == "hypothetical":
-            return "hypothetical"
+        if isinstance(claims, str):
+            return claims  # type: ignore[return-value]
         if _negated(body):
             return "negated"
         if is_hypothetical(body):
             return "hypothetical"
-        inferred = user_predicate(body)
-        if inferred is not None and inferred[2]:  # a verb no family lists, words that name one
-            relation, value, _, _ = inferred  # ("keeps the money at Nordea": the bank)
-            claim = Claim("user", relation, value, False, correction or bool(previous), previous)
-            return [self._claim_fact(sentence, claim)]
-        generic = self._generic(sentence, body, correction, previous)
-        if isinstance(generic, Fact) or inferred is None:
-            return [generic] if isinstance(generic, Fact) else generic
-        # no shape read it: the predicate's own words name the attribute, for key resolution
-        # to place ("the user signed up at BeFit"); "also", "too" add a value of several
-        relation, value, _, adds = inferred
-        relation = generic_relation(relation, value)  # a family's key is no generic claim's
-        changed = (correction or bool(previous)) and not adds
-        fact = self._claim_fact(sentence, Claim("user", relation, value, adds, changed, previous))
-        meta = dict(fact.metadata or {})
-        meta.pop("family", None)
-        return [dataclasses.replace(fact, metadata=meta)]
-
-    def _claim_fact(self, sentence: str, claim: Claim) -> Fact:
-        subject = self.user_subject + claim.subject[len("user") :]
-        value = trim_tail(claim.value)
-        return Fact(
-            key=f"{subject}.{claim.relation}",
-            value=value,
-            text=sentence,
-            source=self.source,
-            metadata={
-                "subject": claim.subject,
-                "relation": claim.relation.replace("_", " "),
-                "family": claim.relation,
-                **({"multi_valued": True} if claim.multi_valued else {}),
-                **({"correction": True} if claim.correction else {}),
-                **({"previous_value": claim.previous} if claim.previous else {}),
-                "attribute_text": attribute_text(sentence, value),
-            },
-        )
-
-    def _generic(
-        self, sentence: str, body: str, correction: bool, previous: str = ""
-    ) -> Fact | UnextractedReason:
+        correction = bool(_CORRECTION.search(body))
+        body = re.sub(r"^I['’]m\b", "I am", body.rstrip())
+        instead = _INSTEAD_OF.search(body)
+        previous = _strip_value(instead.group(1)) if instead is not None else ""
+        if instead is not None:
+            body = body[: instead.start()] + body[instead.end() :]
+        if correction:
+            body = _INNER_NOW.sub(r"\1 ", _TRAILING_ADVERB.sub("", body))
         for parser in (
-            self._name,
-            self._self_description,
-            self._first_person,
             self._relative_clause,
             self._the_r_of_s,
             self._possessive,
@@ -314,13 +241,22 @@ class OfflineFactExtractor:
         ):
             parsed = parser(body)
             if parsed is not None:
-                subject, relation_words, value = parsed
-                verbal = parser == self._verb_phrase  # its relation starts with a verb
-                fact = self._fact(
-                    sentence, subject, relation_words, value, correction, previous, verbal
-                )
-                return fact if fact is not None else "no_known_shape"
+                verbal = parser == self._verb_phrase
+                fact = self._fact(sentence, *parsed, correction, verbal, previous)
+                return [fact] if fact is not None else "no_known_shape"
         return "no_known_shape"
+
+    def _claim_fact(self, sentence: str, claim: Claim) -> Fact:
+        subject = self.user_subject + claim.subject[len("user") :]
+        meta = {
+            "subject": claim.subject,
+            "relation": claim.relation.replace("_", " "),
+            "family": claim.relation,
+            **({"multi_valued": True} if claim.multi_valued else {}),
+            **({"correction": True} if claim.correction else {}),
+            **({"previous_value": claim.previous} if claim.previous else {}),
+        }
+        return Fact(f"{subject}.{claim.relation}", claim.value, None, sentence, self.source, meta)
 
     def _fact(
         self,
@@ -329,121 +265,50 @@ class OfflineFactExtractor:
         relation_words: list[str],
         value: str,
         correction: bool = False,
-        previous: str = "",
         verbal: bool = False,
+        previous: str = "",
     ) -> Fact | None:
         lead = re.match(r"^(to|on|in|at|with|for|into|onto)\s+(?:the\s+|a\s+|an\s+)?(\S.*)$", value)
         if lead is not None and relation_words:  # "moved on | to an affogato": the verb's
             relation_words, value = [*relation_words, lead.group(1)], lead.group(2)
-        raw_value = value
-        value = trim_tail(_strip_value(value))
+        value = _strip_value(value)
+        value = _FUNCTION_TAIL.sub("", value).strip() or value
         category, value = _split_category(value)
         relation = _relation([*relation_words, *category])
         subj = _subject_key(subject)
-        if subj == "user":
+        user = subj == "user"
+        if user:
             subj = self.user_subject
         if not subj or not relation or not value or len(value) > 300:
             return None
-        if subj == self.user_subject and relation_words and relation_words[0] in EVENT_VERBS:
+        if user and relation_words and relation_words[0] in _EVENT_VERBS:
             return None  # "User asked about the weather": a moment of the talk, no attribute
-        # a verb is no noun: "I watch Netflix" names no wristwatch (families.verb_family)
-        family = canonical_relation(relation) if subj == self.user_subject else None
-        named = family is not None  # its words name a family: no other is inferred
-        if verbal and family is not None:
-            family = verb_family(relation)
-        # "coffee order of" names its family outright; a verb phrase never does
-        outright = not verbal and family_of_label(" ".join(relation_words)) is not None
-        if family in FAMILIES and not family_fits(FAMILIES[family or ""], value, outright):
-            family = None  # "I go by bus" names no one; "I drink tea" is no coffee order
-        if not named and subj == self.user_subject:
-            # no shape named the attribute: the words around the value may ("keeps the money
-            # at Nordea": the bank), see langchain_tepa.extraction.generic
-            inferred = infer_family(relation_words, _strip_value(raw_value), verb=verbal)
-            if inferred is not None:
-                family, value = inferred
-        if family is not None:
-            relation = family
-        elif verbal and subj == self.user_subject:
-            relation = generic_relation(relation, value)  # "I watch" is no watch
+        if user and canonical_relation(relation) is not None:
+            relation = "does_" + relation  # a verb is no noun: "I watch Netflix" names no watch
         key = f"{subj}.{relation}"
         if len(key) > 200:
             return None
-        multi = family is not None and family in FAMILIES and FAMILIES[family].multi_valued
         return Fact(
             key=key,
             value=value,
             text=sentence,
             source=self.source,
             metadata={
-                "subject": subject if subj != self.user_subject else "user",
+                "subject": subject if not user else "user",
                 "relation": " ".join(relation.split("_")),
-                **({"family": family} if family is not None else {}),
-                **({"multi_valued": True} if multi else {}),
-                **({"correction": True} if correction or previous else {}),
+                # a user's claim read by a generic shape is a correction only when it names
+                # the value it replaces: its verb may mean anything ("I now drive Tom to school"
+                # changes no car; "I drink tea instead of coffee" changes the coffee)
+                **(
+                    {"correction": True}
+                    if correction and (previous or not user or not verbal)
+                    else {}
+                ),
                 **({"previous_value": previous} if previous else {}),
-                "attribute_text": attribute_text(sentence, value),
             },
         )
 
     # Each shape returns (subject as written, relation words, value as written) or None.
-    @staticmethod
-    def _name(s: str) -> tuple[str, list[str], str] | None:
-        """``call me V``, ``I'm called V``, ``I go by V``, ``name's V``: the speaker's name."""
-        m = _NAME.match(s)
-        if not m:
-            return None
-        value = next(g for g in m.groups() if g is not None)
-        value = re.sub(r"(?:,\s*|\s+)please\W*$", "", value.strip())
-        # a name is capitalised: "Call me later." and "I go by bus." name nobody
-        if not value[:1].isupper() or len(value.split()) > 4:
-            return None
-        return "user", ["name"], value
-
-    @staticmethod
-    def _self_description(s: str) -> tuple[str, list[str], str] | None:
-        """``I'm vegetarian``, ``I'm a nurse``, ``I'm allergic to V``, ``I'm from V``, ..."""
-        m = _WORK_AS.match(s)
-        if m:
-            return "user", ["occupation"], m.group(1)
-        m = _SELF.match(s)
-        if not m:
-            return None
-        rest = _strip_value(m.group(1))
-        if (d := _DIET.match(rest)) is not None:
-            return "user", ["diet"], d.group(1)
-        if (a := _AGE.match(rest)) is not None:
-            return "user", ["age"], a.group(1)
-        if (o := _ORIGIN.match(rest)) is not None:
-            return "user", ["origin"], o.group(1)
-        if (r := _ROLE.match(rest)) is not None:
-            head = r.group(2)
-            if head in OCCUPATIONS or head.endswith(_OCCUPATION_SUFFIXES):
-                return "user", ["occupation"], r.group(1)
-            return None
-        p = _ADJ_PREP.match(rest)
-        if p is not None and p.group(1).split()[0] not in _ARTICLES:
-            if p.group(1).split()[-1].endswith("ing"):  # "going to", "moving to": plans
-                return None
-            return "user", [*p.group(1).split(), p.group(2)], p.group(3)
-        return None
-
-    @staticmethod
-    def _first_person(s: str) -> tuple[str, list[str], str] | None:
-        m = re.match(rf"^(?:[Mm]y|[Oo]ur)\s+(.+?)\s+{_COPULA}\s+(?:now\s+)?(.+)$", s)
-        if m and m.group(1).islower():
-            return "user", _words(m.group(1)), m.group(2)
-        verbs = "|".join(v.replace(" ", r"\s+") for v in _PREFER_VERBS)
-        m = re.match(
-            rf"^(?:i|we)\s+(?:now\s+|usually\s+|always\s+|have\s+)?(?:{verbs}d?)\s+(.+?)\s+"
-            r"(?:for|as)\s+(?:my\s+|our\s+)?(.+)$",
-            s,
-            re.IGNORECASE,
-        )
-        if m:
-            value, rel = m.group(1), _strip_value(m.group(2))
-            return "user", _words(rel), value
-        return None
-
     @staticmethod
     def _possessive(s: str) -> tuple[str, list[str], str] | None:
         m = re.match(rf"^(.+?)(?:'s|’s|s'|s’)\s+(.+?)\s+{_COPULA}\s+(.+)$", s)
@@ -548,7 +413,7 @@ class OfflineFactExtractor:
     @staticmethod
     def _verb_phrase(s: str) -> tuple[str, list[str], str] | None:
         tokens = s.split()
-        if len(tokens) < 3:
+        if len(tokens) < 3 or tokens[0].lower() == "please":  # a request states nothing
             return None
         # subject: up to the first auxiliary, or a capitalised name followed by a verb
         start = None

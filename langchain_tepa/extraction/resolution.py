@@ -21,15 +21,9 @@ Rules:
   ``died_in_city_of`` score 0.66 with the offline embeddings and stay apart). Set it to 1.0 to
   merge only keys with equal resolution texts.
 * An existing key always resolves to itself.
-* Where the key text does not decide, a claim's *attribute text* (its sentence with the value
-  removed, ``Fact.metadata["attribute_text"]``) is compared, with the same threshold, with the
-  attribute texts of known keys (:meth:`KeyResolver.register_attributes`).
 
-Before the resolver, :class:`~langchain_tepa.memory.ingest.TextIngest` applies the attribute
-families' rules (:func:`resolve_families`): a user's key whose relation a family knows
-(``lives_in``, ``moved_to``, ``current_city``) becomes the family's key (``user.home_city``),
-or the namespace's existing key of that family; a claim that names the value it replaces
-(``previous_value``) lands on the known key that holds that value.
+Before the resolver, :class:`~langchain_tepa.memory.ingest.TextIngest` applies
+:func:`resolve_families`: family names, and the key that holds a replaced value.
 
 Vectors of known keys are cached per namespace and parent; the cache is filled from the memory's
 key index the first time a namespace is used and kept up to date as keys are added.
@@ -53,13 +47,7 @@ from langchain_core.embeddings import Embeddings
 
 from langchain_tepa.core.errors import InvalidArgumentError
 
-__all__ = [
-    "KeyResolver",
-    "is_family_key",
-    "resolution_text",
-    "resolve_families",
-    "value_kind",
-]
+__all__ = ["KeyResolver", "is_family_key", "resolution_text", "resolve_families"]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 #: Words that mark a preference or the present state without naming another slot.
@@ -82,9 +70,6 @@ PREFERENCE_MARKERS: frozenset[str] = frozenset(
         "an",
     }
 )
-
-
-_MAX_ATTRIBUTE_TEXTS = 256  # remembered per namespace and parent
 
 
 def _singular(word: str) -> str:
@@ -152,20 +137,6 @@ class KeyResolver:
         self._groups: dict[str, dict[str, _Group]] = {}
         self._known: dict[str, set[str]] = {}
         self._vector_cache: dict[str, np.ndarray] = {}
-        self._attributes: dict[str, dict[str, _Group]] = {}
-
-    def has_namespace(self, namespace: str) -> bool:
-        """Whether the keys of ``namespace`` are cached."""
-        return namespace in self._known
-
-    def known(self, namespace: str) -> set[str]:
-        """The cached keys of ``namespace``."""
-        return set(self._known.get(namespace, ()))
-
-    def unknown(self, namespace: str, keys: Iterable[str]) -> set[str]:
-        """Those of ``keys`` that are not cached for ``namespace``."""
-        known = self._known.get(namespace, set())
-        return {k for k in keys if k not in known}
 
     def _vectors(self, texts: list[str]) -> list[np.ndarray]:
         missing = sorted({t for t in texts if t not in self._vector_cache})
@@ -188,27 +159,6 @@ class KeyResolver:
             known.add(key)
             groups.setdefault(_parent(key), _Group()).add(key, text, vec)
 
-    def register_attributes(self, namespace: str, pairs: Iterable[tuple[str, str]]) -> None:
-        """Remember the attribute text of stored keys (``(key, attribute text)`` pairs).
-
-        An attribute text is a claim's sentence with its value removed ("user moved to last
-        month"); a new key that no rule and no key text resolves is compared with them.
-        """
-        groups = self._attributes.setdefault(namespace, {})
-        for key, text in pairs:
-            if not text:
-                continue
-            norm = " ".join(text.casefold().split())
-            group = groups.setdefault(_parent(key), _Group())
-            if norm in group.by_text:
-                continue
-            group.add(key, norm, self._vectors([norm])[0])
-            while len(group.keys) > _MAX_ATTRIBUTE_TEXTS:  # bounded: the oldest texts go
-                group.keys.pop(0)
-                assert group.vectors is not None
-                group.vectors = group.vectors[1:]
-                group.by_text = {t: k for t, k in group.by_text.items() if k in group.keys}
-
     def _match(self, group: _Group | None, text: str, vector: np.ndarray) -> str | None:
         if group is None or not group.keys:
             return None
@@ -221,27 +171,18 @@ class KeyResolver:
             return group.keys[best]
         return None
 
-    def resolve_many(
-        self,
-        namespace: str,
-        keys: list[str],
-        attribute_texts: Sequence[str | None] | None = None,
-    ) -> list[str]:
+    def resolve_many(self, namespace: str, keys: list[str]) -> list[str]:
         """The key each of ``keys`` is stored under, in order.
 
         A key resolves to itself when it is known or nothing is close enough; keys new in this
-        call can be resolved onto each other (the first one seen names the slot). When
-        ``attribute_texts`` are given (one per key, None where unknown), a key that its text
-        does not resolve is compared by its claim's attribute text with those remembered by
-        :meth:`register_attributes`. The cache is not changed: call :meth:`register` once the
-        facts are stored.
+        call can be resolved onto each other (the first one seen names the slot). The cache is
+        not changed: call :meth:`register` once the facts are stored.
         """
         known = self._known.get(namespace, set())
         groups = self._groups.get(namespace, {})
-        attributes = self._attributes.get(namespace, {})
         staged: dict[str, _Group] = {}
         out: list[str] = []
-        for i, key in enumerate(keys):
+        for key in keys:
             if key in known:
                 out.append(key)
                 continue
@@ -251,10 +192,6 @@ class KeyResolver:
             target = self._match(groups.get(parent), text, vector)
             if target is None:
                 target = self._match(staged.get(parent), text, vector)
-            attribute = attribute_texts[i] if attribute_texts is not None else None
-            if target is None and attribute:
-                norm = " ".join(attribute.casefold().split())
-                target = self._match(attributes.get(parent), norm, self._vectors([norm])[0])
             if target is None:
                 target = key
                 stage = staged.setdefault(parent, _Group())
@@ -276,6 +213,7 @@ def resolve_families(
     values: Mapping[str, object] | None = None,
     user_subject: str = "user",
     rename: Sequence[bool] | None = None,
+    corrections: Sequence[bool] | None = None,
 ) -> list[tuple[str, bool]]:
     """The key of each claim by the attribute families' rules, and whether it is multi-valued.
 
@@ -284,9 +222,12 @@ def resolve_families(
     * A relation that a family knows (``user.lives_in``, ``user.current_city``) becomes the
       family's canonical key (``user.home_city``); when a known key of the same subject
       already names that family (``user.live_in`` stored by an older extractor), that key.
-    * A claim with a ``previous`` value (it says which value it replaces) moves onto the known
-      key of the same subject whose current value (``values``) is that value, or else the one
-      key whose value holds it as whole words ("on the Lebara network" holds "Lebara").
+    * A claim that names the value it replaces (``previous``: "I switched from Chrome to
+      Firefox", "my shell changed from zsh to fish") moves onto the one known key of the same
+      subject whose current value (``values``) is exactly that value, or, for an explicit
+      correction, the one whose value holds it as whole words ("cancelled PureGym" and "I go to
+      PureGym on Mill Road"). A claim that names no attribute (``user.unnamed``) and finds no
+      such key is kept as a value of its own (multi-valued), which takes nothing back.
 
     Args:
         keys: The claims' keys.
@@ -294,6 +235,7 @@ def resolve_families(
         previous: Per key, the value its claim replaces (None when it names none).
         values: Current value of known keys (single value or list), for ``previous``.
         user_subject: The subject of the user's keys.
+        corrections: Per key, whether its claim is an explicit correction (default: yes).
         rename: Per key, whether it may take the family's canonical name when the namespace
             has no key of that family yet (default: yes). ``TextIngest`` allows it for the
             keys of extractors that name families (offline, LLM) and keeps the keys of other
@@ -305,11 +247,15 @@ def resolve_families(
     Example:
         >>> resolve_families(["user.moved_to", "user.pets"], ["user.live_in"])
         [('user.live_in', False), ('user.pets', True)]
-        >>> resolve_families(["user.replacement"], ["user.gym"], previous=["PureGym"],
+        >>> resolve_families(["user.unnamed"], ["user.gym"], previous=["PureGym"],
         ...                  values={"user.gym": "PureGym"})
         [('user.gym', False)]
+        >>> resolve_families(["user.unnamed"], ["user.gym"], previous=["Chrome"],
+        ...                  values={"user.gym": "PureGym"})
+        [('user.unnamed', True)]
     """
     from langchain_tepa.extraction.families import FAMILIES, canonical_relation
+    from langchain_tepa.extraction.user import UNNAMED
 
     by_family: dict[tuple[str, str], str] = {}
     known_list = [k for k in known if _is_user_key(k, user_subject)]
@@ -331,18 +277,21 @@ def resolve_families(
             fallback = canonical if rename is None or rename[i] else key
             target = canonical if canonical in known_set else by_family.get((parent, fam), fallback)
         old = previous[i] if previous is not None else None
+        anchored = False
         if old and values:
             wanted = str(old).casefold()
             same = [k for k in known_list if _parent(k) == parent and k in values]
             hits = [k for k in same if wanted in _casefolded(values[k])]
-            if not hits:  # "no longer A": a stored value that holds A ("on the A network")
+            if not hits and (corrections is None or corrections[i]):
+                # "cancelled PureGym" names the value of "I go to PureGym on Mill Road"
                 inside = re.compile(rf"(?<!\w){re.escape(wanted)}(?!\w)")
                 hits = [k for k in same if any(inside.search(v) for v in _casefolded(values[k]))]
             if len(hits) == 1:
-                target = hits[0]
+                target, anchored = hits[0], True
         last = target.rsplit(".", 1)[-1]
         fam = canonical_relation(last) or last
-        out.append((target, fam in FAMILIES and FAMILIES[fam].multi_valued))
+        unanchored = relation == UNNAMED and not anchored
+        out.append((target, unanchored or (fam in FAMILIES and FAMILIES[fam].multi_valued)))
     return out
 
 
@@ -361,102 +310,3 @@ def is_family_key(key: str, user_subject: str = "user") -> bool:
     from langchain_tepa.extraction.families import FAMILIES
 
     return _is_user_key(key, user_subject) and key.rsplit(".", 1)[-1] in FAMILIES
-
-
-def value_kind(value: object) -> str:
-    """``"number"``, ``"name"`` (capitalised) or ``"word"``: what kind of value it is.
-
-    Example:
-        >>> value_kind("Feyenoord"), value_kind("growth"), value_kind("5:30")
-        ('name', 'word', 'number')
-    """
-    return _kind(value)
-
-
-def _kind(value: object) -> str:
-    text = str(value).strip()
-    if any(c.isdigit() for c in text[:3]):
-        return "number"
-    return "name" if text[:1].isupper() else "word"
-
-
-def _family_stems() -> dict[str, set[str]]:
-    from langchain_tepa.extraction.generic import family_stems
-
-    return family_stems()
-
-
-def change_target(
-    key: str,
-    attribute: str | None,
-    value: object,
-    candidates: Mapping[str, Sequence[str]],
-    values: Mapping[str, object],
-) -> str | None:
-    """The known key a changed claim on an unknown key most likely changes, or None.
-
-    For a claim that says a value changed ("now", "switched", an ``UPDATE:`` header) but whose
-    key the namespace does not know, each known key of the same subject (``candidates``: key
-    -> the attribute texts seen for it) is scored: +2 when the new value is a word of the
-    key's family vocabulary (value-type agreement: a shell replacing a shell), +1 for each
-    word stem the claim's attribute text shares with the key's family words and its own
-    attribute texts. The value kinds must agree (a name replacing a name, a number a number)
-    unless the vocabulary decided; multi-valued keys are never candidates. The best key must
-    score at least 1, more than every other candidate and more than the claim's own key (a
-    marked generic verb key, ``user.does_watch``, scores the stems of its own words: its verb
-    was judged to name no family, so "I now watch Netflix" changes no wristwatch).
-
-    Example:
-        >>> change_target("user.keeps_money_at", "user no longer keeps the money at",
-        ...     "Nordea", {"user.bank": ["user's bank is"], "user.gym": ["user trains at"]},
-        ...     {"user.bank": "Bunq", "user.gym": "PureGym"})
-        'user.bank'
-    """
-    from langchain_tepa.extraction.families import (
-        canonical_relation,
-        is_generic_relation,
-        key_family,
-    )
-    from langchain_tepa.extraction.generic import content_stems
-    from langchain_tepa.extraction.values import vocab_value
-
-    stems = _family_stems()
-    relation = key.rsplit(".", 1)[-1]
-    generic = is_generic_relation(relation)
-    if generic:
-        relation = relation.split("_", 1)[1]  # its own words, without the mark
-    own_words = content_stems([relation.replace("_", " ")]) if generic else set()
-    words = content_stems([attribute or "", relation.replace("_", " ")])
-
-    def score(cand: str, texts: Sequence[str]) -> float:
-        fam = canonical_relation(cand.rsplit(".", 1)[-1])
-        family = key_family(cand)
-        if family is not None and family.multi_valued:
-            return -1.0
-        s = 0.0
-        vocab_hit = bool(
-            family is not None
-            and family.vocab
-            and vocab_value(str(value), family.name, family.vocab) is not None
-        )
-        if vocab_hit:
-            s += 2.0
-        elif cand in values and _kind(values[cand]) != _kind(value):
-            return -1.0
-        own = set(stems.get(fam or "", set())) | content_stems(
-            [*texts, cand.rsplit(".", 1)[-1].replace("_", " ")]
-        )
-        return s + len(words & own)
-
-    own_fam = canonical_relation(key.rsplit(".", 1)[-1])
-    own_score = len(words & stems.get(own_fam or "", set())) if own_fam else 0
-    if generic:  # "I now watch Netflix": its verb was judged to name no family (does_watch)
-        own_score = len(words & own_words)
-    ranked = sorted(
-        ((score(c, texts), c) for c, texts in candidates.items() if c != key), reverse=True
-    )
-    if not ranked or ranked[0][0] < 1 or ranked[0][0] <= own_score:
-        return None
-    if len(ranked) > 1 and ranked[1][0] >= ranked[0][0]:
-        return None
-    return ranked[0][1]

@@ -12,15 +12,21 @@ see. :class:`ItemClaims` links the two:
   that repeats a claim supports it; a claim of a change ("moved to", "now", "switched to")
   corrects it.
 * **Served.** A claim is *served* when its value is the answer of its key: the key's best
-  Active value (each Active value of a multi-valued attribute). An item is **visible** while it
-  makes no claim or any of its claims is served.
-* **Taken back.** After every write that touches a claim key, the items linked to that key are
-  checked: an item none of whose claims is served is revoked, with a reason naming the item
-  that superseded it (``"superseded: user.home_city is now 'Oslo' (item b7...)"``); one whose
-  claim is served again is promoted back. These decisions are evidence like any other, so
-  ``audit``, ``history`` and ``as_of`` reads show the item as it was and why it changed, and
-  every read path (store search, retriever, vector store, tools) sees the item's state without
-  a change of its own. An item deleted by the user is never brought back by its claims.
+  Active value (each Active value of a multi-valued attribute).
+* **Taken back only when the replacement is explicit** (issue 37). After every write that
+  touches a claim key, the items linked to that key are checked: an item none of whose claims
+  is served, one of which a *correction* revoked (an explicit change: "moved to", "no longer X,
+  now Y", "X -> Y", or a model's verdict written as one), is revoked, with a reason naming the
+  item that superseded it (``"superseded: user.home_city is now 'Oslo' (item b7...)"``); one
+  that is no longer so displaced is promoted back. These decisions are evidence like any other,
+  so ``audit``, ``history`` and ``as_of`` reads show the item as it was and why it changed. An
+  item deleted by the user is never brought back by its claims.
+* **Marked when unsure.** An older live item that claims another value of a single-valued key
+  than the newest item claiming it, without a correction ("I live in Lisbon", then "I live in
+  Paris"), stays served and is *possibly superseded*: a mark (a value of the claims namespace,
+  :func:`mark_key`) names the newer item, the store's search and the vector store rank the
+  newer item just above it and show the mark (``possibly_superseded_by``). An item a correction
+  hid keeps a mark too, so the item that replaced it ranks where it would have.
 * **Updates and deletes.** Updating an item (same key, new content) retracts the claims of
   its old content that the new one does not make; deleting it retracts all its claims. A
   retracted claim value that no other live item makes is revoked (``"retracted: ..."``).
@@ -31,9 +37,9 @@ see. :class:`ItemClaims` links the two:
 The claims namespace is an ordinary namespace of the memory (``memory.namespaces()`` lists it);
 ``TEPAStore`` hides it from its listings and searches, and refuses to write into it.
 
-Cost: extraction (the offline extractor: well under a millisecond an item) and one more append
-when an item's visibility changes; the links of a claim key are read from its evidence only
-when that key holds two or more values.
+Cost: extraction (the offline extractor: about a millisecond an item or less) and one more
+append when an item's visibility or mark changes; the links of a claim key are read from its
+evidence only when that key holds two or more values.
 
 Example:
     >>> from langchain_tepa import Fact, TEPAMemory
@@ -66,9 +72,10 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_tepa._plan import Plan, adrive_offloaded, drive
 from langchain_tepa.core.errors import ExtractionWarning, JudgeError, TEPAError
+from langchain_tepa.core.trust import is_correction
 from langchain_tepa.core.types import Evidence, EvidenceKind, Fact, Lifecycle, Precedent
-from langchain_tepa.core.values import value_identity, value_key
-from langchain_tepa.memory.batch import Decision
+from langchain_tepa.core.values import MAX_KEY_LENGTH, short_hash, value_identity, value_key
+from langchain_tepa.memory.batch import Decision, RevokeKey
 from langchain_tepa.memory.verdicts import (
     JUDGED_META,
     Judging,
@@ -83,12 +90,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLAIMS_LABEL",
+    "MARK_FIELD",
     "ClaimPlan",
     "ItemClaims",
     "ItemText",
     "claims_namespace",
     "is_claims_namespace",
     "joined_text",
+    "mark_key",
+    "read_marks",
     "text_of_value",
 ]
 
@@ -100,6 +110,12 @@ SUPERSEDED = "superseded"
 HELD = "held"
 """How the reason starts when a more trusted answer holds the item's claim back (promoted back
 too, once its claim is confirmed: :mod:`langchain_tepa.core.precedence`)."""
+
+MARKS = "~superseded."
+"""How the key of a "possibly superseded" mark starts, in the claims namespace."""
+
+MARK_FIELD = "possibly_superseded_by"
+"""The metadata entry that shows a mark on every read path."""
 
 _log = logging.getLogger("langchain_tepa")
 _MAX_TEXT = 4000
@@ -129,6 +145,45 @@ def is_claims_namespace(namespace: str) -> bool:
         (True, False)
     """
     return CLAIMS_LABEL in namespace.split(".")
+
+
+def mark_key(item_key: str) -> str:
+    """The key, in the claims namespace, of the "possibly superseded" mark of an item.
+
+    Example:
+        >>> mark_key("b7")
+        '~superseded.b7'
+    """
+    key = MARKS + item_key
+    return key if len(key) <= MAX_KEY_LENGTH else f"{MARKS}#{short_hash(item_key, 32)}"
+
+
+def read_marks(rows: Iterable[Any], *, hidden: bool = False) -> dict[str, list[dict[str, Any]]]:
+    """``item key -> [{"item", "key", "value"}]``: the marks among a claims namespace's answers.
+
+    ``rows`` are the claims namespace's answering precedents (or answer rows); each entry of an
+    item's list names a newer item that may supersede it, the claim key they share and the
+    newer item's value of it. Items without a mark are absent. With ``hidden``, the marks of
+    items an explicit replacement hid instead, by the hidden item's precedent id (the newer
+    item inherits its rank).
+
+    Example:
+        >>> from langchain_tepa.core.types import Precedent
+        >>> mark = {"item": "a", "by": [{"item": "b", "key": "user.city", "value": "Oslo"}]}
+        >>> read_marks([Precedent("u.~claims", mark_key("a"), mark, "v", "p")])["a"][0]["item"]
+        'b'
+    """
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        if not row.key.startswith(MARKS):
+            continue
+        value = row.peek() if hasattr(row, "peek") else row.value
+        if not isinstance(value, dict) or not isinstance(value.get("by"), list):
+            continue
+        if bool(value.get("hidden")) == hidden:
+            name = str(value["hidden"] if hidden else value.get("item"))
+            out[name] = [dict(e) for e in value["by"] if isinstance(e, dict)]
+    return out
 
 
 def joined_text(parts: Iterable[str]) -> str:
@@ -238,6 +293,7 @@ def _links(records: Iterable[Evidence]) -> dict[tuple[str, str, str], list[tuple
         if ev.kind is not EvidenceKind.OBSERVATION or "item" not in meta:
             continue
         owner = (str(meta.get("item_namespace", "")), str(meta["item"]), str(meta["item_value"]))
+        out.pop(owner, None)  # in the order of each item's last claim
         out[owner] = _claims_of(meta)
     return out
 
@@ -448,7 +504,7 @@ class ItemClaims:
 
     # ------------------------------------------------------------------ after the write
     def settle(self, plan: ClaimPlan, *, source: str | None = None) -> int:
-        """Retract what ``plan`` queued, then take back or restore the items it affects.
+        """Retract what ``plan`` queued, then take back, restore or mark the items it affects.
 
         Returns:
             How many decisions were written.
@@ -459,16 +515,27 @@ class ItemClaims:
         if not plan.touched:
             return written
         links: dict[tuple[str, str, str], list[tuple[str, Any]]] = {}
+        order: dict[tuple[str, str], list[tuple[str, str, str]]] = {}  # claim key -> owners
+        corrections: dict[tuple[str, str], set[str]] = {}  # ids of the correction records
         for cns, key in sorted(plan.touched):
             if len(self.memory.audit(key, namespace=cns).precedents) > 1 or plan.retract:
-                links.update(_links(self.memory.history(key, namespace=cns)))
-        for owner, claims in plan.items.items():  # the newest last (see _owners)
+                records = self.memory.history(key, namespace=cns)
+                corrections[(cns, key)] = {ev.id for ev in records if is_correction(ev.metadata)}
+                found = _links(records)
+                links.update(found)
+                order[(cns, key)] = list(found)
+        for owner, claims in plan.items.items():  # the newest last
             links.pop(owner, None)
             links[owner] = claims
-        decisions = self._decisions(links, source)
-        if decisions:
-            self.memory.write_many(decisions)
-        return written + len(decisions)
+            for key, _ in claims:
+                owners = order.setdefault((claims_namespace(owner[0]), key), [])
+                owners[:] = [o for o in owners if o != owner] + [owner]
+        decisions = self._decisions(links, source, corrections)
+        decided = {(d.namespace or "", d.key): d for d in decisions}
+        marks = self._marks(links, order, decided, source)
+        if decisions or marks:
+            self.memory.write_many([*decisions, *marks])
+        return written + len(decisions) + len(marks)
 
     def _served(
         self, cns: str, key: str, cache: dict[tuple[str, str], list[Precedent]]
@@ -484,8 +551,19 @@ class ItemClaims:
         return cache[(cns, key)]
 
     def _decisions(
-        self, links: dict[tuple[str, str, str], list[tuple[str, Any]]], source: str | None
+        self,
+        links: dict[tuple[str, str, str], list[tuple[str, Any]]],
+        source: str | None,
+        corrections: dict[tuple[str, str], set[str]],
     ) -> list[Decision]:
+        """Hide the items an explicit replacement displaced; restore those it no longer does.
+
+        An item is hidden when none of its claims is served and one of them was revoked by a
+        correction (an explicit change: "I moved to Oslo", "X -> Y", or a model's verdict
+        written as one), or is held back by a more trusted answer (a lower-trust writer's claim:
+        issue 38; reason ``held: ...``, restored once confirmed). A same-attribute conflict that
+        is not explicit hides nothing: the older item is marked instead (:meth:`_marks`).
+        """
         cache: dict[tuple[str, str], list[Precedent]] = {}
         owners = self._owners(links)
         out: list[Decision] = []
@@ -496,29 +574,26 @@ class ItemClaims:
             target = self._item_precedent(ns, item_key, vid)
             if target is None:
                 continue
-            served = [
-                (k, v)
-                for k, v in claims
-                if any(self._vid(v) == p.value_id for p in self._served(cns, k, cache))
-            ]
-            if served and target.state is Lifecycle.REVOKED:
-                revoked_by = target.revocation
+            served = any(
+                self._vid(v) == p.value_id for k, v in claims for p in self._served(cns, k, cache)
+            )
+            explicit = [] if served else self._displaced(cns, claims, corrections)
+            held = [] if served or explicit else self._held(cns, claims)
+            revoked_by = target.revocation
+            if target.state is Lifecycle.REVOKED and not explicit and not held:
                 if revoked_by is not None and revoked_by.reason.startswith((SUPERSEDED, HELD)):
-                    k, v = served[0]
-                    reason = f"restored: its claim {k} = {v!r} is served again"
+                    k, v = claims[0]
+                    reason = f"restored: its claim {k} = {v!r} is no longer displaced"
                     out.append(Decision(item_key, target.value, True, reason, ns, source))
-            elif not served and target.state is Lifecycle.ACTIVE:
-                displaced = [(k, v) for k, v in claims if self._displaced(cns, k, v, cache)]
-                if not displaced:  # no value of its keys is believed yet (all Hypotheses)
-                    continue
-                k, v = displaced[0]
+            elif target.state is Lifecycle.ACTIVE and (explicit or held):
+                k, v = (explicit or held)[0]
                 now = self._served(cns, k, cache)
                 if now:
                     by = owners.get((cns, k, now[0].value_id))
                     who = f" (item {by})" if by and by != item_key else ""
                     reason = f"{SUPERSEDED}: {k} is now {now[0].value!r}{who}, not {v!r}"
                     reason = judged_reason(self.memory, cns, k, now[0].value_id, by) or reason
-                    if self._vid(v) in self.memory.audit(k, namespace=cns).held:
+                    if held:
                         reason = (
                             f"{HELD}: {k} = {v!r} waits until a source as trusted as the one "
                             f"behind {now[0].value!r}{who} or an execution confirms it"
@@ -528,19 +603,106 @@ class ItemClaims:
                 out.append(Decision(item_key, target.value, False, reason, ns, source))
         return out
 
-    def _displaced(
-        self, cns: str, key: str, value: Any, cache: dict[tuple[str, str], list[Precedent]]
-    ) -> bool:
-        """Whether a claim that is not served lost to something.
+    def _held(self, cns: str, claims: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """The claims a more trusted answer holds back (issue 38: a lower-trust writer's)."""
+        return [
+            (k, v) for k, v in claims if self._vid(v) in self.memory.audit(k, namespace=cns).held
+        ]
 
-        It did when another value of its key is served, or its own value was revoked; not when
-        no value of the key was promoted yet (as under ``tepa-full``, before a trial).
+    def _displaced(
+        self,
+        cns: str,
+        claims: list[tuple[str, Any]],
+        corrections: dict[tuple[str, str], set[str]],
+    ) -> list[tuple[str, Any]]:
+        """The claims whose value a correction revoked (an explicit replacement)."""
+        out = []
+        for key, value in claims:
+            vid = self._vid(value)
+            for p in self.memory.audit(key, namespace=cns).precedents:
+                by = p.revocation
+                if p.value_id != vid or by is None:
+                    continue
+                if (cns, key) not in corrections:
+                    records = self.memory.history(key, namespace=cns)
+                    corrections[(cns, key)] = {e.id for e in records if is_correction(e.metadata)}
+                if by.evidence_id in corrections[(cns, key)]:
+                    out.append((key, value))
+        return out
+
+    def _marks(
+        self,
+        links: dict[tuple[str, str, str], list[tuple[str, Any]]],
+        order: dict[tuple[str, str], list[tuple[str, str, str]]],
+        decided: dict[tuple[str, str], Decision],
+        source: str | None,
+    ) -> list[Fact | RevokeKey | Decision]:
+        """Mark each item that a newer item may supersede; unmark the others.
+
+        For a single-valued claim key, the newest live item that claims it says its current
+        value; an older live item that claims another value of it is *possibly superseded* by
+        that item: it stays served, ranks just below it and says so in its metadata
+        (:func:`read_marks`). An item an explicit replacement hid is marked too, with its
+        precedent id (``"hidden"``): the item that replaced it inherits its rank, so a search
+        that would have found the old memory finds the new one. The marks are values of the
+        claims namespace (key :func:`mark_key`), audited and read like any value.
         """
-        if self._served(cns, key, cache):
-            return True
-        vid = self._vid(value)
-        state = self.memory.audit(key, namespace=cns)
-        return any(p.value_id == vid and p.state is Lifecycle.REVOKED for p in state.precedents)
+        live: dict[tuple[str, str, str], bool] = {}
+        hidden: dict[tuple[str, str, str], str] = {}
+
+        def alive(owner: tuple[str, str, str]) -> bool:
+            if owner not in live:
+                p = self._item_precedent(*owner)
+                if p is None:
+                    live[owner] = False
+                    return False
+                now = decided.get(owner[:2])
+                live[owner] = now.promote if now is not None else p.state is Lifecycle.ACTIVE
+                why = now.reason if now is not None else getattr(p.revocation, "reason", "")
+                if not live[owner] and why.startswith(SUPERSEDED):  # not held, not deleted
+                    hidden[owner] = p.id
+            return live[owner]
+
+        newest: dict[tuple[str, str], tuple[str, Any]] = {}
+        for (cns, key), owners in order.items():
+            if self.memory.policy.is_multi_valued(key):
+                continue
+            for owner in reversed(owners):
+                claimed = [v for k, v in links.get(owner, []) if k == key]
+                if claimed and alive(owner):
+                    newest[(cns, key)] = (owner[1], claimed[0])
+                    break
+        wanted: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        ids: dict[tuple[str, str], str] = {}
+        for owner, claims in links.items():
+            by = wanted.setdefault(owner[:2], [])
+            cns = claims_namespace(owner[0])
+            if not alive(owner) and owner in hidden:
+                ids[owner[:2]] = hidden[owner]
+            for key, value in claims if alive(owner) or owner in hidden else ():
+                first = newest.get((cns, key))
+                if first is None or first[0] == owner[1]:
+                    continue
+                if self._vid(first[1]) != self._vid(value):
+                    by.append({"item": first[0], "key": key, "value": first[1]})
+        out: list[Fact | RevokeKey | Decision] = []
+        for (ns, item_key), by in sorted(wanted.items()):
+            cns, mk = claims_namespace(ns), mark_key(item_key)
+            now = self.memory.answer(mk, namespace=cns)
+            had = now.value if now is not None and isinstance(now.value, dict) else None
+            mark = {"item": item_key, "by": by}
+            if (ns, item_key) in ids:
+                mark["hidden"] = ids[(ns, item_key)]
+            if (mark if by else None) == had:
+                continue
+            if had is not None:
+                out.append(RevokeKey(mk, cns, "no longer possibly superseded", source))
+            if by:
+                how = "superseded" if "hidden" in mark else "possibly superseded"
+                why = how + ": " + ", ".join(f"{b['key']} by item {b['item']}" for b in by)
+                out.append(Fact(mk, mark, cns, why, source))
+                out.append(Decision(mk, mark, True, why, cns, source))
+        return out
 
     def _owners(
         self, links: dict[tuple[str, str, str], list[tuple[str, Any]]]

@@ -124,20 +124,18 @@ class TextIngest:
         known: Sequence[str],
         values: Mapping[str, Any] | None = None,
     ) -> list[Fact]:
-        """Map the facts' keys onto the namespace's keys (``known``), in three steps.
+        """Map the facts' keys onto the namespace's keys (``known``), in two steps.
 
         1. The attribute families' rules (:func:`~langchain_tepa.extraction.resolution.\
-resolve_families`): ``user.lives_in`` and ``user.moved_to`` become ``user.home_city`` (or the
-           stored key of that family); a fact whose ``metadata["previous_value"]`` is the
-           current value of a stored key (``values``: key -> current value, optional) lands on
-           that key.
+resolve_families`): ``user.lives_in`` and ``user.current_city`` become ``user.home_city`` (or
+           the stored key of that family); a claim that names no attribute but the value it
+           replaces (``metadata["previous_value"]``, "switched from X to Y") lands on the one
+           stored key whose current value (``values``: key -> current value, optional) is X.
         2. Key similarity (:class:`~langchain_tepa.extraction.resolution.KeyResolver`): a new
            key close to a stored key of the same subject (``key_match_threshold``) takes it.
-        3. Attribute-text similarity: a key still new is compared by its fact's
-           ``metadata["attribute_text"]`` with the attribute texts of keys resolved before.
 
         A moved fact keeps its extracted key in ``metadata["extracted_key"]``; a fact whose
-        key is a multi-valued family (pets, hobbies, ...) gets ``metadata["multi_valued"]``.
+        key is a multi-valued family (pets, languages, ...) gets ``metadata["multi_valued"]``.
         """
         if not facts:
             return facts
@@ -146,10 +144,15 @@ resolve_families`): ``user.lives_in`` and ``user.moved_to`` become ``user.home_c
         previous = [(f.metadata or {}).get("previous_value") for f in facts]
         metas = [f.metadata or {} for f in facts]
         rename = [bool(m.get("family") or m.get("extractor") == "llm") for m in metas]
+        corrections = [bool(m.get("correction")) for m in metas]
         ruled = resolve_families(
-            [f.key for f in facts], known, previous=previous, values=values, rename=rename
+            [f.key for f in facts],
+            known,
+            previous=previous,
+            values=values,
+            rename=rename,
+            corrections=corrections,
         )
-        attributes = [(f.metadata or {}).get("attribute_text") for f in facts]
         with self._lock:
             resolver = self._key_resolver()
             if len(resolver._known) > _MAX_RESOLVER_NAMESPACES:  # bounded like the state cache
@@ -159,22 +162,9 @@ resolve_families`): ``user.lives_in`` and ``user.moved_to`` become ``user.home_c
             free = [i for i, (key, _) in enumerate(ruled) if not is_family_key(key)]
             mapped = [key for key, _ in ruled]  # a family's key is final: its rules decided
             for i, key in zip(
-                free,
-                resolver.resolve_many(
-                    namespace,
-                    [ruled[i][0] for i in free],
-                    [a if isinstance(a := attributes[i], str) else None for i in free],
-                ),
-                strict=True,
+                free, resolver.resolve_many(namespace, [ruled[i][0] for i in free]), strict=True
             ):
-                mapped[i] = key if not _generic_onto_family(ruled[i][0], key) else ruled[i][0]
-            self._changes(namespace, facts, mapped, set(known), values or {}, resolver)
-            _same_value(facts, mapped, set(known), values or {})
-            _specialised(facts, mapped, set(known), values or {})
-            resolver.register_attributes(
-                namespace,
-                [(k, a) for k, a in zip(mapped, attributes, strict=True) if isinstance(a, str)],
-            )
+                mapped[i] = key
         out = []
         for fact, (ruled_key, multi), key in zip(facts, ruled, mapped, strict=True):
             meta = dict(fact.metadata or {})
@@ -191,158 +181,11 @@ resolve_families`): ``user.lives_in`` and ``user.moved_to`` become ``user.home_c
             out.append(fact)
         return out
 
-    @staticmethod
-    def _changes(
-        namespace: str,
-        facts: list[Fact],
-        mapped: list[str],
-        known: set[str],
-        values: Mapping[str, Any],
-        resolver: Any,
-    ) -> None:
-        """Step 4: a change claim on a key still unknown lands on the known key it changes.
-
-        Only claims that say their value changed ("now", "switched", "UPDATE:") and whose key
-        no step resolved are moved, onto a known key of the same subject chosen by
-        :func:`~langchain_tepa.extraction.resolution.change_target` (``mapped`` is updated).
-        """
-        from langchain_tepa.extraction.resolution import change_target
-
-        groups = resolver._attributes.get(namespace, {})
-        for i, (fact, key) in enumerate(zip(facts, mapped, strict=True)):
-            meta = fact.metadata or {}
-            if key in known or "." not in key or not meta.get("correction"):
-                continue
-            parent = key.rsplit(".", 1)[0]
-            if parent != "user":
-                continue
-            texts: dict[str, list[str]] = {k: [] for k in known if k.rsplit(".", 1)[0] == parent}
-            group = groups.get(parent)
-            if group is not None:
-                for text, owner in group.by_text.items():
-                    if owner in texts:
-                        texts[owner].append(text)
-            attribute = meta.get("attribute_text")
-            target = change_target(
-                key, attribute if isinstance(attribute, str) else None, fact.value, texts, values
-            )
-            if target is not None:
-                mapped[i] = target
-
     def registered(self, namespace: str, keys: Sequence[str]) -> None:
         """Remember keys just stored, so later calls resolve onto them."""
         if keys:
             with self._lock:
                 self._key_resolver().register(namespace, keys)
-
-
-def _generic_onto_family(own: str, target: str) -> bool:
-    """Whether a marked generic verb key (``user.does_watch``) would land on a family's key.
-
-    The extractor marked it because a family's key is its verb's name and the sentence is no
-    claim of that family ("I watch Netflix" beside ``user.watch``, "I work nights" beside
-    "I work at Acme"): no similarity of key or attribute text may bring it back onto one.
-
-    Example:
-        >>> _generic_onto_family("user.does_watch", "user.watch")
-        True
-        >>> _generic_onto_family("user.does_watch", "user.watches")
-        False
-    """
-    from langchain_tepa.extraction.families import is_generic_relation, key_family
-
-    return target != own and is_generic_relation(own) and key_family(target) is not None
-
-
-def _same_value(
-    facts: list[Fact], mapped: list[str], known: set[str], values: Mapping[str, Any]
-) -> None:
-    """Step 5: a repeated value lands on the known key that holds it.
-
-    A user's claim on a key still unknown (not a single-valued family's) whose value is the
-    current value of one known single-valued key of the same subject lands on that key
-    (``mapped`` is updated).
-
-    The same value said again is the same attribute ("USER PROFILE - sport: lacrosse", then
-    "User is into lacrosse"): the repeat supports the stored claim instead of starting a key
-    that a later change of the attribute would leave behind.
-
-    Example:
-        >>> f = Fact(key="user.usually_flies", value="Aer Lingus")
-        >>> mapped = ["user.usually_flies"]
-        >>> _same_value([f], mapped, {"user.airline"}, {"user.airline": "Aer Lingus"})
-        >>> mapped
-        ['user.airline']
-    """
-    from langchain_tepa.extraction.families import key_family
-
-    for i, (fact, key) in enumerate(zip(facts, mapped, strict=True)):
-        if key in known or "." not in key or not isinstance(fact.value, str):
-            continue
-        own = key_family(key)
-        if own is not None and not own.multi_valued:
-            continue  # a single-valued family's key is the attribute's name: it stays
-        parent = key.rsplit(".", 1)[0]
-        if parent != "user":
-            continue
-        wanted = fact.value.strip().casefold()
-        hits = []
-        for k in known:
-            if k.rsplit(".", 1)[0] != parent or k not in values:
-                continue
-            fam = key_family(k)
-            if fam is not None and fam.multi_valued:
-                continue
-            if isinstance(values[k], str) and values[k].strip().casefold() == wanted:
-                hits.append(k)
-        if len(hits) == 1:
-            mapped[i] = hits[0]
-
-
-def _specialised(
-    facts: list[Fact], mapped: list[str], known: set[str], values: Mapping[str, Any]
-) -> None:
-    """Step 6: a general attribute lands on the known specific one it names, when values agree.
-
-    "User's team is Feyenoord" after "football team: Galatasaray": the family ``team`` is
-    unknown in the namespace, the known family ``football_team`` is a kind of ``team`` (its
-    name ends with it), both values are names and the value can be one of the specific
-    attribute (its type and vocabulary: "Mei" is no password manager), so the claim is about
-    the football team. A work team's value ("growth") is a word, not a name, and stays apart.
-
-    Example:
-        >>> mapped = ["user.team"]
-        >>> known = {"user.football_team"}
-        >>> _specialised([Fact(key="user.team", value="Feyenoord")], mapped, known,
-        ...              {"user.football_team": "Galatasaray"})
-        >>> mapped
-        ['user.football_team']
-    """
-    from langchain_tepa.extraction.families import FAMILIES, key_family
-    from langchain_tepa.extraction.resolution import value_kind
-    from langchain_tepa.extraction.values import value_fits, vocab_value
-
-    for i, (fact, key) in enumerate(zip(facts, mapped, strict=True)):
-        if key in known or not key.startswith("user.") or key.count(".") != 1:
-            continue
-        family = FAMILIES.get(key.rsplit(".", 1)[-1])
-        if family is None or family.multi_valued:
-            continue
-        hits = []
-        for k in known:
-            if not k.startswith("user.") or k.count(".") != 1 or k not in values:
-                continue
-            other = key_family(k)
-            if other is None or other is family or other.multi_valued:
-                continue
-            specific = other.name.endswith("_" + family.name)  # football_team: a team
-            typed = value_fits(other.name, str(fact.value)) and (
-                not other.vocab or vocab_value(str(fact.value), other.name, other.vocab)
-            )
-            if specific and typed and value_kind(values[k]) == value_kind(fact.value):
-                hits.append(k)  # and the value can be one ("Mei" is no password manager)
-        if len(hits) == 1:
-            mapped[i] = hits[0]
 
 
 class _NoFact:

@@ -50,13 +50,17 @@ from langchain_tepa.core.errors import IndexMismatchWarning, InvalidArgumentErro
 from langchain_tepa.core.types import Fact, Precedent
 from langchain_tepa.memory import AnswerRow, AsOfPoint, RevokeKey, TEPAMemory, VectorSpace
 from langchain_tepa.memory.claims import (
+    MARK_FIELD,
     ClaimPlan,
     ItemClaims,
     ItemText,
+    claims_namespace,
     is_claims_namespace,
     joined_text,
+    read_marks,
     text_of_value,
 )
+from langchain_tepa.memory.documents import copy_value
 from langchain_tepa.store.corrections import put_op
 from langchain_tepa.store.index import Distance
 from langchain_tepa.store.listing import list_active_namespaces
@@ -72,7 +76,7 @@ from langchain_tepa.store.planning import (
     read_namespace,
     validate_op,
 )
-from langchain_tepa.store.search import Scope, best, newest, trusted_scopes
+from langchain_tepa.store.search import Scope, best, newer_first, newest, trusted_scopes
 from langchain_tepa.store.ttl import STAMP_SIZE, TTL_SPACE, TTLKeeper
 
 __all__ = ["ExecutionMixin"]
@@ -85,6 +89,49 @@ def _when(seconds: float) -> datetime:
         return _EPOCH + timedelta(seconds=seconds)
     except (OverflowError, ValueError):
         return _EPOCH if seconds < 0 else datetime.max.replace(tzinfo=timezone.utc)
+
+
+class MarkedSearchItem(SearchItem):
+    """A search result that a newer item may supersede (issue 37): served, ranked below it.
+
+    The free-text claims of the two items conflict, but nothing said the change explicitly
+    ("I live in Lisbon", then "I live in Paris"), so the older item stays served and says so.
+
+    Attributes:
+        possibly_superseded_by: ``[{"item", "key", "value"}]``: the newer item's key, the
+            claim key the two items share and the newer item's value of it. ``dict()`` (what
+            LangMem's search tool shows the model) includes it.
+
+    Example:
+        >>> from datetime import datetime, timezone
+        >>> when = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        >>> by = [{"item": "b", "key": "user.home_city", "value": "Paris"}]
+        >>> item = MarkedSearchItem(("u",), "a", {"content": "I live in Lisbon"}, when, when,
+        ...                         0.9, by)
+        >>> item.dict()["possibly_superseded_by"][0]["item"]
+        'b'
+    """
+
+    __slots__ = ("possibly_superseded_by",)
+
+    def __init__(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: dict[str, Any],
+        created_at: datetime,
+        updated_at: datetime,
+        score: float | None,
+        possibly_superseded_by: list[dict[str, Any]],
+    ) -> None:
+        super().__init__(namespace, key, value, created_at, updated_at, score)
+        self.possibly_superseded_by = copy_value(possibly_superseded_by)
+
+    def dict(self) -> dict[str, Any]:
+        """The item as LangGraph serialises it, with its mark."""
+        out = super().dict()
+        out[MARK_FIELD] = copy_value(self.possibly_superseded_by)
+        return out
 
 
 def _value_view(p: Precedent) -> dict[str, Any]:
@@ -263,7 +310,10 @@ class ExecutionMixin:
                 live = np.nonzero(~expired)[0]
             else:
                 live = np.arange(len(table))
-            scopes.append(Scope(tuple(ns.split(".")), table, live))
+            claims = tables.get(claims_namespace(ns))
+            rows = claims.rows if claims is not None else ()
+            marks, hidden = read_marks(rows), read_marks(rows, hidden=True)
+            scopes.append(Scope(tuple(ns.split(".")), table, live, marks, hidden))
         return SearchPlan(op, scopes, op.query or None)
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
@@ -342,6 +392,15 @@ class ExecutionMixin:
         got = self.memory.similarity(qvec, ids, namespace=".".join(scope.labels))
         return np.array([got.get(row.id, np.nan) for row in rows], dtype=np.float64)
 
+    def _hidden(self, scope: Scope, qvec: list[float], ids: list[str]) -> Mapping[str, float]:
+        """Scores of hidden items (precedent ids) with the query, as the search scores rows."""
+        ns = ".".join(scope.labels)
+        if self._space is None:
+            return self.memory.similarity(qvec, ids, namespace=ns)
+        if self._distance != "cosine":
+            return {}  # only cosine scores of a space are read outside its table
+        return self._space.scores(ns, qvec, ids)
+
     def _rank(
         self, search: SearchPlan, vectors: dict[str, list[float]], plan: Plan
     ) -> list[SearchItem]:
@@ -356,6 +415,8 @@ class ExecutionMixin:
             scopes, order = trusted_scopes(
                 self.memory, search.scopes, scores, wanted, complete=bool(op.filter)
             )
+            # issue 37: a newer item ranks where the item it (may) supersede would
+            order = newer_first(scopes, order, lambda sc, ids: self._hidden(sc, qvec, ids))
             picks = best(scopes, order, op.filter, wanted)
             shown = {id(sc): sv for sc, sv in zip(scopes, scores, strict=True)}
             picks = [
@@ -369,19 +430,15 @@ class ExecutionMixin:
                 if stamps is not None and not np.isnan(stamps[i, 0]):
                     ns = ".".join(scope.labels)
                     plan.refresh.setdefault(ns, {})[scope.table.rows[i].id] = [stamps[i].tolist()]
-        out = []
+        out: list[SearchItem] = []
         for score, scope, i in page:
             row = scope.table.rows[i]
-            out.append(
-                SearchItem(
-                    namespace=scope.labels,
-                    key=row.key,
-                    value=_row_value(row),
-                    created_at=_when(row.created_at),
-                    updated_at=_when(row.updated_at),
-                    score=score,
-                )
-            )
+            args = (scope.labels, row.key, _row_value(row), _when(row.created_at))
+            marked = scope.marks.get(row.key)
+            if marked:
+                out.append(MarkedSearchItem(*args, _when(row.updated_at), score, marked))
+            else:
+                out.append(SearchItem(*args, _when(row.updated_at), score))
         return out
 
     def _apply(

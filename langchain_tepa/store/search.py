@@ -24,8 +24,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,7 +36,7 @@ from langchain_tepa.store.queries import matches_filter
 if TYPE_CHECKING:
     from langchain_tepa.memory import TEPAMemory
 
-__all__ = ["Pick", "Scope", "best", "item_view", "newest", "trusted_scopes"]
+__all__ = ["Pick", "Scope", "best", "item_view", "newer_first", "newest", "trusted_scopes"]
 
 
 @dataclass(frozen=True)
@@ -47,11 +47,17 @@ class Scope:
         labels: The namespace as LangGraph labels.
         table: Its answer table (rows newest first).
         live: Indices of the rows that may be returned (not expired), ascending.
+        marks: Item key -> the newer items that may supersede it
+            (:func:`~langchain_tepa.memory.claims.read_marks`).
+        hidden: Precedent id of an item an explicit replacement hid -> the items that replaced
+            it (``read_marks(..., hidden=True)``).
     """
 
     labels: tuple[str, ...]
     table: AnswerTable
     live: np.ndarray
+    marks: Mapping[str, list[dict[str, Any]]] = field(default_factory=dict)
+    hidden: Mapping[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 Pick = tuple[float | None, Scope, int]
@@ -198,3 +204,54 @@ def trusted_scopes(
         out_scopes.append(scope)
         out_scores.append(eff)
     return out_scopes, out_scores
+
+
+def newer_first(
+    scopes: Sequence[Scope],
+    scores: Sequence[np.ndarray],
+    hidden_scores: Callable[[Scope, list[str]], Mapping[str, float]] | None = None,
+) -> list[np.ndarray]:
+    """Scores under which a newer item ranks where the item it (may) supersede would.
+
+    For each marked item of a scope (:attr:`Scope.marks`), each newer item that may supersede
+    it and scores lower is lifted to just above it. For each item an explicit replacement hid
+    (:attr:`Scope.hidden`, scored by ``hidden_scores``), the item that replaced it scores at
+    least as the hidden one would. Nothing else moves. Scopes without marks keep their scores
+    (the arrays returned are copies where something moved).
+
+    Example:
+        >>> from langchain_tepa import TEPAMemory
+        >>> memory = TEPAMemory.in_memory()
+        >>> for key in ("old", "new"):
+        ...     _ = memory.observe(key, 1, namespace="u")
+        >>> table = memory.answer_tables(["u"])["u"]
+        >>> marks = {"old": [{"item": "new", "key": "user.city", "value": "Oslo"}]}
+        >>> scope = Scope(("u",), table, np.arange(2), marks)
+        >>> order = [r.key for r in table.rows]
+        >>> lifted = newer_first([scope], [np.array([0.2 if k == "new" else 0.9 for k in order])])
+        >>> [order[i] for i in np.argsort(-lifted[0])]
+        ['new', 'old']
+    """
+    out = []
+    for scope, sc in zip(scopes, scores, strict=True):
+        if not scope.marks and not scope.hidden:
+            out.append(sc)
+            continue
+        rows = scope.table.rows
+        live = {rows[i].key: i for i in scope.live.tolist() if not np.isnan(sc[i])}
+        eff = sc.copy()
+        gone = hidden_scores(scope, list(scope.hidden)) if hidden_scores and scope.hidden else {}
+        for pid, entries in scope.hidden.items():
+            for entry in entries if pid in gone else ():
+                j = live.get(str(entry.get("item")))
+                if j is not None and eff[j] < gone[pid]:
+                    eff[j] = gone[pid]
+        for _ in range(2):  # a chain (a < b < c) settles in two passes
+            for key, entries in scope.marks.items():
+                i = live.get(key)
+                for entry in entries if i is not None else ():
+                    j = live.get(str(entry.get("item")))
+                    if j is not None and j != i and eff[j] <= eff[i]:
+                        eff[j] = np.nextafter(eff[i], np.inf)
+        out.append(eff)
+    return out

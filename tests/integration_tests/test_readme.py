@@ -4,7 +4,9 @@ Each block runs as a script in a fresh interpreter, in its own temporary working
 ``from_path("./memory")`` writes nowhere in the repository), offline (no ``OPENAI_API_KEY``),
 with a timeout. A block whose nearest non-blank line above the fence is
 ``<!-- needs: chroma-server -->`` runs against the session's ``chroma run`` server: its port
-replaces ``port=8000`` in the block. No block is skipped, so a page with a broken example fails
+replaces ``port=8000`` in the block. A block marked ``<!-- needs: openai -->`` runs with
+``OPENAI_API_KEY`` and ``OPENAI_BASE_URL`` pointing at a local fake OpenAI server (every chat
+request answered with a short text, embeddings deterministic). No block is skipped, so a page with a broken example fails
 ``make test``. The repository root is in ``TEPA_REPO_ROOT`` for snippets that import the test
 support code.
 """
@@ -18,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.support.fake_openai import FakeOpenAI
 from tests.support.offline import run_python
 
 README = ROOT / "README.md"
@@ -99,7 +102,7 @@ def _python_blocks(path: Path) -> list[Block]:
         Block(b.line, b.lang, b.code, b.needs_server, source, b.needs)
         for b in extract_blocks(path.read_text("utf-8"))
         # Blocks that need another service (a LangGraph Server) run in that service's test.
-        if b.lang in ("python", "py") and b.needs in ("", "chroma-server")
+        if b.lang in ("python", "py") and b.needs in ("", "chroma-server", "openai")
     ]
 
 
@@ -150,13 +153,22 @@ def test_snippet_runs(block: Block, tmp_path: Path, request: pytest.FixtureReque
         code = code.replace(README_PORT, f"port={server.port}")
     script = tmp_path / "snippet.py"
     script.write_text(code, "utf-8")
-    proc = run_python(
-        script,
-        cwd=tmp_path,
-        timeout=TIMEOUT,
-        what=f"the snippet of {block.where}",
-        extra_env={"TEPA_REPO_ROOT": str(ROOT), "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"},
-    )
+    env = {"TEPA_REPO_ROOT": str(ROOT), "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
+    server = None
+    if block.needs == "openai":
+        server = FakeOpenAI(handler=lambda request: "Noted.").start()
+        env |= {"OPENAI_API_KEY": "test", "OPENAI_BASE_URL": server.base_url}
+    try:
+        proc = run_python(
+            script,
+            cwd=tmp_path,
+            timeout=TIMEOUT,
+            what=f"the snippet of {block.where}",
+            extra_env=env,
+        )
+    finally:
+        if server is not None:
+            server.stop()
     assert proc.returncode == 0, (
         f"the snippet of {block.where} failed (exit {proc.returncode}):\n"
         f"--- code ---\n{code}--- stdout ---\n{proc.stdout[-3000:]}"

@@ -69,7 +69,7 @@ def test_version_2_ranks_the_attribute_asked_about_first() -> None:
 
 
 def test_stemming_stop_words_and_concepts() -> None:
-    from langchain_tepa.extraction.lexical import concepts, content_words, stem
+    from langchain_tepa.lexical import concepts, content_words, stem
 
     assert {stem(w) for w in ("live", "lives", "lived", "living")} == {"liv"}
     assert content_words("Where does the user live?") == ["live"]

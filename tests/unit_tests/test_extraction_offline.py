@@ -115,11 +115,7 @@ def test_keys_are_canonical_and_values_as_written(ex: OfflineFactExtractor) -> N
     assert fact.key == "rogério_ceni.plays_position_of"
     assert fact.value == "Goalkeeper"
     assert fact.text == "Rogério Ceni plays the position of Goalkeeper."
-    assert fact.metadata == {
-        "subject": "Rogério Ceni",
-        "relation": "plays position of",
-        "attribute_text": "rogério ceni plays the position of",
-    }
+    assert fact.metadata == {"subject": "Rogério Ceni", "relation": "plays position of"}
     assert normalize_key_part("Washington, D.C.") == "washington_d_c"
 
 

@@ -101,10 +101,28 @@ def test_a_contradicted_item_leaves_search_and_says_why(store: TEPAStore) -> Non
     )
 
 
-def test_a_plain_restatement_of_another_value_supersedes_too(store: TEPAStore) -> None:
+def test_a_plain_restatement_of_another_value_only_marks_the_older_item(store: TEPAStore) -> None:
+    # issue 37: no change marker, so nothing is hidden; the newer item ranks first and the
+    # older one says what may have superseded it, on every read path
     store.put(NS, "a", {"content": "User lives in Lisbon"})
-    store.put(NS, "c", {"content": "User lives in Oslo"})  # no change marker
-    assert _keys(store, "user lives") == ["c"]
+    store.put(NS, "c", {"content": "User lives in Oslo"})
+    assert store.get(NS, "a") is not None
+    found = store.search(NS, query="User lives in Lisbon", limit=3)
+    assert [i.key for i in found] == ["c", "a"]  # a's own text, yet c ranks just above it
+    mark = [{"item": "c", "key": "user.home_city", "value": "Oslo"}]
+    assert found[1].dict()["possibly_superseded_by"] == mark
+    assert "possibly_superseded_by" not in found[0].dict()
+    (said,) = store.memory.history("~superseded.a", namespace=claims_namespace(MNS))
+    assert said.text == "possibly superseded: user.home_city by item c"
+    assert said.value == {"item": "a", "by": mark}
+    # the same value said again by a third item: the mark goes
+    store.put(NS, "d", {"content": "User lives in Lisbon"})
+    assert "possibly_superseded_by" not in store.search(NS, query="Lisbon")[0].dict()
+    assert store.memory.get("~superseded.a", namespace=claims_namespace(MNS)) is None
+    # now c is the older one: d (Lisbon again) ranks just above it, c says so
+    found = store.search(NS, query="User lives in Oslo", limit=2)
+    assert [i.key for i in found] == ["d", "c"]
+    assert found[1].dict()["possibly_superseded_by"][0]["item"] == "d"
 
 
 def test_an_item_that_repeats_a_claim_supports_it(store: TEPAStore) -> None:
@@ -129,11 +147,14 @@ def test_a_multi_valued_attribute_declared_in_the_policy(tick: Callable[[], floa
     store.put(NS, "b", {"content": "Team snack: bagels"})
     store.put(NS, "d", {"content": "Team snack: donuts"})
     assert set(_keys(store, "snack")) == {"b", "d"}
-    # undeclared, the same two items are one attribute's values: the newer one is served
+    # undeclared, the same two items are one attribute's values: the newer one ranks first,
+    # the older one is marked (no change marker: it is not hidden)
     plain = _store(tick)
     plain.put(NS, "b", {"content": "Team snack: bagels"})
     plain.put(NS, "d", {"content": "Team snack: donuts"})
-    assert _keys(plain, "snack") == ["d"]
+    found = plain.search(NS, query="Team snack: bagels")
+    assert [i.key for i in found] == ["d", "b"]
+    assert found[1].dict()["possibly_superseded_by"][0]["item"] == "d"
 
 
 def test_a_family_the_extractor_knows_as_multi_valued(store: TEPAStore) -> None:
@@ -165,7 +186,7 @@ def test_an_item_stays_while_one_of_its_claims_is_served(store: TEPAStore) -> No
 
 def test_updating_an_item_replaces_its_claims(store: TEPAStore) -> None:
     store.put(NS, "a", {"content": "User lives in Lisbon"})
-    store.put(NS, "b", {"content": "User lives in Oslo"})
+    store.put(NS, "b", {"content": "User moved to Oslo last month"})
     assert _keys(store, "lives") == ["b"]
     store.put(NS, "b", {"content": "User has a dog"})  # b no longer says anything of the city
     assert set(_keys(store, "lives dog")) == {"a", "b"}  # Lisbon is served again: a is back
@@ -290,6 +311,33 @@ def test_vector_store_documents_are_taken_back(tick: Callable[[], float]) -> Non
     assert vs.get_by_ids(["a"]) == []
     vs.delete(["c"])
     assert {d.id for d in vs.similarity_search("where does the user live", k=3)} == {"a", "b"}
+
+
+def test_vector_store_documents_are_marked_not_taken_back(tick: Callable[[], float]) -> None:
+    memory = TEPAMemory.in_memory(embeddings=HashingEmbeddings(), extractor=Scripted(), clock=tick)
+    vs = TEPAVectorStore(memory=memory, namespace="notes")
+    vs.add_texts(["User lives in Lisbon", "User prefers dark mode"], ids=["a", "b"])
+    vs.add_texts(["User lives in Oslo"], ids=["c"])  # no change marker: a stays, marked
+    found = vs.similarity_search("User lives in Lisbon", k=3)
+    assert [d.id for d in found] == ["c", "a", "b"]
+    mark = [{"id": "c", "key": "user.home_city", "value": "Oslo"}]
+    assert found[1].metadata == {"possibly_superseded_by": mark}
+    # the newer document joins the results just above the one it may supersede
+    assert [d.id for d in vs.similarity_search("User lives in Lisbon", k=1)] == ["c"]
+    by_vector = vs.similarity_search_by_vector(HashingEmbeddings().embed_query("Lisbon"), k=2)
+    assert [d.id for d in by_vector] == ["c", "a"]
+    vs.delete(["c"])
+    assert vs.similarity_search("User lives in Lisbon", k=3)[0].metadata == {}
+
+
+async def test_vector_store_marks_on_the_async_path(tick: Callable[[], float]) -> None:
+    memory = TEPAMemory.in_memory(embeddings=HashingEmbeddings(), extractor=Scripted(), clock=tick)
+    vs = TEPAVectorStore(memory=memory, namespace="notes")
+    await vs.aadd_texts(["User lives in Lisbon"], ids=["a"])
+    await vs.aadd_texts(["User lives in Oslo"], ids=["c"])
+    found = await vs.asimilarity_search("User lives in Lisbon", k=2)
+    assert [d.id for d in found] == ["c", "a"]
+    assert found[1].metadata["possibly_superseded_by"][0]["id"] == "c"
 
 
 def test_vector_store_fact_documents_are_not_items(tick: Callable[[], float]) -> None:

@@ -171,6 +171,23 @@ def test_with_a_judge_the_offline_rules_hide_nothing_on_their_own(
     assert TEPAStore.in_memory().memory.judge is None  # without one, the offline claims decide
 
 
+def test_with_a_judge_only_its_verdicts_mark_a_memory(tick: Callable[[], float]) -> None:
+    """No offline "possibly superseded" mark: only a held-back "replaces" marks (contested)."""
+    store = _store(tick, TableJudgeModel())  # every pair: unrelated
+    _put(store, "a", LISBON)
+    _put(store, "b", "I live in Paris.")  # offline alone: "a" possibly superseded by "b"
+    found = store.search(NS, query="where do I live", limit=3)
+    assert [i.key for i in found if "possibly_superseded_by" in i.dict()] == []
+    store = _store(tick, TableJudgeModel(relations=RELATIONS))
+    _put(store, "a", LISBON)
+    TEPAStore(store.memory, index=store.index_config, source="agent").put(
+        NS, "b", {"content": OSLO}
+    )
+    marks = {i.key: i.dict().get("possibly_superseded_by") for i in store.search(NS, limit=3)}
+    assert marks["b"] is None
+    assert [m["item"] for m in marks["a"]] == ["b"]
+
+
 def test_restating_the_old_value_undoes_the_replacement(
     store: TEPAStore, model: TableJudgeModel
 ) -> None:
