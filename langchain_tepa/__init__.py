@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from langchain_tepa.core import InvalidNamespaceError as InvalidNamespaceError
     from langchain_tepa.core import InvalidSourceError as InvalidSourceError
     from langchain_tepa.core import InvalidValueError as InvalidValueError
+    from langchain_tepa.core import JudgeError as JudgeError
     from langchain_tepa.core import Lifecycle as Lifecycle
     from langchain_tepa.core import LifecyclePolicy as LifecyclePolicy
     from langchain_tepa.core import OutcomeUnknownError as OutcomeUnknownError
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from langchain_tepa.embeddings import HashingEmbeddings as HashingEmbeddings
     from langchain_tepa.embeddings import default_embeddings as default_embeddings
     from langchain_tepa.extraction import LLMFactExtractor as LLMFactExtractor
+    from langchain_tepa.extraction import ReplacementJudge as ReplacementJudge
     from langchain_tepa.memory import TEPAMemory as TEPAMemory
     from langchain_tepa.results import KeyAudit as KeyAudit
     from langchain_tepa.results import ObservationResult as ObservationResult
@@ -70,6 +72,7 @@ _CORE = [
     "InvalidNamespaceError",
     "InvalidSourceError",
     "InvalidValueError",
+    "JudgeError",
     "Lifecycle",
     "LifecyclePolicy",
     "OutcomeUnknownError",
@@ -93,6 +96,7 @@ _LAZY = {
     "LLMFactExtractor": "langchain_tepa.extraction",
     "ObservationResult": "langchain_tepa.results",
     "ReconcileReport": "langchain_tepa.results",
+    "ReplacementJudge": "langchain_tepa.extraction",
     "StorageBackend": "langchain_tepa.storage.base",
     "TEPAConversationMemory": "langchain_tepa.classic",
     "TEPAMemory": "langchain_tepa.memory",
@@ -117,6 +121,7 @@ __all__ = [
     "InvalidNamespaceError",
     "InvalidSourceError",
     "InvalidValueError",
+    "JudgeError",
     "KeyAudit",
     "LLMFactExtractor",
     "Lifecycle",
@@ -126,6 +131,7 @@ __all__ = [
     "PolicyError",
     "Precedent",
     "ReconcileReport",
+    "ReplacementJudge",
     "SourceTrust",
     "StorageBackend",
     "StorageError",

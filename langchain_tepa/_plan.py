@@ -23,7 +23,7 @@ import asyncio
 from collections.abc import Generator, Mapping
 from typing import Any, TypeAlias, TypeVar
 
-__all__ = ["Call", "Plan", "adrive", "drive"]
+__all__ = ["Call", "Plan", "adrive", "adrive_offloaded", "drive"]
 
 T = TypeVar("T")
 Call: TypeAlias = tuple[str, str, tuple[Any, ...], dict[str, Any]]
@@ -66,3 +66,32 @@ async def adrive(plan: Plan[T], targets: Mapping[str, Any]) -> T:
                 call = plan.send(result)
     except StopIteration as stop:
         return stop.value
+
+
+async def adrive_offloaded(plan: Plan[T], targets: Mapping[str, Any]) -> T:
+    """:func:`adrive`, with the plan's own code run in worker threads (it reads storage).
+
+    Only the calls the plan yields are awaited on the event loop (their async twins).
+    """
+
+    def step(resume: Any, arg: Any) -> tuple[bool, Any]:
+        try:
+            return False, resume(arg)
+        except StopIteration as stop:  # cannot cross a Future: handed back as a value
+            return True, stop.value
+
+    done, call = await asyncio.to_thread(step, plan.send, None)
+    while not done:
+        target, name, args, kwargs = call
+        twin = getattr(targets[target], "a" + name, None)
+        try:
+            if twin is not None:
+                result = await twin(*args, **kwargs)
+            else:
+                sync = getattr(targets[target], name)
+                result = await asyncio.to_thread(sync, *args, **kwargs)
+        except Exception as exc:
+            done, call = await asyncio.to_thread(step, plan.throw, exc)
+        else:
+            done, call = await asyncio.to_thread(step, plan.send, result)
+    return call

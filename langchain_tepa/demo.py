@@ -16,8 +16,9 @@ agent has the two memory tools of LangGraph's long-term-memory how-to, written h
 preferences, changes one, and asks again: the stale memory is taken back (it leaves ``search``
 and ``get``), so the agent's answer names the new value. The same conversation runs beside it
 over LangGraph's own ``InMemoryStore``, which serves the stale memory and the new one, for
-contrast. Then the demo prints the audit of the taken-back item, and one keyed reversal step by
-step (:func:`show_reversal`).
+contrast. Then the demo prints the audit of the taken-back item, the model path beside the
+offline one (:func:`show_judged`: a chat model decides what a memory replaces; here a scripted
+one), and one keyed reversal step by step (:func:`show_reversal`).
 
 The chat model is :class:`RuleBasedChatModel`: no network, no key. It calls ``save_memory`` on a
 statement and ``search_memories`` on a question, and answers a question from the top memory
@@ -62,15 +63,18 @@ from langchain_tepa.store import TEPAStore
 __all__ = [
     "CONVERSATION",
     "EXPECTED_SECONDS",
+    "JUDGED",
     "KEY",
     "NEW",
     "STALE",
     "RuleBasedChatModel",
+    "ScriptedJudgeModel",
     "Turn",
     "build_agent",
     "converse",
     "main",
     "memory_tools",
+    "show_judged",
     "show_reversal",
 ]
 
@@ -306,6 +310,89 @@ def converse(
     return turns
 
 
+# ---------------------------------------------------------------------------- the judge
+JUDGED: dict[tuple[str, str], tuple[str, tuple[str, ...], str]] = {
+    ("I go to PureGym.", "I signed up at BeFit last week."): ("replaces", (), "a new gym"),
+    ("I drive a Honda Civic.", "I rented a Fiat 500 for the holiday."): (
+        "unrelated",
+        ("temporary",),
+        "a rental for one trip",
+    ),
+}
+"""(earlier memory, later memory) -> the scripted judge's answer: relation, flags, reason."""
+
+
+class ScriptedJudgeModel(BaseChatModel):
+    """A stand-in for the application's chat model as a judge: it answers :data:`JUDGED`.
+
+    It reads the prompt a :class:`~langchain_tepa.extraction.judge.ReplacementJudge` sends
+    (the new memory and the earlier ones, as JSON) and answers in its JSON form, as a real
+    model would; pairs it does not know are unrelated.
+
+    Example:
+        >>> body = '{"earlier": [{"id": "c1", "text": "I go to PureGym."}], '
+        >>> body += '"new": [{"id": "n1", "text": "I signed up at BeFit last week."}]}'
+        >>> ScriptedJudgeModel().invoke([HumanMessage(body)]).content[:40]
+        '{"memories": [{"id": "n1", "verdicts": ['
+    """
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted-judge"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        body = json.loads(str(messages[-1].content))
+        memories = []
+        for new in body["new"]:
+            entry: dict[str, Any] = {"id": new["id"], "verdicts": []}
+            for old in body["earlier"]:
+                answer = JUDGED.get((old["text"], new["text"]), ("unrelated", (), ""))
+                relation, flags, why = answer
+                entry.update(dict.fromkeys(flags, True))
+                if relation != "unrelated":
+                    verdict = {"candidate": old["id"], "relation": relation, "reason": why}
+                    entry["verdicts"].append({**verdict, "confidence": 0.9})
+            memories.append(entry)
+        message = AIMessage(json.dumps({"memories": memories}))
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def show_judged() -> str:
+    """The model path beside the offline one: what each serves after two pairs of memories.
+
+    Example:
+        >>> "superseded: item" in show_judged()
+        True
+    """
+    from langchain_tepa.extraction.judge import ReplacementJudge
+
+    embeddings = HashingEmbeddings()
+    index: Any = {"dims": 384, "embed": embeddings, "fields": ["content"]}
+    lines: list[str] = []
+    for name, judge in (
+        ("offline rules (no model)", None),
+        ("scripted judge model", ReplacementJudge(ScriptedJudgeModel())),
+    ):
+        store = TEPAStore.in_memory(index=index, embeddings=embeddings, judge=judge)
+        lines.append(f"{name}:")
+        for n, (first, second) in enumerate(JUDGED):
+            ns = ("memories", f"pair{n}")
+            store.put(ns, "earlier", {"content": first})
+            store.put(ns, "later", {"content": second})
+            served = [i.value["content"] for i in store.search(ns, limit=5)]
+            lines.append(f"  {first!r} then {second!r} -> serves {served}")
+        if judge is not None:
+            gone = store.audit(("memories", "pair0"), "earlier").precedents[0].revocation
+            lines.append(f"  audit of {next(iter(JUDGED))[0]!r}: {gone.reason if gone else '-'}")
+    return "\n".join(lines)
+
+
 # ---------------------------------------------------------------------------- the reversal
 KEY = "tool.export_format"
 """The key of :func:`show_reversal`."""
@@ -439,7 +526,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="tepa-demo-") as folder:
             run(folder)
     print()
-    print("== 3. one keyed reversal, step by step (embedded Chroma) ==")
+    print("== 3. what a memory replaces: the offline rules, and a chat model as judge ==")
+    print(show_judged())
+    print()
+    print("== 4. one keyed reversal, step by step (embedded Chroma) ==")
     print(show_reversal())
     print()
     print(f"demo finished in {time.perf_counter() - start:.1f} s (after the imports)")

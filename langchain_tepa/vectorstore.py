@@ -435,6 +435,19 @@ class TEPAVectorStore(VectorStore):
             raise InvalidArgumentError(f"unknown arguments {sorted(kwargs)}; delete takes ids")
         return await self._adrive(self._delete_plan(ids))
 
+    def rejudge(self) -> int:
+        """Judge again the documents whose judge call failed (the memory's ``judge=``).
+
+        Returns:
+            How many documents were judged now (see :meth:`TEPAStore.rejudge
+            <langchain_tepa.store.TEPAStore.rejudge>`).
+        """
+        return ItemClaims(self.memory).rejudge(self.namespace)
+
+    async def arejudge(self) -> int:
+        """Async twin of :meth:`rejudge`."""
+        return await ItemClaims(self.memory).arejudge(self.namespace)
+
     # ------------------------------------------------------------------ searching
     def _search_plan(
         self, query: str, k: int, kwargs: dict[str, Any]

@@ -53,6 +53,7 @@ from tepa_bench.freetext_data import (
     ideal_claims,
     pair_labels,
 )
+from tepa_bench.freetext_judges import compare_designs
 from tepa_bench.freetext_systems import (
     SYSTEMS,
     FreeTextSystem,
@@ -177,6 +178,8 @@ def score(
     unstored = 0
     stale_direct = stale_total = 0
     hidden: dict[str, list[int]] = {g: [0, 0] for g in HIDDEN_GROUPS}
+    per_stale: list[int] = []  # per change scenario: its stale memory served (paired tests)
+    per_hidden: list[int] = []  # per scenario: its true memories hidden
     for s in scenarios:
         answer = answers[s.id]
         top = list(answer["query"])[:k]
@@ -184,13 +187,15 @@ def score(
         texts = [m.text for m in s.memories]
         if s.kind == "change":
             changes += 1
-            stale_hits += any(texts[i] in top for i in s.stale)
+            per_stale.append(int(any(texts[i] in top for i in s.stale)))
+            stale_hits += per_stale[-1]
             current_hits += all(texts[i] in top for i in s.current)
             top1 += bool(top) and top[0] in {texts[i] for i in s.current}
         elif s.current:
             controls += 1
             control_hits += all(texts[i] in top for i in s.current)
         never = set(answer.get("unstored", ()))
+        per_hidden.append(0)
         for i in s.independent:
             role = s.memories[i].role
             unstored += i in never
@@ -200,6 +205,7 @@ def score(
             if group is not None:
                 hidden[group][0] += texts[i] not in own[i]
                 hidden[group][1] += 1
+                per_hidden[-1] += texts[i] not in own[i]
         for i in s.stale:
             stale_total += 1
             stale_direct += texts[i] in own[i]
@@ -216,6 +222,7 @@ def score(
         "independent_unstored": _pct(unstored, independent),
         "control_current_present": _pct(control_hits, controls),
         "taken_back_by_role": {r: _pct(v[0], v[1]) for r, v in sorted(taken.items())},
+        "per_scenario": {"stale": per_stale, "hidden": per_hidden},
         "counts": {
             "change_scenarios": changes,
             "control_scenarios": controls,
@@ -307,9 +314,10 @@ def run_freetext(
     skipped = {n: why for n in systems if (why := system_available(n)) is not None}
     runnable = [n for n in systems if n not in skipped]
     ideal = ideal_claims(list(scenarios))
+    labels = pair_labels(list(scenarios))  # read only by the declared gold-label judge models
     corrections = {  # what a gold-label judge calls "replaces"; only tepa-ideal reads it
         later
-        for (_, later), label in pair_labels(list(scenarios)).items()
+        for (_, later), label in labels.items()
         if label.relation == "replaces"
         and not (label.temporary or label.hypothetical or label.about_someone_else or label.history)
     }
@@ -327,7 +335,12 @@ def run_freetext(
                 bar.set_postfix_str(name)
             t0 = time.perf_counter()
             system = build_system(
-                name, ideal=ideal, storage=storage, embeddings=embeddings, corrections=corrections
+                name,
+                ideal=ideal,
+                storage=storage,
+                labels=labels,
+                embeddings=embeddings,
+                corrections=corrections,
             )
             try:
                 answers, timing = _run_one(system, scenarios, k, bar)
@@ -358,6 +371,7 @@ def run_freetext(
             "embeddings": _EMBEDDINGS_TOLD[embeddings],
         },
         "systems": out,
+        "designs": compare_designs(out),
         "skipped": skipped,
         "targets": TARGETS,
         "elapsed_s": time.perf_counter() - start,

@@ -155,6 +155,18 @@ def write_markdown(result: dict[str, Any], path: Path) -> Path:
             by = m.get("taken_back_by_role", {})
             parts.append(f"| {name} | " + " | ".join(_cell("", by.get(r)) for r in roles) + " |")
         parts.append("")
+    designs = result.get("designs") or {}
+    if designs:
+        parts += ["TEPA's judge path minus the direct-delete design on the same answers"]
+        parts += ["(percentage points; two-sided paired permutation test):", ""]
+        parts += ["| pair | stale served | p | hidden true | p |", "|---|---|---|---|---|"]
+        for pair, d in designs.items():
+            cells = []
+            for metric in ("stale", "hidden"):
+                p = d.get(f"{metric}_p")
+                cells += [_cell("", d.get(f"{metric}_diff_pct")), "-" if p is None else f"{p:.4f}"]
+            parts.append(f"| {pair} | " + " | ".join(cells) + " |")
+        parts.append("")
     for name, why in result.get("skipped", {}).items():
         parts.append(f"- skipped {name}: {why}")
     path.write_text("\n".join(parts) + "\n", encoding="utf-8")

@@ -11,14 +11,21 @@ answers searches with the texts it serves, through one write path:
 - ``memory``: TEPA's own keyed path, ``TEPAMemory.add_texts`` (extraction, key resolution,
   ``observe``) then ``retrieve(q, k=k)``; a Document's text is the memory text that asserted
   its value. It stores claims, not items: a text with no claim is not stored at all;
-- ``native``: Mem0's ``Memory.add(..., infer=False)`` and ``Memory.search``.
+- ``native``: Mem0's ``Memory.add(..., infer=False)`` and ``Memory.search``;
+- ``direct``: the direct-delete design on a judge's answers (:mod:`~tepa_bench.freetext_judges`).
+
+Systems ``judge-gold``, ``judge-wrong10`` and ``judge-wrong20`` are TEPA with a judge
+(``TEPAMemory(judge=...)``) whose chat model is scripted (:mod:`~tepa_bench.freetext_judges`):
+the gold-label model (a declared oracle: the mechanism's ceiling) and the same model wrong on
+10% and 20% of its decisions; ``delete-*`` are the direct-delete design on the same answers.
 
 Every system of a run embeds with the same embeddings: the offline
 :class:`~langchain_tepa.HashingEmbeddings` by default, or all-MiniLM-L6-v2 in numpy
 (:class:`~tepa_bench.minilm.MiniLMEmbeddings`, ``embeddings="minilm"``). No system
-is given the ground truth; ``tepa-ideal`` is given each text's ideal claims (a scripted stand-in
-for a perfect LLM extractor), never which memory is stale. LangMem, langchain-chroma and Mem0
-are imported only when their system is built.
+is given the ground truth, except the declared oracle: the gold-label judge model (and its
+wrong variants, which start from it); ``tepa-ideal`` is given each text's ideal claims (a
+scripted stand-in for a perfect LLM extractor), never which memory is stale. LangMem,
+langchain-chroma and Mem0 are imported only when their system is built.
 
 Example:
     >>> system = build_system("tepa/store", ideal={})
@@ -44,7 +51,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from langchain_tepa import Fact, TEPAMemory, TEPAStore, TEPAVectorStore
-from tepa_bench.freetext_data import Claim
+from tepa_bench.freetext_data import Claim, Label
+from tepa_bench.freetext_judges import direct_delete_system, judge_model
 from tepa_bench.minilm import make_embeddings
 
 __all__ = [
@@ -69,6 +77,15 @@ SYSTEMS: tuple[str, ...] = (
     "inmemory/langmem",
     "chroma/vectorstore",
     "mem0/native",
+    "judge-gold/store",
+    "judge-gold/langmem",
+    "judge-gold/vectorstore",
+    "judge-wrong10/store",
+    "judge-wrong20/store",
+    "judge-wrong10rel/store",
+    "delete-gold/direct",
+    "delete-wrong10/direct",
+    "delete-wrong20/direct",
 )
 """Every ``system/path`` the benchmark knows, in table order."""
 
@@ -224,7 +241,9 @@ def _index(emb: Embeddings) -> Any:
     return {"dims": _DIMS, "embed": emb, "fields": ["content"]}
 
 
-def _tepa_memory(extractor: Any, storage: str, tmp: str, emb: Embeddings) -> TEPAMemory:
+def _tepa_memory(
+    extractor: Any, storage: str, tmp: str, emb: Embeddings, judge: Any = None
+) -> TEPAMemory:
     from langchain_tepa.store import store_policy
 
     if storage == "chroma":
@@ -233,9 +252,12 @@ def _tepa_memory(extractor: Any, storage: str, tmp: str, emb: Embeddings) -> TEP
             embeddings=emb,
             policy=store_policy(),
             extractor=extractor,
+            judge=judge,
             prefix="tepa_store",
         )
-    return TEPAMemory.in_memory(embeddings=emb, policy=store_policy(), extractor=extractor)
+    return TEPAMemory.in_memory(
+        embeddings=emb, policy=store_policy(), extractor=extractor, judge=judge
+    )
 
 
 def _store_system(name: str, store: Any, extractor: Any, close: Callable[[], None]) -> Any:
@@ -402,6 +424,7 @@ def build_system(
     *,
     ideal: Mapping[str, Sequence[Claim]],
     storage: str = "memory",
+    labels: Mapping[tuple[str, str], Label] | None = None,
     embeddings: str = "hashing",
     corrections: Collection[str] = (),
 ) -> FreeTextSystem:
@@ -412,6 +435,8 @@ def build_system(
         ideal: Text -> ideal claims, used only by ``tepa-ideal`` (as its extractor).
         storage: TEPA's storage: ``memory`` (in-process) or ``chroma`` (embedded, in a temp
             folder).
+        labels: ``(earlier text, later text) -> gold label``, read only by the scripted judge
+            models of ``judge-*`` and ``delete-*`` (the declared oracle).
         embeddings: ``hashing`` (the library's offline default) or ``minilm``
             (:func:`~tepa_bench.minilm.make_embeddings`).
         corrections: Texts that replace an earlier statement, used only by ``tepa-ideal``.
@@ -429,9 +454,14 @@ def build_system(
     def close() -> None:
         holder.cleanup()
 
-    if system in ("tepa", "tepa-ideal"):
+    judge = None
+    if system.startswith(("judge-", "delete-")):
+        judge = judge_model(system.split("-", 1)[1], labels or {})
+        if system.startswith("delete-"):
+            return direct_delete_system(name, judge, emb)
+    if system in ("tepa", "tepa-ideal") or judge is not None:
         given = IdealExtractor(ideal, corrections) if system == "tepa-ideal" else None
-        memory = _tepa_memory(given, storage, tmp, emb)
+        memory = _tepa_memory(given, storage, tmp, emb, judge)
         if path == "vectorstore":
             return _tepa_vectorstore(name, memory, given, close)
         if path == "memory":

@@ -28,6 +28,7 @@ __all__ = [
     "InvalidNamespaceError",
     "InvalidSourceError",
     "InvalidValueError",
+    "JudgeError",
     "NamespaceTemplateError",
     "OutcomeUnknownError",
     "PolicyError",
@@ -210,6 +211,16 @@ class ReadOnlyError(StorageError):
 
 class ExtractionError(TEPAError, RuntimeError):
     """A fact extractor failed to turn text into keyed observations."""
+
+
+class JudgeError(ExtractionError):
+    """The judge model (:class:`~langchain_tepa.extraction.judge.ReplacementJudge`) failed.
+
+    It raised, timed out, or answered out of the asked form. A write with a judge stores the
+    item anyway and takes nothing back (the failure is logged and kept with the item's
+    evidence, and ``rejudge`` retries it); only a judge made with ``strict=True`` raises this
+    from the write, which then stores nothing.
+    """
 
 
 class ExtractionWarning(UserWarning):

@@ -27,6 +27,7 @@ from langchain_tepa.extraction.base import (
 )
 
 if TYPE_CHECKING:
+    from langchain_tepa.extraction.judge import ReplacementJudge as ReplacementJudge
     from langchain_tepa.extraction.llm import LLMFactExtractor as LLMFactExtractor
     from langchain_tepa.extraction.offline import OfflineFactExtractor as OfflineFactExtractor
     from langchain_tepa.extraction.offline import normalize_key_part as normalize_key_part
@@ -40,6 +41,7 @@ __all__ = [
     "KeyResolver",
     "LLMFactExtractor",
     "OfflineFactExtractor",
+    "ReplacementJudge",
     "ReportingFactExtractor",
     "Unextracted",
     "UnextractedReason",
@@ -53,6 +55,7 @@ __all__ = [
 # Public name -> the module that defines it (imported when the name is first read).
 _LAZY = {
     "LLMFactExtractor": "llm",
+    "ReplacementJudge": "judge",
     "OfflineFactExtractor": "offline",
     "normalize_key_part": "offline",
     "KeyResolver": "resolution",

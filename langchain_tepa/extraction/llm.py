@@ -55,7 +55,7 @@ _SUBJECT = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
 SYSTEM_PROMPT = """\
 You extract durable facts from text for a long-term memory.
 
-Return every fact the text states as a (key, value, confidence) triple:
+Return every fact the text states as a (key, value, confidence, multi_valued) entry:
 - key: a canonical dotted key "<subject>.<relation>" in lower-case snake_case, for example
   "user.diet", "user.pizza_topping", "user.home_city", "france.capital", "acme.ceo".
   Use "user" as the subject for the speaker ("I", "me", "my"). Name the relation generically
@@ -64,6 +64,9 @@ Return every fact the text states as a (key, value, confidence) triple:
 - value: the value only, short and without the key's words ("vegan", "Paris", "mushroom").
 - confidence: from 0 to 1, how clearly the text states the fact as currently true
   (1 for a plain statement, about 0.5 for a hedge, 0.2 or less for a guess or a question).
+- multi_valued: true when the attribute can hold several values at once and this one adds to
+  the others (a second pet, another language spoken, one more hobby); false when a new value
+  replaces the old one (a home city, an employer, a diet).
 Facts that were true before but changed get only their new value.
 Skip greetings, questions, opinions about the conversation and anything not stated.
 Return an empty list when the text states no fact."""
@@ -87,13 +90,6 @@ def _family_names() -> list[str]:
     return sorted(FAMILIES)
 
 
-def _multi_valued(key: str) -> bool:
-    from langchain_tepa.extraction.families import FAMILIES, canonical_relation
-
-    relation = canonical_relation(key.rsplit(".", 1)[-1])
-    return relation is not None and relation in FAMILIES and FAMILIES[relation].multi_valued
-
-
 class ExtractedFact(BaseModel):
     """One fact as the model returns it."""
 
@@ -103,6 +99,11 @@ class ExtractedFact(BaseModel):
     )
     value: str = Field(description="The value only, e.g. 'vegan' or 'Paris'.")
     confidence: float = Field(description="From 0 to 1: how clearly the text states it.")
+    multi_valued: bool = Field(
+        default=False,
+        description="True when the attribute holds several values at once and this one adds "
+        "to the others (pets, languages, hobbies); false when it replaces the old value.",
+    )
 
 
 class ExtractedFacts(BaseModel):
@@ -154,6 +155,11 @@ def normalize_key(raw: str, *, default_subject: str = "user") -> str | None:
 class LLMFactExtractor:
     """Free text -> keyed facts with a chat model's structured output.
 
+    Whether a fact's attribute holds one value or many is the model's answer per fact
+    (``multi_valued``; kept as ``Fact.metadata["multi_valued"]``). For free-text *items* (store
+    puts, vector-store documents), prefer a judge (``TEPAMemory(judge=...)``): it is shown the
+    earlier memories a new one may replace, which a key-value extractor never is.
+
     Args:
         llm: Any LangChain chat model supporting ``with_structured_output``. When None, a
             ``ChatOpenAI(model=model, temperature=0)`` is created on first use (it reads
@@ -163,8 +169,9 @@ class LLMFactExtractor:
         method: Structured-output method passed to ``with_structured_output``
             (``"json_schema"``, ``"function_calling"``, ``"json_mode"``); None uses the
             model's default (``json_schema`` for ``ChatOpenAI``).
-        min_confidence: Facts below this confidence are dropped (default 0.5: keep what the
-            text states, drop guesses).
+        min_confidence: Facts at or below this confidence are dropped (default 0.5: keep
+            what the text states; a hedge, which the prompt scores about 0.5, and a guess
+            never take anything back).
         default_subject: Subject of first-person and subject-less keys.
         known_keys: Keys to offer the model for reuse: a list, or a callable returning one
             (``known_keys=memory.keys``), called on every extraction.
@@ -338,10 +345,10 @@ class LLMFactExtractor:
             if key is None or not value or not math.isfinite(conf):
                 continue
             conf = min(1.0, max(0.0, conf))
-            if conf < self.min_confidence:
+            if conf <= self.min_confidence:
                 continue
             meta: dict[str, Any] = {"extractor": "llm", "model": self.model_name}
-            if _multi_valued(key):
+            if item.multi_valued:  # the model's answer for this fact, not a guess from the key
                 meta["multi_valued"] = True
             fact = Fact(key=key, value=value, text=text, metadata=meta, confidence=conf)
             ident = (key, value.casefold())

@@ -62,6 +62,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import warnings
@@ -69,11 +70,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from langchain_tepa.core.errors import ExtractionWarning, TEPAError
+from langchain_tepa._plan import Plan, adrive_offloaded, drive
+from langchain_tepa.core.errors import ExtractionWarning, JudgeError, TEPAError
 from langchain_tepa.core.trust import is_correction
 from langchain_tepa.core.types import Evidence, EvidenceKind, Fact, Lifecycle, Precedent
 from langchain_tepa.core.values import MAX_KEY_LENGTH, short_hash, value_identity, value_key
 from langchain_tepa.memory.batch import Decision, RevokeKey
+from langchain_tepa.memory.verdicts import (
+    JUDGED_META,
+    Judging,
+    item_claims_of,
+    judged_reason,
+    slot_key,
+    unjudged,
+)
 
 if TYPE_CHECKING:
     from langchain_tepa.memory.facade import TEPAMemory
@@ -302,6 +312,7 @@ class ItemClaims:
 
     def __init__(self, memory: TEPAMemory) -> None:
         self.memory = memory
+        self._judging: Judging | None = None
 
     # ------------------------------------------------------------------ before the write
     def _vid(self, value: Any) -> str:
@@ -317,23 +328,67 @@ class ItemClaims:
         """The claim records to store with ``items`` (in the same write, after the items).
 
         Reads each item's text with the memory's extractor and resolves its claims onto the
-        claims namespace's keys. An item written again with other content, or deleted, has
+        claims namespace's keys; with a judge (``TEPAMemory(judge=...)``), the judge's verdicts
+        are the claims instead (:mod:`langchain_tepa.memory.verdicts`: one model call per
+        namespace of the batch). An item written again with other content, or deleted, has
         the claims of its old content queued for retraction (checked by :meth:`settle`).
+
+        Raises:
+            JudgeError: If a judge made with ``strict=True`` fails (nothing is written).
         """
+        return drive(self._planner(items), {"judge": self.memory.judge})
+
+    async def aplan(self, items: Sequence[ItemText]) -> ClaimPlan:
+        """Async twin of :meth:`plan` (the judge's ``ainvoke``; reads in a worker thread)."""
+        return await adrive_offloaded(self._planner(items), {"judge": self.memory.judge})
+
+    def _planner(self, items: Sequence[ItemText]) -> Plan[ClaimPlan]:
         out = ClaimPlan()
         by_ns: dict[str, list[ItemText]] = {}
         for item in items:
             by_ns.setdefault(item.namespace, []).append(item)
         for ns, group in by_ns.items():
             cns = claims_namespace(ns)
-            texts = [g for g in group if g.value is not None and g.text and g.text.strip()]
-            found, error = self._extract([_clean(g.text or "") for g in texts], cns)
-            claims_of = {id(g): facts for g, facts in zip(texts, found, strict=True)}
+            said = [g for g in group if g.value is not None and g.text and g.text.strip()]
+            texts = [dataclasses.replace(g, text=_clean(g.text or "")) for g in said]
+            metas: list[dict[str, Any]] = [{} for _ in texts]
+            if self.memory.judge is None:
+                found, error = self._extract([g.text or "" for g in texts], cns)
+                if error:  # surfaced in the item's own evidence
+                    metas = [{"claims_error": error} for _ in texts]
+            else:
+                found, metas = yield from self._judged(ns, texts)
+            claims_of = {id(g): (f, m) for g, f, m in zip(said, found, metas, strict=True)}
             for item in group:
-                self._plan_item(out, cns, item, claims_of.get(id(item), []))
-            for item in texts if error else ():  # surfaced in the item's own evidence
-                out.metadata[(item.namespace, item.key)] = {"claims_error": error}
+                facts, meta = claims_of.get(id(item), ([], {}))
+                self._plan_item(out, cns, item, facts)
+                if meta:
+                    out.metadata.setdefault((item.namespace, item.key), {}).update(meta)
         return out
+
+    def _judged(
+        self, ns: str, items: list[ItemText], before: float | None = None
+    ) -> Plan[tuple[list[list[Fact]], list[dict[str, Any]]]]:
+        """The judge's claims of ``items`` and their records' metadata (a failure: none)."""
+        if self._judging is None or self._judging.judge is not self.memory.judge:
+            self._judging = Judging(self.memory)
+        judging = self._judging
+        facts: list[list[Fact]] = []
+        metas: list[dict[str, Any]] = []
+        for pending in judging.pending(claims_namespace(ns), items, before=before):
+            judgements, error = None, None
+            if judging.needs_call(pending):
+                try:
+                    judgements = yield ("judge", "judge", (pending.request,), {})
+                except JudgeError as exc:
+                    if judging.judge.strict:
+                        raise
+                    _log.warning("%d item(s) of %s unjudged: %s", len(pending.items), ns, exc)
+                    error = exc
+            found, meta = judging.claims(pending, judgements, error)
+            facts += found
+            metas += meta
+        return facts, metas
 
     def _extract(self, texts: list[str], cns: str) -> tuple[list[list[Fact]], str | None]:
         """The claims of each text, and why they are missing when the extractor failed.
@@ -379,8 +434,10 @@ class ItemClaims:
                     "item_value": vid,
                     "item_claims": listed,
                 }
-                if (fact.metadata or {}).get("correction"):
+                fmeta = fact.metadata or {}
+                if fmeta.get("correction"):
                     meta["correction"] = True
+                meta.update({k: fmeta[k] for k in JUDGED_META if k in fmeta})
                 out.facts.append(Fact(key, value, cns, fact.text, item.source or fact.source, meta))
                 out.touched.add((cns, key))
         kept = {(k, json.dumps(v)) for k, v in pairs}
@@ -400,8 +457,50 @@ class ItemClaims:
         for ev in reversed(self.memory.history(item.key, namespace=item.namespace)):
             found = ev.kind is EvidenceKind.OBSERVATION and "item_claims" in ev.metadata
             if found and self._vid(ev.value) == vid:
-                return _claims_of(ev.metadata)
+                claims = _claims_of(ev.metadata)
+                own = slot_key(item.key)
+                if any(k == own for k, _ in claims):  # judged: rejudge may have added claims
+                    records = self.memory.history(own, namespace=claims_namespace(item.namespace))
+                    return item_claims_of(records, item.key, vid) or claims
+                return claims
         return []
+
+    # ------------------------------------------------------------------ judging again
+    def rejudge(self, namespace: str) -> int:
+        """Judge again the items of ``namespace`` whose judgement failed (a model error).
+
+        Each such item, still served, is judged against the statements made before it, and
+        its verdicts are written and settled as a write would have. Items whose judgement
+        fails again stay as they are (and are found by the next call).
+
+        Returns:
+            How many items were judged now.
+        """
+        return drive(self._rejudger(namespace), {"judge": self.memory.judge})
+
+    async def arejudge(self, namespace: str) -> int:
+        """Async twin of :meth:`rejudge`."""
+        return await adrive_offloaded(self._rejudger(namespace), {"judge": self.memory.judge})
+
+    def _rejudger(self, ns: str) -> Plan[int]:
+        if self.memory.judge is None:
+            raise JudgeError("the memory has no judge; pass judge=<chat model> to TEPAMemory")
+        done = 0
+        cns = claims_namespace(ns)
+        for row in unjudged(self.memory, ns, cns):
+            current = self.memory.answer(row.key, namespace=ns)
+            if current is None or current.value_id != row.value_id:
+                continue
+            item = ItemText(ns, row.key, current.value, row.text, row.source)
+            facts, metas = yield from self._judged(ns, [item], before=row.time)
+            if "judge_error" in metas[0]:
+                continue
+            plan = ClaimPlan()
+            self._plan_item(plan, cns, item, facts[0])
+            self.memory.write_many(plan.facts)
+            self.settle(plan, source=row.source)
+            done += 1
+        return done
 
     # ------------------------------------------------------------------ after the write
     def settle(self, plan: ClaimPlan, *, source: str | None = None) -> int:
@@ -493,6 +592,7 @@ class ItemClaims:
                     by = owners.get((cns, k, now[0].value_id))
                     who = f" (item {by})" if by and by != item_key else ""
                     reason = f"{SUPERSEDED}: {k} is now {now[0].value!r}{who}, not {v!r}"
+                    reason = judged_reason(self.memory, cns, k, now[0].value_id, by) or reason
                     if held:
                         reason = (
                             f"{HELD}: {k} = {v!r} waits until a source as trusted as the one "

@@ -45,7 +45,10 @@ from langchain_tepa.validation import MAX_K, MAX_TEXT_CHARS
 from langchain_tepa.validation import validate_text as _validate_text
 
 if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
     from langchain_tepa.extraction.base import FactExtractor
+    from langchain_tepa.extraction.judge import ReplacementJudge
 
 __all__ = ["MAX_K", "MAX_TEXT_CHARS", "AsOfPoint", "Namespace", "TEPAMemory"]
 
@@ -78,6 +81,13 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
             appends to its namespace (one small read). ``s > 0``: a read may reuse the last
             check for ``s`` seconds, so it may miss other processes' writes of that time.
         extractor: Fact extractor for :meth:`add_texts` (default: the offline extractor).
+        judge: A chat model (or a :class:`~langchain_tepa.extraction.judge.ReplacementJudge`
+            around one) that decides what a new free-text item replaces (``TEPAStore`` puts,
+            ``TEPAVectorStore`` documents, LangMem's tools over them): it is shown the new
+            text and the earlier items it may replace, and its verdicts become claims folded
+            like any evidence (:mod:`langchain_tepa.memory.verdicts`). Without one, the
+            offline extractor's claims decide. A failing model stores the item and takes
+            nothing back (the adapters' ``rejudge`` retries).
         read_only: Open without writing anything: no collections, no view repairs, and every
             write raises :class:`~langchain_tepa.core.errors.ReadOnlyError`.
 
@@ -103,6 +113,7 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
         cache_size: int = DEFAULT_CACHE_SIZE,
         max_staleness_s: float = 0.0,
         extractor: FactExtractor | None = None,
+        judge: ReplacementJudge | BaseChatModel | None = None,
         read_only: bool = False,
     ) -> None:
         if isinstance(policy, str):
@@ -142,6 +153,12 @@ class TEPAMemory(WritingMixin, ReadingMixin, AsyncMemoryMixin):
         if not self.read_only:  # another model's store is refused on opening, not mid-write
             self._engine.check_model(record=False)
         self._ingest = TextIngest(self.embeddings, policy, extractor)
+        self.judge: ReplacementJudge | None = None
+        """What decides the replacements of free-text items (``None``: the extractor's claims)."""
+        if judge is not None:
+            from langchain_tepa.extraction.judge import as_judge
+
+            self.judge = as_judge(judge)
         self._closed = False
         self._on_close: Callable[[], None] | None = None
         if not self.read_only and not isinstance(storage, InMemoryStorage):

@@ -53,6 +53,7 @@ from langchain_tepa.core.types import Fact, Precedent
 from langchain_tepa.memory import AnswerRow, AsOfPoint, RevokeKey, TEPAMemory, VectorSpace
 from langchain_tepa.memory.claims import (
     MARK_FIELD,
+    ClaimPlan,
     ItemClaims,
     ItemText,
     claims_namespace,
@@ -256,7 +257,10 @@ class ExecutionMixin:
         text_vecs = await emb.aembed_documents(texts) if texts else []
         query_vecs = list(await asyncio.gather(*(emb.aembed_query(q) for q in queries)))
         vectors = self._vectors(texts, text_vecs, queries, query_vecs)
-        return await asyncio.to_thread(self._finish, plan, vectors)
+        claims = None
+        if self.claims is not None and self.memory.judge is not None and plan.puts:
+            claims = await self.claims.aplan([self._item_text(p) for p in plan.puts])
+        return await asyncio.to_thread(self._finish, plan, vectors, claims)
 
     # ------------------------------------------------------------------ phase 1: check, read
     def _prepare(self, ops: list[Op]) -> Plan:
@@ -392,7 +396,9 @@ class ExecutionMixin:
         return out
 
     # ------------------------------------------------------------------ phase 3: rank, write
-    def _finish(self, plan: Plan, vectors: dict[str, list[float]]) -> list[Result]:
+    def _finish(
+        self, plan: Plan, vectors: dict[str, list[float]], claims: ClaimPlan | None = None
+    ) -> list[Result]:
         results = list(plan.results)
         for i, search in plan.searches.items():
             results[i] = self._rank(search, vectors, plan)
@@ -401,7 +407,7 @@ class ExecutionMixin:
                 self.memory.revoke_key(key, namespace=ns, reason="expired", source=self.source)
             for ns, stamps in plan.refresh.items():
                 self._ttl.refresh(ns, stamps)
-        self._apply(plan.puts, vectors)
+        self._apply(plan.puts, vectors, claims)
         return results
 
     def _check_space(self, namespace: str) -> None:
@@ -491,17 +497,21 @@ class ExecutionMixin:
                 out.append(SearchItem(*args, _when(row.updated_at), score))
         return out
 
-    def _apply(self, puts: list[PutPlan], vectors: dict[str, list[float]]) -> None:
+    def _apply(
+        self, puts: list[PutPlan], vectors: dict[str, list[float]], claims: ClaimPlan | None
+    ) -> None:
         """The batch's puts and deletes as one append, folded in order.
 
         A delete revokes what its key holds at its place in the batch (a put before it in the
         same batch included), as if the writes were made one at a time. The claims of the
-        items (:mod:`langchain_tepa.memory.claims`) go into the same append, after them; the
-        items they take back or restore, into one more.
+        items (:mod:`langchain_tepa.memory.claims`; planned already by ``abatch`` when a judge
+        is awaited) go into the same append, after them; the items they take back or restore,
+        into one more.
         """
         if not puts:
             return
-        claims = self.claims.plan([self._item_text(p) for p in puts]) if self.claims else None
+        if claims is None and self.claims is not None:
+            claims = self.claims.plan([self._item_text(p) for p in puts])
         writes: list[Fact | RevokeKey] = []
         items: list[dict[str, list[list[float]]] | None] = []
         for put in puts:

@@ -505,6 +505,21 @@ class TEPAStore(SweeperMixin, AsyncStoreMixin):
         """Async twin of :meth:`audit`."""
         return await asyncio.to_thread(self.audit, namespace, key)
 
+    def rejudge(self, namespace: tuple[str, ...]) -> int:
+        """Judge again the items of ``namespace`` whose judge call failed (``judge=``).
+
+        An item put while the memory's judge failed was stored and took nothing back; each one
+        still served is judged now against the items put before it. Returns how many were.
+
+        Raises:
+            JudgeError: If the memory has no judge, or a ``strict`` judge fails again.
+        """
+        return ItemClaims(self.memory).rejudge(write_namespace(namespace))
+
+    async def arejudge(self, namespace: tuple[str, ...]) -> int:
+        """Async twin of :meth:`rejudge` (the judge's ``ainvoke``)."""
+        return await ItemClaims(self.memory).arejudge(write_namespace(namespace))
+
     def __repr__(self) -> str:
         return f"TEPAStore(memory={self.memory!r}, indexed={self.index_config is not None})"
 

@@ -43,3 +43,12 @@ def test_a_question_before_any_memory_is_answered_as_unknown() -> None:
 def test_the_tools_need_the_user_id_of_the_runs_config() -> None:
     with pytest.raises(ValueError, match="user_id"):
         converse(build_agent(InMemoryStore()), [("t1", "I like tea.")], user_id="")
+
+
+def test_the_demos_judge_takes_the_change_back_and_keeps_the_rental() -> None:
+    from langchain_tepa.demo import show_judged
+
+    judged = show_judged().split("scripted judge model:")[1]
+    assert "-> serves ['I signed up at BeFit last week.']" in judged
+    assert "serves ['I rented a Fiat 500 for the holiday.', 'I drive a Honda Civic.']" in judged
+    assert "judged by ScriptedJudgeModel: 'a new gym'" in judged

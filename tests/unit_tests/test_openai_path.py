@@ -415,7 +415,7 @@ def test_llm_extractor_request_and_facts(fake_openai: FakeOpenAI) -> None:
     assert fmt["type"] == "json_schema"
     assert fmt["json_schema"]["name"] == "ExtractedFacts"
     item = fmt["json_schema"]["schema"]["$defs"]["ExtractedFact"]
-    assert set(item["required"]) == {"key", "value", "confidence"}
+    assert set(item["required"]) == {"key", "value", "confidence", "multi_valued"}
 
 
 def test_llm_extractor_function_calling_and_known_keys(fake_openai: FakeOpenAI) -> None:
@@ -436,6 +436,31 @@ def test_llm_extractor_min_confidence_zero_keeps_everything(fake_openai: FakeOpe
     fake_openai.add(facts_answer(("user.mood", "tired", 0.1), ("user.x", "y", float("nan"))))
     extractor = LLMFactExtractor(llm=chat(fake_openai), min_confidence=0.0)
     assert [(f.key, f.confidence) for f in extractor.extract("tired?")] == [("user.mood", 0.1)]
+
+
+def test_llm_extractor_a_hedge_at_the_floor_is_dropped(fake_openai: FakeOpenAI) -> None:
+    """A hedge, which the prompt scores about 0.5, never becomes a fact (the floor is exclusive)."""
+    fake_openai.add(facts_answer(("user.home_city", "Rome", 0.5), ("user.diet", "vegan", 0.51)))
+    extractor = LLMFactExtractor(llm=chat(fake_openai))
+    facts = extractor.extract("I might move to Rome. I'm vegan, I think.")
+    assert [(f.key, f.value) for f in facts] == [("user.diet", "vegan")]
+
+
+def test_llm_extractor_multi_valued_is_the_models_answer(fake_openai: FakeOpenAI) -> None:
+    answer = {
+        "facts": [
+            {"key": "user.supplements", "value": "zinc", "confidence": 0.9, "multi_valued": True},
+            {"key": "user.pets", "value": "dog", "confidence": 0.9, "multi_valued": False},
+        ]
+    }
+    fake_openai.add(Structured(answer))
+    facts = LLMFactExtractor(llm=chat(fake_openai)).extract("I take zinc. My dog is Rex.")
+    assert [(f.key, (f.metadata or {}).get("multi_valued")) for f in facts] == [
+        ("user.supplements", True),
+        ("user.pets", None),
+    ]
+    schema = fake_openai.chat_requests[0]["response_format"]["json_schema"]["schema"]
+    assert "multi_valued" in schema["$defs"]["ExtractedFact"]["properties"]
 
 
 async def test_llm_extractor_async(fake_openai: FakeOpenAI) -> None:
