@@ -14,6 +14,9 @@ message); after a rejected call everything stored is identical to before.
   retriever, all over one memory. ``tests/integration_tests/test_fuzz_server.py`` runs the same
   calls through a ``chroma run`` server, up and stopped.
 
+The long run (20,000+ calls, counting untyped errors instead of stopping at the first) is a
+script, not a test: ``python -m tests.support.fuzz_run --calls 20000``.
+
 Untyped errors of known, reported bugs (``KNOWN_BUGS``, each a strict xfail in
 ``test_known_bugs.py``) are counted apart. The numbers of cases and calls are printed with
 ``-s`` and appended to ``$TEPA_RELIABILITY_FIGURES`` when that variable names a file.
