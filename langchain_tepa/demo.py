@@ -33,12 +33,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import re
 import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Annotated, Any
 from uuid import uuid4
 
@@ -466,6 +468,35 @@ def _print_turns(tepa: list[Turn], plain: list[Turn], say: Callable[[str], None]
             say(f"  agent: {ours.answer}  [item {ours.saved}]")
 
 
+_SUPERSEDED = re.compile(
+    r"superseded: (?P<key>\S+) is now (?P<new>'.*?') \(item [^)]*\), not (?P<old>'.*')"
+)
+
+
+def plain_audit(store: TEPAStore, ns: tuple[str, ...], old_key: str, new_key: str) -> list[str]:
+    """Why the old item was taken back, in words: what, why, by what, when, and what is kept."""
+    old, new = store.audit(ns, old_key).precedents[0], store.get(ns, new_key)
+    gone = old.revocation
+    if gone is None or new is None:  # pragma: no cover - the demo's change always takes it back
+        return [f"{old.value['content']!r} is still served ({old.state.value})"]
+    m = _SUPERSEDED.match(gone.reason)
+    why = (
+        f"the later memory changes {m['key'].split('.', 1)[-1].replace('_', ' ')} "
+        f"from {m['old']} to {m['new']}"
+        if m
+        else gone.reason
+    )
+    when = datetime.fromtimestamp(gone.time, tz=timezone.utc).strftime("%H:%M:%S UTC")
+    return [
+        f"taken back: {old.value['content']!r} (saved by the save_memory tool)",
+        f"  why:  {why}",
+        f"  by:   {new.value['content']!r}, written by the same tool as source {store.source!r}",
+        f"  when: {when}, {gone.time - old.created_at:.1f} s after it was saved",
+        "  now:  store.get() and store.search() no longer return it; store.audit() keeps it with "
+        "the reason, and it comes back if the user says it again",
+    ]
+
+
 def run(path: str, say: Callable[[str], None] = print) -> None:
     """Run the conversation over a ``TEPAStore`` at ``path`` and an ``InMemoryStore``; print it."""
     embeddings = HashingEmbeddings()
@@ -497,11 +528,8 @@ def run(path: str, say: Callable[[str], None] = print) -> None:
             raise RuntimeError("the agent did not save the two colour memories")
         say("")
         say("== 2. the changed preference, audited ==")
-        say(f"old item {old_key}: {stale!r}")
-        say(f"new item {new_key}: {new!r}")
-        say(f"store.get(ns, old item) -> {store.get(ns, old_key)}")
-        say("store.audit(ns, old item):")
-        say(str(store.audit(ns, old_key)))
+        for line in plain_audit(store, ns, old_key, new_key):
+            say(line)
     finally:
         store.memory.close()
 

@@ -169,14 +169,12 @@ def test_the_demo_agent_uses_the_changed_preference_and_shows_why(tmp_path: Path
     assert answers[1].startswith('  agent: Blue, going by what you told me: "My favourite colour')
     assert "(the same agent over InMemoryStore: Green, going by" in "\n".join(talk)
     assert any("TEPAStore served 'My favourite colour is green.' in 0 of 2" in x for x in talk)
-    # the audit names the item that superseded the old one
+    # the audit says in words what was taken back, why, by what and when
     audit = after[section:]
-    new_key = next(x for x in audit if x.startswith("new item ")).split()[2].rstrip(":")
-    old_key = next(x for x in audit if x.startswith("old item ")).split()[2].rstrip(":")
-    assert "store.get(ns, old item) -> None" in audit
-    assert any(x.startswith(f"audit memories.ana/{old_key} ") for x in audit)
-    reason = f"superseded: user.favourite_colour is now 'blue' (item {new_key}), not 'green'"
-    assert any(reason in x for x in audit)
+    assert "taken back: 'My favourite colour is green.' (saved by the save_memory tool)" in audit
+    assert "  why:  the later memory changes favourite colour from 'green' to 'blue'" in audit
+    assert any(x.startswith("  by:   'My favourite colour is now blue.'") for x in audit)
+    assert any(x.startswith("  when: ") and x.endswith(" s after it was saved") for x in audit)
     # then the keyed reversal walk
     assert "revoked:      csv failed again    -> get() = None" in lines
     assert "retrieve() sees only: ['json']" in lines
