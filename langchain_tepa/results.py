@@ -64,6 +64,9 @@ class KeyAudit:
         rejected: Value ids (``Precedent.value_id``) that trial-by-execution rejected and
             no execution has cleared since: TEPA-Full's standing verdicts
             (:mod:`langchain_tepa.core.contest`); assertions alone do not revive them.
+        held: Value ids a source stated once against the answer it had stated repeatedly:
+            one-offs held until that source says them again
+            (:class:`~langchain_tepa.core.changes.OneOffHold`).
     """
 
     namespace: str
@@ -71,6 +74,7 @@ class KeyAudit:
     precedents: list[Precedent]
     evidence_count: int
     rejected: frozenset[str] = frozenset()
+    held: frozenset[str] = frozenset()
 
     @property
     def active(self) -> list[Precedent]:

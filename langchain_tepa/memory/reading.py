@@ -101,6 +101,7 @@ class ReadingMixin(RetrievalMixin):
             [detached(p, self.policy) for p in state.precedents.values()],
             state.seq,
             frozenset(ledger.judged) if ledger is not None else frozenset(),
+            frozenset(ledger.one_off) if ledger is not None else frozenset(),
         )
 
     def history(self, key: str, *, namespace: Namespace | None = None) -> list[Evidence]:
