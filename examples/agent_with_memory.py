@@ -4,14 +4,16 @@ Run it::
 
     python examples/agent_with_memory.py                 # offline: a scripted chat model
     OPENAI_API_KEY=sk-... python examples/agent_with_memory.py   # ChatOpenAI (gpt-4o-mini)
+    OPENAI_API_KEY=sk-... python examples/agent_with_memory.py --offline   # scripted anyway
     python examples/agent_with_memory.py --path ./agent-memory   # keep the memory on disk
 
 The agent gets the ``remember``/``recall``/``forget`` tools of ``create_memory_tools`` and, on
 every model call, a system prompt holding what the retriever finds for the user's last message
 (Active precedents only). The user states a pizza preference, changes it, and asks what to
 order: the old value is revoked by evidence, the retriever stops returning it, and the audit
-shows why. Without ``OPENAI_API_KEY`` a scripted chat model plays the LLM: it emits the tool calls
-a tool-calling model would and answers from the tool results, so the whole flow runs offline.
+shows why. Without ``OPENAI_API_KEY`` (or with ``--offline``) a scripted chat model plays the
+LLM: it emits the tool calls a tool-calling model would and answers from the tool results, so the
+whole flow runs offline. A wrong key or an unreachable endpoint fails in one line.
 Afterwards, ``tepa inspect PATH`` shows the memory the agent left.
 """
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -109,18 +112,20 @@ class ScriptedChatModel(BaseChatModel):
         return f"Noted. ({text})"
 
 
-def make_model() -> BaseChatModel:
-    """ChatOpenAI when OPENAI_API_KEY is set, else the scripted offline model."""
-    if os.environ.get("OPENAI_API_KEY"):
+def make_model(*, offline: bool = False) -> BaseChatModel:
+    """ChatOpenAI when OPENAI_API_KEY is set (and not ``offline``), else the scripted model."""
+    if os.environ.get("OPENAI_API_KEY") and not offline:
         from langchain_openai import ChatOpenAI
 
-        print("model: ChatOpenAI", os.environ.get("OPENAI_MODEL", "gpt-4o-mini"))
-        return ChatOpenAI(model=os.environ.get("OPENAI_MODEL", "gpt-4o-mini"), temperature=0)
+        name = os.environ.get("OPENAI_MODEL", "gpt-4o-mini")
+        print("model: ChatOpenAI", name, "(--offline uses the scripted model)")
+        # one retry and a short timeout: a wrong key or no network fails in seconds, not minutes
+        return ChatOpenAI(model=name, temperature=0, max_retries=1, timeout=30)
     print("model: scripted offline chat model (set OPENAI_API_KEY to use ChatOpenAI)")
     return ScriptedChatModel(script=SCRIPT)
 
 
-def run(path: str) -> TEPAMemory:
+def run(path: str, *, offline: bool = False) -> TEPAMemory:
     """Talk to the agent, then print what the memory holds and why."""
     memory = TEPAMemory.from_path(path, embeddings=HashingEmbeddings())
     retriever = memory.as_retriever(k=3)
@@ -142,7 +147,7 @@ def run(path: str) -> TEPAMemory:
         )
 
     agent = create_agent(
-        make_model(),
+        make_model(offline=offline),
         tools=create_memory_tools(memory, source="agent"),
         middleware=[memory_prompt],
         checkpointer=InMemorySaver(),
@@ -172,13 +177,24 @@ def run(path: str) -> TEPAMemory:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--path", help="memory folder (default: a temporary one)")
+    parser.add_argument(
+        "--offline", action="store_true", help="use the scripted model even with OPENAI_API_KEY"
+    )
     args = parser.parse_args()
-    if args.path:
-        run(args.path).close()
-        print(f"\ninspect it with: tepa inspect {args.path}")
-        return
-    with tempfile.TemporaryDirectory(prefix="tepa-agent-") as folder:
-        run(folder).close()
+    try:
+        if args.path:
+            run(args.path, offline=args.offline).close()
+            print(f"\ninspect it with: tepa inspect {args.path}")
+            return
+        with tempfile.TemporaryDirectory(prefix="tepa-agent-") as folder:
+            run(folder, offline=args.offline).close()
+    except Exception as exc:  # an API error: one line that says what to set, not a traceback
+        if not type(exc).__module__.startswith(("openai", "langchain_openai", "httpx")):
+            raise
+        sys.exit(
+            f"error: the OpenAI API call failed ({type(exc).__name__}: {str(exc)[:160]}); "
+            "check OPENAI_API_KEY (and OPENAI_BASE_URL), or run with --offline"
+        )
 
 
 if __name__ == "__main__":

@@ -385,11 +385,28 @@ def _cmd_repair_index(args: argparse.Namespace) -> int:
     return 0
 
 
+_EXAMPLES = """\
+examples:
+  tepa inspect ./memory                          every key, its values, states and history
+  tepa inspect ./memory --key user.home_city     one key (and the keys below it)
+  tepa inspect ./memory --state revoked --json   what was taken back, as JSON
+  tepa inspect ./memory --as-of 2026-01-31       what the memory believed then
+  tepa namespaces ./memory                       the namespaces and their sizes
+  tepa reconcile ./memory                        refold every key from its evidence
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``tepa`` command."""
+    from langchain_tepa import __version__
+
     parser = argparse.ArgumentParser(
-        prog="tepa", description="Inspect and reconcile a persistent TEPA memory."
+        prog="tepa",
+        description="Inspect and reconcile a persistent TEPA memory.",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument(
         "--traceback",
         action="store_true",

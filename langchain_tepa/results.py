@@ -64,7 +64,10 @@ class KeyAudit:
         rejected: Value ids (``Precedent.value_id``) that trial-by-execution rejected and
             no execution has cleared since: TEPA-Full's standing verdicts
             (:mod:`langchain_tepa.core.contest`); assertions alone do not revive them.
-        held: Value ids a source stated once against the answer it had stated repeatedly:
+        held: Value ids of the Hypotheses a higher-ranked answer holds back although they are
+            believable on their own: lower-trust claims waiting for a source of the answer's
+            tier or an execution (:func:`~langchain_tepa.core.precedence.held_claims`).
+        one_offs: Value ids a source stated once against the answer it had stated repeatedly:
             one-offs held until that source says them again
             (:class:`~langchain_tepa.core.changes.OneOffHold`).
     """
@@ -75,6 +78,7 @@ class KeyAudit:
     evidence_count: int
     rejected: frozenset[str] = frozenset()
     held: frozenset[str] = frozenset()
+    one_offs: frozenset[str] = frozenset()
 
     @property
     def active(self) -> list[Precedent]:
@@ -86,14 +90,15 @@ class KeyAudit:
     def contested(self) -> bool:
         """Whether the answer is contested (read as a single-valued key).
 
-        Another value is Active too, or a rule holds back a Hypothesis better supported than
+        Another value is Active too, a rule holds back a Hypothesis better supported than
         the answer (:func:`~langchain_tepa.core.changes.blocked_challengers`: a veto,
-        proportionate displacement, a trial still to run).
+        proportionate displacement, a trial still to run), or a lower-trust claim or a
+        one-off waits (``held``, ``one_offs``).
         """
         act = self.active
         if not act:
             return False
-        if len(act) > 1:
+        if len(act) > 1 or self.held or self.one_offs:
             return True
         served = act[0]
         state = KeyState(self.namespace, self.key, {p.value_id: p for p in self.precedents})

@@ -469,7 +469,8 @@ for d in out["decisions"]:
     print(d["action"], d["candidate"]["value"], "-", d["reason"])
 print("get ->", memory.get("user.pizza_topping"))
 # the agent orders with the Active value; it works, and the outcome is evidence too
-memory.record_outcome("user.pizza_topping", memory.get("user.pizza_topping"), True)
+r = memory.record_outcome("user.pizza_topping", memory.get("user.pizza_topping"), True)
+print("outcome recorded:", r.precedent.state.value, f"validity={r.precedent.validity:.2f}")
 """),
     md("""
 ## Human approval: an interrupt, then resume

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -47,12 +48,15 @@ __all__ = [
     "ATTRIBUTES",
     "KINDS",
     "MULTI_ATTRIBUTES",
+    "RELATIONS",
     "SPLITS",
     "Claim",
+    "Label",
     "Memory",
     "Scenario",
     "generate_scenarios",
     "ideal_claims",
+    "pair_labels",
     "phrasings",
     "template_sets",
 ]
@@ -128,6 +132,9 @@ MULTI_ATTRIBUTES: tuple[str, ...] = (
 )
 """Multi-valued attribute families (a new value never replaces an old one)."""
 
+RELATIONS = ("replaces", "adds", "unrelated")
+"""What a later memory does to an earlier one (:attr:`Label.relation`)."""
+
 _CHANGE_VARIANTS = (("plain", 0.7), ("repeat", 0.15), ("double", 0.15))
 _CONTROL_SHARE = 0.4
 _CONTROL_KINDS = (("multi", 0.4), ("other_subject", 0.3), ("hypothetical", 0.3))
@@ -146,6 +153,51 @@ class Claim:
     key: str
     value: str
     multi_valued: bool = False
+
+
+@dataclass(frozen=True)
+class Label:
+    """The gold label of a later memory against an earlier one of the same user.
+
+    The flags describe the later statement itself; a flagged statement never replaces anything.
+
+    Attributes:
+        relation: ``replaces`` (the earlier memory is no longer true), ``adds`` (both hold:
+            another value of the same attribute, or the same value said again) or
+            ``unrelated`` (another attribute, subject or sense of a word, or no durable fact).
+        temporary: The later statement holds for a while only ("until Friday", "rented").
+        hypothetical: It asserts nothing that holds now: a plan, wish, hedge, question or a
+            joke's conditional (the generated splits also flag their negated sentences).
+        about_someone_else: Its subject is not the user (another person, a pet, an object).
+        history: It is about the past only ("I used to live in Rome").
+
+    Example:
+        >>> Label("unrelated", temporary=True).temporary
+        True
+        >>> Label("deletes")
+        Traceback (most recent call last):
+        ...
+        ValueError: relation must be one of ('replaces', 'adds', 'unrelated'), got 'deletes'
+    """
+
+    relation: str
+    temporary: bool = False
+    hypothetical: bool = False
+    about_someone_else: bool = False
+    history: bool = False
+
+    def __post_init__(self) -> None:
+        if self.relation not in RELATIONS:
+            raise ValueError(f"relation must be one of {RELATIONS}, got {self.relation!r}")
+        if self.relation == "replaces" and self.flagged:
+            raise ValueError(
+                "a temporary, hypothetical, history or other-subject statement never replaces"
+            )
+
+    @property
+    def flagged(self) -> bool:
+        """Any flag set."""
+        return self.temporary or self.hypothetical or self.about_someone_else or self.history
 
 
 @dataclass(frozen=True)
@@ -180,6 +232,10 @@ class Scenario:
         independent: Indexes of memories that must never be taken back (multi-valued values,
             other subjects, hypotheticals and the facts beside them, distractors). The
             remaining indexes are ``background`` memories (unrelated, never probed).
+        templates: The change templates the scenario's changes were written from (a
+            hand-written case is its own template: its id).
+        labels: Gold labels ``(earlier index, later index, label)`` of every ordered pair
+            (hand-written cases; generated scenarios derive theirs, :func:`pair_labels`).
     """
 
     id: str
@@ -191,6 +247,8 @@ class Scenario:
     stale: tuple[int, ...]
     current: tuple[int, ...]
     independent: tuple[int, ...]
+    templates: tuple[str, ...] = ()
+    labels: tuple[tuple[int, int, Label], ...] = ()
 
     @property
     def probes(self) -> tuple[int, ...]:
@@ -295,7 +353,8 @@ def _with_role(memory: Memory, role: str) -> Memory:
     return Memory(memory.text, role, memory.claims)
 
 
-def _change(b: _Builder, family: str) -> tuple[str, list[Memory]]:
+def _change(b: _Builder, family: str) -> tuple[str, list[Memory], tuple[str, ...]]:
+    """A change scenario's variant, memories and the change templates it was written from."""
     variant = _weighted(b.rng, _CHANGE_VARIANTS)
     initial = b.initial_templates(family)
     # Change templates that name the old value only make sense once there is one.
@@ -303,11 +362,12 @@ def _change(b: _Builder, family: str) -> tuple[str, list[Memory]]:
     if variant == "double":
         a, mid, new = b.values(family, 3)
         t_changes = b.rng.sample(list(change), 2)
-        return variant, [
+        memories = [
             _with_role(b.statement(family, b.rng.choice(initial), a), "old"),
             _with_role(b.statement(family, t_changes[0], mid, old=a), "old"),
             _with_role(b.statement(family, t_changes[1], new, old=mid), "current"),
         ]
+        return variant, memories, tuple(t_changes)
     old, new = b.values(family, 2)
     if variant == "repeat":
         t1 = b.rng.choice(initial)
@@ -318,8 +378,9 @@ def _change(b: _Builder, family: str) -> tuple[str, list[Memory]]:
         first = [_with_role(said, "old"), _with_role(again, "repeat")]
     else:
         first = [_with_role(b.statement(family, b.rng.choice(initial), old), "old")]
-    last = _with_role(b.statement(family, b.rng.choice(change), new, old=old), "current")
-    return variant, [*first, last]
+    template = b.rng.choice(change)
+    last = _with_role(b.statement(family, template, new, old=old), "current")
+    return variant, [*first, last], (template,)
 
 
 def _multi(b: _Builder, family: str) -> list[Memory]:
@@ -403,6 +464,7 @@ def _scenario(
     variant: str,
     memories: list[Memory],
     background: int,
+    templates: tuple[str, ...] = (),
 ) -> Scenario:
     memories = _insert_distractors(b, memories, family, background)
     stale = tuple(i for i, m in enumerate(memories) if m.role in ("old", "repeat"))
@@ -423,6 +485,7 @@ def _scenario(
         stale=stale,
         current=current,
         independent=independent,
+        templates=templates,
     )
 
 
@@ -464,15 +527,16 @@ def generate_scenarios(
     out = []
     for i, (kind, family) in enumerate(plans):
         sid = f"{split}-{i:04d}"
+        templates: tuple[str, ...] = ()
         if kind == "change":
-            variant, memories = _change(b, family)
+            variant, memories, templates = _change(b, family)
         elif kind == "multi":
             variant, memories = kind, _multi(b, family)
         elif kind == "other_subject":
             variant, memories = kind, _other_subject(b, family)
         else:
             variant, memories = kind, _hypothetical(b, family)
-        out.append(_scenario(b, sid, kind, family, variant, memories, background))
+        out.append(_scenario(b, sid, kind, family, variant, memories, background, templates))
     return out
 
 
@@ -488,4 +552,60 @@ def ideal_claims(scenarios: list[Scenario]) -> dict[str, tuple[Claim, ...]]:
             known = table.setdefault(memory.text, memory.claims)
             if known != memory.claims:
                 raise ValueError(f"conflicting ideal claims for {memory.text!r}")
+    return table
+
+
+def _derived_label(earlier: Memory, later: Memory) -> Label:
+    """A generated pair's gold label, from the two memories' ideal claims and roles."""
+    flags = {
+        "hypothetical": later.role == "hypothetical",
+        "about_someone_else": later.role == "other",
+    }
+    mine = {c.key: c for c in earlier.claims}
+    relation = "unrelated"
+    for claim in later.claims:
+        known = mine.get(claim.key)
+        if known is None:
+            continue
+        same = known.value == claim.value
+        relation = "adds" if same or claim.multi_valued else "replaces"
+    return Label(relation, **flags)
+
+
+def pair_labels(scenarios: Sequence[Scenario]) -> dict[tuple[str, str], Label]:
+    """Gold labels of every ordered pair of memories written to one user, earlier first.
+
+    Hand-written cases carry theirs (:attr:`Scenario.labels`); a generated scenario's come from
+    its ideal claims and roles (same key, another value: ``replaces``; a multi-valued key or
+    the same value: ``adds``; else ``unrelated``; hypothetical and other-subject sentences are
+    flagged). This is what a scripted gold-label model may read; no system under test does.
+
+    Args:
+        scenarios: Scenarios of one split.
+
+    Returns:
+        ``(earlier text, later text) -> Label``.
+
+    Raises:
+        ValueError: If one pair of texts were given two labels.
+
+    Example:
+        >>> s = generate_scenarios("dev", n_change=3, seed=0)[0]
+        >>> labels = pair_labels([s])
+        >>> old, new = s.memories[s.stale[0]].text, s.memories[s.current[0]].text
+        >>> labels[(old, new)].relation
+        'replaces'
+    """
+    table: dict[tuple[str, str], Label] = {}
+    for s in scenarios:
+        texts = [m.text for m in s.memories]
+        triples = s.labels or tuple(
+            (i, j, _derived_label(s.memories[i], s.memories[j]))
+            for j in range(len(texts))
+            for i in range(j)
+        )
+        for i, j, label in triples:
+            known = table.setdefault((texts[i], texts[j]), label)
+            if known != label:
+                raise ValueError(f"conflicting labels for {(texts[i], texts[j])!r}")
     return table

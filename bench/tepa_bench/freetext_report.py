@@ -16,12 +16,21 @@ import io
 from pathlib import Path
 from typing import Any
 
-__all__ = ["COLUMNS", "format_freetext_table", "markdown_table", "plot_freetext", "write_markdown"]
+__all__ = [
+    "COLUMNS",
+    "HIDDEN",
+    "format_freetext_table",
+    "hidden_table",
+    "markdown_table",
+    "plot_freetext",
+    "write_markdown",
+]
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("stale_served", "stale served %"),
     ("current_present", "current present %"),
     ("recall_at_1", "recall@1 %"),
+    ("hidden_true", "hidden true %"),
     ("independent_taken_back", "indep. taken back %"),
     ("stale_direct", "stale on own text %"),
     ("independent_unstored", "indep. never stored %"),
@@ -48,14 +57,51 @@ def _rows(result: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+HIDDEN: tuple[tuple[str, str], ...] = (
+    ("keep_both", "keep-both pairs"),
+    ("probe", "probes' true memories"),
+    ("distractor", "distractors"),
+)
+"""Groups of true memories (``hidden_<group>``) and their titles."""
+
+
 def _caption(result: dict[str, Any]) -> str:
     c = result["config"]
     kinds = ", ".join(f"{v} {k}" for k, v in sorted(c.get("kinds", {}).items()))
+    templates = c.get("change_templates")
+    changes = c.get("kinds", {}).get("change", 0)
+    told = f"{changes} changes from {templates} distinct change templates, " if templates else ""
     return (
-        f"split {c.get('split')}, {c.get('scenarios')} scenarios ({kinds}), "
+        f"split {c.get('split')}, {c.get('scenarios')} scenarios ({kinds}), {told}"
         f"{c.get('memories', '?')} memories, top {c.get('k')}, seed {c.get('seed')}, "
-        f"TEPA storage {c.get('storage', 'memory')}"
+        f"TEPA storage {c.get('storage', 'memory')}, embeddings {c.get('embeddings', '?')}"
     )
+
+
+def hidden_table(result: dict[str, Any]) -> str:
+    """True memories hidden (absent from the top k for their own text), by group, in Markdown.
+
+    Example:
+        >>> m = {"hidden_true": 2.0, "hidden_keep_both": 5.0, "hidden_probe": 0.0,
+        ...      "hidden_distractor": 0.0, "counts": {"keep_both_memories": 20,
+        ...      "keep_both_hidden": 1, "probe_memories": 10, "probe_hidden": 0,
+        ...      "distractor_memories": 20, "distractor_hidden": 0}}
+        >>> "| x/store | 2.0 (1/50) | 5.0 (1/20) |" in hidden_table({"systems": {"x/store": m}})
+        True
+    """
+    head = ["system/path", "all true memories"] + [title for _, title in HIDDEN]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, m in result["systems"].items():
+        counts = m.get("counts", {})
+        cells = []
+        for group in ("", *(g for g, _ in HIDDEN)):
+            keys = [g for g, _ in HIDDEN] if not group else [group]
+            hidden = sum(counts.get(f"{g}_hidden", 0) for g in keys)
+            total = sum(counts.get(f"{g}_memories", 0) for g in keys)
+            value = m.get(f"hidden_{group}" if group else "hidden_true")
+            cells.append(f"{_cell('', value)} ({hidden}/{total})")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def format_freetext_table(result: dict[str, Any]) -> str:
@@ -71,8 +117,9 @@ def format_freetext_table(result: dict[str, Any]) -> str:
     for row in _rows(result):
         table.add_row(*row)
     buffer = io.StringIO()
-    Console(file=buffer, width=170, force_terminal=False, color_system=None).print(table)
-    lines = [buffer.getvalue().rstrip()]
+    Console(file=buffer, width=180, force_terminal=False, color_system=None).print(table)
+    lines = [buffer.getvalue().rstrip(), "true memories hidden, % (hidden/all):"]
+    lines += [hidden_table(result)]
     for name, why in result.get("skipped", {}).items():
         lines.append(f"skipped {name}: {why}")
     targets = result.get("targets")
@@ -97,6 +144,8 @@ def write_markdown(result: dict[str, Any], path: Path) -> Path:
     """Write the Markdown report (table, set, skipped systems, per-role take-backs)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     parts = ["# tepa-bench run freetext", "", _caption(result), "", markdown_table(result), ""]
+    parts += ["True memories hidden (absent from the top k for their own text), % (hidden/all):"]
+    parts += ["", hidden_table(result), ""]
     roles = sorted({r for m in result["systems"].values() for r in m.get("taken_back_by_role", {})})
     if roles:
         parts += ["Independent memories taken back, by role (%):", ""]

@@ -13,7 +13,9 @@ answers searches with the texts it serves, through one write path:
   its value. It stores claims, not items: a text with no claim is not stored at all;
 - ``native``: Mem0's ``Memory.add(..., infer=False)`` and ``Memory.search``.
 
-Every system embeds with the same offline :class:`~langchain_tepa.HashingEmbeddings`. No system
+Every system of a run embeds with the same embeddings: the offline
+:class:`~langchain_tepa.HashingEmbeddings` by default, or all-MiniLM-L6-v2 in numpy
+(:class:`~tepa_bench.minilm.MiniLMEmbeddings`, ``embeddings="minilm"``). No system
 is given the ground truth; ``tepa-ideal`` is given each text's ideal claims (a scripted stand-in
 for a perfect LLM extractor), never which memory is stale. LangMem, langchain-chroma and Mem0
 are imported only when their system is built.
@@ -36,12 +38,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from langchain_tepa import Fact, HashingEmbeddings, TEPAMemory, TEPAStore, TEPAVectorStore
+from langchain_tepa import Fact, TEPAMemory, TEPAStore, TEPAVectorStore
 from tepa_bench.freetext_data import Claim
+from tepa_bench.minilm import make_embeddings
 
 __all__ = [
     "SYSTEMS",
@@ -205,11 +209,11 @@ class FreeTextSystem:
             self._close()
 
 
-def _index(emb: HashingEmbeddings) -> Any:
+def _index(emb: Embeddings) -> Any:
     return {"dims": _DIMS, "embed": emb, "fields": ["content"]}
 
 
-def _tepa_memory(extractor: Any, storage: str, tmp: str, emb: HashingEmbeddings) -> TEPAMemory:
+def _tepa_memory(extractor: Any, storage: str, tmp: str, emb: Embeddings) -> TEPAMemory:
     from langchain_tepa.store import store_policy
 
     if storage == "chroma":
@@ -314,7 +318,7 @@ def _tepa_memory_path(
     return system
 
 
-def _chroma(name: str, emb: HashingEmbeddings, tmp: str, close: Callable[[], None]) -> Any:
+def _chroma(name: str, emb: Embeddings, tmp: str, close: Callable[[], None]) -> Any:
     import chromadb
     from langchain_chroma import Chroma
 
@@ -350,7 +354,7 @@ def _mem0_home() -> str:
     return _MEM0_HOME[0]
 
 
-def _mem0(name: str, emb: HashingEmbeddings, tmp: str, close: Callable[[], None]) -> Any:
+def _mem0(name: str, emb: Embeddings, tmp: str, close: Callable[[], None]) -> Any:
     # Mem0 reads these when imported: no telemetry, its home folder in our temp folder.
     os.environ["MEM0_TELEMETRY"] = "False"
     os.environ.setdefault("MEM0_DIR", _mem0_home())
@@ -383,7 +387,11 @@ def _mem0(name: str, emb: HashingEmbeddings, tmp: str, close: Callable[[], None]
 
 
 def build_system(
-    name: str, *, ideal: Mapping[str, Sequence[Claim]], storage: str = "memory"
+    name: str,
+    *,
+    ideal: Mapping[str, Sequence[Claim]],
+    storage: str = "memory",
+    embeddings: str = "hashing",
 ) -> FreeTextSystem:
     """Build one ``system/path`` of :data:`SYSTEMS` on fresh storage.
 
@@ -392,14 +400,16 @@ def build_system(
         ideal: Text -> ideal claims, used only by ``tepa-ideal`` (as its extractor).
         storage: TEPA's storage: ``memory`` (in-process) or ``chroma`` (embedded, in a temp
             folder).
+        embeddings: ``hashing`` (the library's offline default) or ``minilm``
+            (:func:`~tepa_bench.minilm.make_embeddings`).
 
     Raises:
-        ValueError: For an unknown name.
+        ValueError: For an unknown name or embeddings.
     """
     if name not in SYSTEMS:
         raise ValueError(f"unknown system {name!r}; known: {', '.join(SYSTEMS)}")
     system, path = name.split("/")
-    emb = HashingEmbeddings()
+    emb = make_embeddings(embeddings)
     holder = tempfile.TemporaryDirectory(prefix="tepa-freetext-")
     tmp = holder.name
 

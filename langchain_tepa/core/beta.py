@@ -39,7 +39,8 @@ class BetaCounts:
 
     A supporting record adds support to its value and, for a single-valued key, conflict to the
     other live values; a failed outcome adds conflict to its value (both only when conflicts are
-    tracked). An outcome goes into its value's recent window (at most ``window`` long).
+    tracked; the weighted conflict not against a value that outranks the record's source,
+    ``Step.spares``). An outcome goes into its value's recent window (at most ``window`` long).
 
     Example:
         >>> BetaCounts(track_conflict=False).window
@@ -68,13 +69,15 @@ class BetaCounts:
                     step.touch(q)
                     q.conflict += 1
                     q.lifetime_conflict += 1
-                    q.weighted_conflict += w
-                    q.provenance.setdefault(label, [0.0, 0.0])[1] += w
+                    if not step.spares(q):
+                        q.weighted_conflict += w
+                        q.provenance.setdefault(label, [0.0, 0.0])[1] += w
         elif self.track_conflict:
             target.conflict += 1
             target.lifetime_conflict += 1
-            target.weighted_conflict += w
-            target.provenance.setdefault(label, [0.0, 0.0])[1] += w
+            if not step.spares(target):
+                target.weighted_conflict += w
+                target.provenance.setdefault(label, [0.0, 0.0])[1] += w
         if step.is_outcome:
             target.recent.append(bool(step.ev.outcome))
             del target.recent[: max(0, len(target.recent) - self.window)]

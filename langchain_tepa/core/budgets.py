@@ -5,12 +5,13 @@ It says nothing about how many *keys* a source can create: forty new look-alike 
 undeclared source cost it nothing and can push a user's fact out of a top-``k`` search. Three
 rules close that, all applied when reading (the fold of each key is unchanged):
 
-* **Tiers.** Each source has a tier from its trust entry: 3 for sources that may correct (the
+* **Tiers.** Each source has a tier from its trust entry
+  (:func:`~langchain_tepa.core.precedence.source_tier`): 3 for sources that may correct (the
   user, the application, the user's own text, the store's and vector store's writers), 2 for
   other full-weight sources with no cap (``agent``, ``tool.*``), 1 for capped full-weight
   sources (undeclared names, ``*``), 0 for fractional ones (``llm.*``, ``web.*``). A successful
-  outcome is tier 3 (a real execution). A precedent's tier is the highest tier of what supports
-  it (:func:`precedent_tier`).
+  outcome recorded by a source trusted to vouch (tier 2 or 3) is tier 3 (a real execution). A
+  precedent's tier is the highest tier of what supports it (:func:`precedent_tier`).
 * **New-key budgets.** A key belongs to the source that created it (its first evidence). Within
   any window of ``window_s`` seconds a tier may create at most ``new_keys[tier]`` keys per
   namespace (all sources of one trust entry together, so made-up names share one budget); the
@@ -34,7 +35,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from langchain_tepa.core.errors import PolicyError
-from langchain_tepa.core.trust import OUTCOMES, TrustPolicy
+from langchain_tepa.core.precedence import TOP_TIER, rank_of, source_tier
+from langchain_tepa.core.trust import TrustPolicy
 from langchain_tepa.core.types import KeyState, Precedent
 
 __all__ = [
@@ -46,11 +48,6 @@ __all__ = [
     "source_tier",
     "tiers_of",
 ]
-
-TOP_TIER = 3
-"""The tier of sources that may correct, and of successful outcomes."""
-
-_EPS = 1e-9
 
 
 @dataclass(frozen=True)
@@ -93,22 +90,10 @@ DEFAULT_BUDGETS = SourceBudgets()
 """The budgets of the default policy (``LifecyclePolicy(key_budgets=True)``)."""
 
 
-def source_tier(trust: TrustPolicy, source: str | None) -> int:
-    """The tier of ``source`` (``None`` or ``"app"``: the application) under ``trust``."""
-    if source == OUTCOMES:
-        return TOP_TIER
-    entry = trust.entry(source)
-    if entry.corrections:
-        return TOP_TIER
-    if entry.weight >= 1.0:
-        return 2 if entry.cap is None else 1
-    return 0
-
-
 def precedent_tier(trust: TrustPolicy, p: Precedent) -> int:
     """The highest tier among what supports ``p`` (its creator's when nothing does)."""
-    tiers = [source_tier(trust, label) for label, (s, _) in p.provenance.items() if s > _EPS]
-    return max(tiers) if tiers else source_tier(trust, p.source)
+    tier = rank_of(trust, p)
+    return tier if tier >= 0 else source_tier(trust, p.source)
 
 
 def over_budget(

@@ -102,7 +102,7 @@ class SourceRevision:
                 continue
             q.weighted_support = max(0.0, q.weighted_support - prov[0])
             prov[0] = 0.0
-            if self.track_conflict:  # the counts rule added `w` of conflict from this record
+            if self.track_conflict and not step.spares(q):  # the counts rule added `w`
                 q.weighted_conflict = max(0.0, q.weighted_conflict - w)
                 prov[1] = max(0.0, prov[1] - w)
             if prov[1] <= _EPS:

@@ -22,6 +22,7 @@ import functools
 from collections.abc import Iterable
 
 from langchain_tepa.core.policy import LifecyclePolicy
+from langchain_tepa.core.precedence import rank_of, source_tier
 from langchain_tepa.core.rules import LIVE, RuleSet, Step
 from langchain_tepa.core.stats import beta_lower_bound, posterior_mean
 from langchain_tepa.core.trust import APP_SOURCE, OUTCOMES, TrustLedger, is_correction
@@ -53,12 +54,16 @@ def refresh_posterior(p: Precedent, policy: LifecyclePolicy) -> None:
     """Recompute ``validity``, ``lower_bound`` and ``standing`` of ``p`` from its counts.
 
     The posterior uses the weighted counts (equal to the record counts when the policy weighs
-    nothing); ``standing`` is what the answer of a key is chosen by (``policy.answer_by``).
+    nothing); ``standing`` is what the answer of a key is chosen by (``policy.answer_by``),
+    after ``rank`` (the trust tier behind the value, :mod:`langchain_tepa.core.precedence`).
     """
     s, c = p.weighted_support, p.weighted_conflict
     p.validity = posterior_mean(s, c, policy.a0, policy.b0)
     p.lower_bound = _lower(s + policy.a0, c + policy.b0)
     p.standing = round(s - c, 9) if policy.answer_by == "net_support" else p.validity
+    trust = policy.rules.trust
+    if trust is not None and policy.rules.ranks:
+        p.rank = rank_of(trust, p)
 
 
 def _decide(step: Step, policy: LifecyclePolicy) -> None:
@@ -87,7 +92,7 @@ def _decide(step: Step, policy: LifecyclePolicy) -> None:
         # the answer stays the best-supported believable value after a decision
         step.single = not policy.is_multi_valued(step.state.key)
         for q in step.state.precedents.values():
-            if q.state is Lifecycle.HYPOTHESIS and not rules.vetoed(q):
+            if q.state is Lifecycle.HYPOTHESIS and not rules.vetoed(q, step):
                 refresh_posterior(q, policy)
                 reason = rules.promotion.reason(q, step)
                 if reason is not None:
@@ -106,6 +111,8 @@ def _classify(step: Step, rules: RuleSet) -> None:
         entry = rules.trust.entry(ev.source)
         step.trusted = entry.trusted
         step.correction = entry.corrections and is_correction(ev.metadata)
+        if rules.ranks:
+            step.tier = source_tier(rules.trust, ev.source)
 
 
 def _weigh(step: Step, rules: RuleSet, vid: str) -> None:

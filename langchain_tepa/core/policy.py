@@ -239,6 +239,14 @@ class LifecyclePolicy(PolicyFields):
             ``tepa-full`` (which declares an executor: without one such a change is never
             adopted; its change rules stay off, the trials decide instead), off elsewhere.
             Like the change rules, it needs a trust table (without one it does nothing).
+        hold_lower_trust: Who may override whom (:mod:`langchain_tepa.core.precedence`): each
+            value has a rank, the highest trust tier of what supports it (a vouched execution
+            ranks highest). In a single-valued key a Hypothesis is not promoted while an Active
+            value outranks it (held back, shown as contested, until a source of that tier
+            states it or an execution of it succeeds), a record adds no weighted conflict to a
+            value that outranks its source, and the answer is the Active value of the highest
+            rank. On for every preset with a trust table (issue 38: one ``llm.x`` or ``tool.x``
+            statement no longer replaced what the user said); it needs a trust table.
     """
 
     # ------------------------------------------------------------------ derived

@@ -53,6 +53,7 @@ _SWITCHES = (
     "promote_on_outcomes",
     "revise_own",
     "key_budgets",
+    "hold_lower_trust",
 )
 
 
@@ -112,6 +113,7 @@ class PolicyFields:
     change_statements: int = 2
     key_budgets: bool = True
     trial_gate: bool = False
+    hold_lower_trust: bool = True
 
     def __post_init__(self) -> None:
         for name in (

@@ -15,6 +15,7 @@ from langchain_tepa.core import beta, change
 from langchain_tepa.core.changes import OneOffHold, OneOffVeto, change_rules
 from langchain_tepa.core.contest import TrialGate
 from langchain_tepa.core.policy_fields import PolicyFields
+from langchain_tepa.core.precedence import TrustHold
 from langchain_tepa.core.rules import (
     BoundaryRule,
     PromotionRule,
@@ -86,6 +87,9 @@ def rules_for(policy: PolicyFields) -> RuleSet:
             vetoes.append(change.LastOutcomeVeto(tuple(heard)))
         else:
             vetoes.append(beta.OutcomeVeto(policy.w_min, policy.theta_rec))
+    ranks = policy.trust is not None and policy.hold_lower_trust
+    if ranks:  # who may override whom (core/precedence.py)
+        vetoes.append(TrustHold())
     gate = None
     if policy.trial_gate and policy.trust is not None:
         gate = TrialGate(policy.change_sources, policy.trust)
@@ -139,4 +143,5 @@ def rules_for(policy: PolicyFields) -> RuleSet:
         trust=policy.trust,
         settle_decisions=isinstance(promotion, SupportPromotion),
         gate=gate,
+        ranks=ranks,
     )

@@ -116,7 +116,9 @@ class RuleSet:
     with ``settle_decisions`` a revocation or promotion decided by hand or by the trial judge is
     followed by the promotion rule on the key's other Hypotheses, so the answer is always the
     best-supported believable value; ``gate`` (TEPA-Full's ``trial_gate``) holds the contested
-    cases for trials (:mod:`langchain_tepa.core.contest`).
+    cases for trials (:mod:`langchain_tepa.core.contest`); with ``ranks`` (``trust`` and
+    ``hold_lower_trust``) each value has a rank and lower-trust claims wait
+    (:mod:`langchain_tepa.core.precedence`).
 
     Example:
         >>> from langchain_tepa.core.policy import LifecyclePolicy
@@ -135,6 +137,7 @@ class RuleSet:
     trust: TrustPolicy | None = None
     settle_decisions: bool = False
     gate: TrialGate | None = None
+    ranks: bool = False
 
     def vetoed(self, p: Precedent, step: Step | None = None) -> bool:
         """Whether any veto blocks ``p`` (for the record of ``step``, when one asks)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from langchain_tepa.core.types import (
+    TOP_TIER,
     Evidence,
     KeyState,
     Lifecycle,
@@ -63,6 +64,9 @@ class Step:
             or ``"outcomes"``).
         trusted: The record comes from a trusted (full-weight) source, or is an outcome.
         correction: The record is a correction from a source that may correct.
+        tier: The trust tier of the record's source (:mod:`langchain_tepa.core.precedence`;
+            a vouched outcome, and every record under a policy that holds nothing back by
+            trust, is :data:`~langchain_tepa.core.types.TOP_TIER`).
     """
 
     __slots__ = (
@@ -76,6 +80,7 @@ class Step:
         "state",
         "supports",
         "target",
+        "tier",
         "transitions",
         "trusted",
         "weight",
@@ -95,6 +100,7 @@ class Step:
         self.label = ""
         self.trusted = True
         self.correction = False
+        self.tier = TOP_TIER
 
     def move(self, p: Precedent, to: Lifecycle, reason: str) -> None:
         """Move ``p`` to state ``to`` for ``reason`` (recorded on ``p`` and in this step)."""
@@ -104,6 +110,14 @@ class Step:
         self.transitions.append(tr)
         if to is Lifecycle.ACTIVE:
             p.ever_active = True
+
+    def spares(self, p: Precedent) -> bool:
+        """Whether the record's conflict against ``p`` does not count: ``p`` outranks its source.
+
+        A lower-trust source cannot erase a higher-trust value by contradicting it
+        (:mod:`langchain_tepa.core.precedence`); the record still counts in ``p.conflict``.
+        """
+        return p.rank > self.tier
 
     def touch(self, p: Precedent) -> None:
         """Note that this record concerns ``p`` (its evidence ids and last update time)."""

@@ -19,6 +19,7 @@ from langchain_tepa.core.ledger import TrustLedger
 from langchain_tepa.core.values import DEFAULT_NAMESPACE, canonical_json, short_hash
 
 __all__ = [
+    "TOP_TIER",
     "Evidence",
     "EvidenceKind",
     "Fact",
@@ -30,6 +31,11 @@ __all__ = [
     "new_transition",
     "precedent_id",
 ]
+
+
+TOP_TIER = 3
+"""The highest trust tier: sources that may correct, and vouched executions
+(:mod:`langchain_tepa.core.precedence`)."""
 
 
 class Lifecycle(str, Enum):
@@ -321,6 +327,10 @@ class Precedent:
         standing: What the answer of a key is chosen by (highest first): the net support
             (``weighted_support - weighted_conflict``) under the trust presets, the validity
             under the paper's (``LifecyclePolicy.answer_by``).
+        rank: The highest trust tier of what supports the value now (:data:`TOP_TIER` once a
+            vouched execution of it succeeded; -1 when nothing supports it;
+            :mod:`langchain_tepa.core.precedence`). It comes before ``standing`` in the answer
+            order; 0 for every value under a policy that holds nothing back by trust.
     """
 
     namespace: str
@@ -350,6 +360,7 @@ class Precedent:
     provenance: dict[str, list[float]] = field(default_factory=dict)
     trusted_at: float = 0.0
     standing: float = 0.0
+    rank: int = 0
 
     @property
     def observations(self) -> int:
@@ -475,13 +486,15 @@ class Precedent:
         return cls(**clean)
 
 
-def answer_order(p: Precedent) -> tuple[float, float, float, str]:
+def answer_order(p: Precedent) -> tuple[int, float, float, float, str]:
     """Sort key of the Active values of a key, best first: what a read answers with.
 
-    Highest ``standing`` (net support or validity, by the policy), then the latest support
-    from a trusted source, then the latest support of any kind, then the id (deterministic).
+    Highest ``rank`` (the trust tier behind the value, :mod:`langchain_tepa.core.precedence`),
+    then the highest ``standing`` (net support or validity, by the policy), then the latest
+    support from a trusted source, then the latest support of any kind, then the id
+    (deterministic).
     """
-    return (-p.standing, -p.trusted_at, -p.last_support_at, p.id)
+    return (-p.rank, -p.standing, -p.trusted_at, -p.last_support_at, p.id)
 
 
 @dataclass

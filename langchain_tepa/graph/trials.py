@@ -81,7 +81,7 @@ def select_candidates(
             execution. Under ``policy.trial_gate`` also the contested changes it holds: a
             Hypothesis that a source with change authority, or one that may correct, backs
             against the answer; and the *last answer of an empty key* (:func:`last_answers`).
-            A one-off held for its source (``KeyAudit.held``) that already worked when it
+            A one-off held for its source (``KeyAudit.one_offs``) that already worked when it
             was said is no contender. Explicit ``candidates`` are always taken.
 
     Returns:
@@ -124,7 +124,7 @@ def _one_offs(
     keys = {key} if key is not None else {p.key for p in precs if p.state is Lifecycle.HYPOTHESIS}
     out: set[str] = set()
     for k in keys:
-        out |= set(memory.audit(k, namespace=namespace).held)
+        out |= set(memory.audit(k, namespace=namespace).one_offs)
     return out
 
 

@@ -86,6 +86,9 @@ CLAIMS_LABEL = "~claims"
 
 SUPERSEDED = "superseded"
 """How the reason of a revocation by claims starts (only those are promoted back)."""
+HELD = "held"
+"""How the reason starts when a more trusted answer holds the item's claim back (promoted back
+too, once its claim is confirmed: :mod:`langchain_tepa.core.precedence`)."""
 
 _log = logging.getLogger("langchain_tepa")
 _MAX_TEXT = 4000
@@ -388,7 +391,7 @@ class ItemClaims:
             ]
             if served and target.state is Lifecycle.REVOKED:
                 revoked_by = target.revocation
-                if revoked_by is not None and revoked_by.reason.startswith(SUPERSEDED):
+                if revoked_by is not None and revoked_by.reason.startswith((SUPERSEDED, HELD)):
                     k, v = served[0]
                     reason = f"restored: its claim {k} = {v!r} is served again"
                     out.append(Decision(item_key, target.value, True, reason, ns, source))
@@ -402,6 +405,11 @@ class ItemClaims:
                     by = owners.get((cns, k, now[0].value_id))
                     who = f" (item {by})" if by and by != item_key else ""
                     reason = f"{SUPERSEDED}: {k} is now {now[0].value!r}{who}, not {v!r}"
+                    if self._vid(v) in self.memory.audit(k, namespace=cns).held:
+                        reason = (
+                            f"{HELD}: {k} = {v!r} waits until a source as trusted as the one "
+                            f"behind {now[0].value!r}{who} or an execution confirms it"
+                        )
                 else:
                     reason = f"{SUPERSEDED}: {k} = {v!r} is no longer believed"
                 out.append(Decision(item_key, target.value, False, reason, ns, source))

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from langchain_tepa.core.log import Head
+from langchain_tepa.core.precedence import held_claims
 from langchain_tepa.core.types import Evidence, KeyState, Precedent
 from langchain_tepa.core.values import validate_key, validate_namespace
 from langchain_tepa.memory.core import AsOfPoint, Namespace
@@ -101,6 +102,10 @@ class ReadingMixin(RetrievalMixin):
             [detached(p, self.policy) for p in state.precedents.values()],
             state.seq,
             frozenset(ledger.judged) if ledger is not None else frozenset(),
+            frozenset(
+                p.value_id
+                for p in (() if self.policy.is_multi_valued(k) else held_claims(state, self.policy))
+            ),
             frozenset(ledger.one_off) if ledger is not None else frozenset(),
         )
 

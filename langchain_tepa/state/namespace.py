@@ -27,6 +27,7 @@ from langchain_tepa.core.changes import blocked_challengers
 from langchain_tepa.core.fold import apply_evidence, fold
 from langchain_tepa.core.log import NamespaceSummary, Page, clock_digest
 from langchain_tepa.core.policy import LifecyclePolicy
+from langchain_tepa.core.precedence import held_claims
 from langchain_tepa.core.types import Evidence, KeyState, Lifecycle, Precedent
 from langchain_tepa.state.vectors import ItemTable, VectorTable
 
@@ -47,7 +48,9 @@ def answers_of(
         if policy.is_multi_valued(ks.key):
             out.extend((p, []) for p in act)
         else:  # the other Active values, then what a rule holds back with more support
-            out.append((act[0], act[1:] + blocked_challengers(ks, act[0])))
+            held = blocked_challengers(ks, act[0])
+            held += [q for q in held_claims(ks, policy, act[0]) if q not in held]
+            out.append((act[0], act[1:] + held))
     return out
 
 

@@ -54,6 +54,45 @@ def test_agent_with_memory_runs_offline(tmp_path: Path) -> None:
     assert "revoked" in out
 
 
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on once the socket is closed
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_agent_with_memory_with_a_bad_key_fails_in_one_line(tmp_path: Path) -> None:
+    env = {"OPENAI_API_KEY": "sk-wrong", "OPENAI_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1"}
+    proc = run_python(
+        EXAMPLES / "agent_with_memory.py",
+        cwd=tmp_path,
+        timeout=TIMEOUT,
+        what="bad key",
+        extra_env=env,
+    )
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr[-3000:]
+    assert lines[0].startswith("error: the OpenAI API call failed")
+    assert "--offline" in lines[0]
+
+
+def test_agent_with_memory_offline_flag_ignores_the_key(tmp_path: Path) -> None:
+    env = {"OPENAI_API_KEY": "sk-wrong", "OPENAI_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1"}
+    proc = run_python(
+        EXAMPLES / "agent_with_memory.py",
+        "--offline",
+        cwd=tmp_path,
+        timeout=TIMEOUT,
+        what="--offline",
+        extra_env=env,
+    )
+    out = _check(proc, "agent_with_memory.py --offline")
+    assert "scripted" in out.lower()
+    assert "mushroom" in out
+
+
 def test_langgraph_workflow_runs(tmp_path: Path) -> None:
     out = _check(_run("langgraph_workflow.py", cwd=tmp_path), "langgraph_workflow.py")
     assert "promoted" in out

@@ -30,6 +30,16 @@ changed in 60 sequences, ``tepa-key/fresh-eager`` in 43; every other digest is u
 Then an assertion that revives a value restarts every source's repeats of it (``fold``, with the
 change rules only): ``default`` and ``tepa-key`` changed in 492 sequences,
 ``tepa-key/fresh-eager`` in 493; every other digest is unchanged.
+Regenerated for issue 38 (who may override whom, ``core/precedence.py``: a lower-trust claim is
+held back, a record adds no weighted conflict to a value that outranks its source, the answer
+is the Active value of the highest rank): the sequences' sources are the application, ``user``
+(tier 3) and ``tool`` (tier 2), so every preset with a trust table changed (``tepa-rev`` 1,428,
+``tepa-norev`` 1,507, ``tepa-cd`` 1,446, ``oracle-rev`` 1,406, ``tepa-full`` 1,450, ``tepa-key``
+and ``default`` 1,350 of the 2,000 sequences; their variants with trust 1,136 to 1,475); the
+baselines and the ``*/paper`` variants (no trust table) are unchanged, and the new entries
+``tepa-key/no-hold`` and ``tepa-full/no-hold`` (``hold_lower_trust=False``) were checked equal
+to ``tepa-key``'s and ``tepa-full``'s digests from before. Outcomes from recorders that cannot
+vouch (issue 38 too) change nothing here: every outcome of these sequences is vouched for.
 When the default became the key test (issue 14) no digest changed: the ``tepa-rev/*`` variants,
 written ``LifecyclePolicy(...)`` before, are built on ``LifecyclePolicy.preset("tepa-rev")``, and
 the new entry ``default`` (``LifecyclePolicy()``) was checked equal to ``tepa-key``'s digests
@@ -122,6 +132,10 @@ POLICIES: dict[str, LifecyclePolicy] = {
     "tepa-rev/strict-trust": _rev(
         trust=TrustPolicy(repeat_decay=1.0, window_s=3.0), displace_ratio=1.0
     ),
+    # issue 38: without the trust hold the default and TEPA-Full reproduce their digests from
+    # before it
+    "tepa-key/no-hold": LifecyclePolicy(hold_lower_trust=False),
+    "tepa-full/no-hold": LifecyclePolicy.preset("tepa-full", hold_lower_trust=False),
 }
 """Every preset, and variants that switch each remaining option."""
 

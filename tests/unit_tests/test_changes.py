@@ -107,12 +107,12 @@ def test_a_one_off_against_a_standing_belief_waits_for_its_source(policy: str) -
     mem.record_outcome(KEY, "Oslo", True)  # served on the request that named it
     assert mem.get(KEY) == "Lisbon"
     oslo = next(p for p in mem.audit(KEY).precedents if p.value == "Oslo")
-    assert mem.audit(KEY).held == frozenset({oslo.value_id})
+    assert mem.audit(KEY).one_offs == frozenset({oslo.value_id})
     mem.observe(KEY, "Lisbon", source="user")  # the user is back to their standing value
-    assert mem.get(KEY) == "Lisbon" and mem.audit(KEY).held == frozenset({oslo.value_id})
+    assert mem.get(KEY) == "Lisbon" and mem.audit(KEY).one_offs == frozenset({oslo.value_id})
     mem.observe(KEY, "Oslo", source="user")  # a one-off again ...
     mem.record_outcome(KEY, "Lisbon", False)  # ... and the answer fails: the hold lifts
-    assert mem.audit(KEY).held == frozenset()
+    assert mem.audit(KEY).one_offs == frozenset()
     mem2 = memory(policy)
     for _ in range(2):
         mem2.observe(KEY, "Lisbon", source="user")
@@ -388,19 +388,28 @@ def test_a_spoofed_user_can_do_what_a_correction_could_already_do() -> None:
 
 
 # ---------------------------------------------------------------------- (e) the contest shown
-def test_a_held_back_value_with_more_support_marks_the_key_contested() -> None:
+@pytest.mark.parametrize("source", ["langgraph-store", "agent"])
+def test_a_held_back_value_with_more_support_marks_the_key_contested(source: str) -> None:
+    """A source of the user's tier without change authority (the store's writer) is held back
+    by proportionate displacement; one of a lower tier (the agent) by trust (issue 38)."""
     mem = memory()
     lisbon(mem, 4)
-    for _ in range(3):  # the agent insists: proportionate displacement holds it back
-        mem.observe(KEY, "Oslo", source="agent")
+    for _ in range(3):  # the writer insists
+        mem.observe(KEY, "Oslo", source=source)
     assert mem.get(KEY) == "Lisbon"
     (doc,) = mem.retrieve("where do I live")
     assert doc.metadata["value"] == "Lisbon"
     assert doc.metadata["contested"] is True
     (alt,) = doc.metadata["alternatives"]
     assert alt["value"] == "Oslo" and alt["state"] == "hypothesis"
-    assert alt["validity"] > doc.metadata["validity"]
-    assert mem.audit(KEY).contested is True
+    audit = mem.audit(KEY)
+    assert audit.contested is True
+    if source == "agent":  # its conflict does not count against what the user said
+        assert audit.held == {audit.precedents[1].value_id}
+        assert audit.precedents[0].weighted_conflict == 0.0
+    else:
+        assert alt["validity"] > doc.metadata["validity"]
+        assert audit.held == frozenset()
 
 
 def test_a_weaker_candidate_does_not_contest() -> None:

@@ -20,7 +20,7 @@ def _make_memory(path: Path, clock: Callable[[], float], policy: str = "tepa-rev
     ) as mem:
         mem.observe("user.pizza_topping", "pineapple")
         mem.observe("user.pizza_topping", "mushroom", source="user")
-        mem.observe("user.pizza_topping", "mushroom", source="tool.orders")
+        mem.observe("user.pizza_topping", "mushroom", source="langgraph-store")
         mem.observe("user.diet", "vegan")
         mem.observe("user.city", "Paris", namespace="users.u2")
 
@@ -326,7 +326,7 @@ def test_inspect_as_of_a_time_or_an_evidence(
     ) as mem:
         mem.observe("user.diet", "vegan", namespace="users.u1")
         first = mem.history("user.diet", namespace="users.u1")[-1]
-        for source in ("user", "tool.a", "tool.b"):
+        for source in ("user", "langgraph-store", "vectorstore"):
             mem.observe("user.diet", "carnivore", namespace="users.u1", source=source)
     when = datetime.fromtimestamp(first.time, tz=timezone.utc).isoformat()
     then = inspect_memory(str(folder), as_of=when)
@@ -347,3 +347,28 @@ def test_the_cli_folds_with_the_library_default_policy() -> None:
     """A memory written without a policy is read back under the same (the key test)."""
     args = build_parser().parse_args(["inspect", "somewhere"])
     assert args.policy == LifecyclePolicy().name == TEPAMemory.in_memory().policy.name
+
+
+def test_version_and_examples_in_help(capsys: pytest.CaptureFixture[str]) -> None:
+    from langchain_tepa import __version__
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"tepa {__version__}"
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "examples:" in out
+    assert "tepa inspect ./memory --key user.home_city" in out
+
+
+def test_every_example_of_the_help_parses() -> None:
+    from langchain_tepa.cli import _EXAMPLES
+
+    lines = [line.split("   ")[0].split() for line in _EXAMPLES.splitlines()[1:] if line.strip()]
+    assert len(lines) >= 5
+    for words in lines:
+        assert words[0] == "tepa"
+        args = build_parser().parse_args(words[1:])
+        assert args.command == words[1]

@@ -1,4 +1,4 @@
-"""The fold's golden trajectories: every step of 2,000 random sequences under 28 policies.
+"""The fold's golden trajectories: every step of 2,000 random sequences under 36 policies.
 
 The digests in ``data/fold_golden.json`` were computed by the fold before it was split into rule
 objects (``langchain_tepa.core.rules``); any change of a state, a count, a posterior, a window
@@ -7,6 +7,8 @@ Regenerated for issue 15 (trust): the baselines' digests are unchanged, the TEPA
 changed, and the ``*/paper`` variants equal the TEPA presets' digests from before it.
 Regenerated for issue 28: only the default's entries changed (``tepa-key``, ``default``,
 ``tepa-key/fresh-eager``); ``tepa-key/no-change`` keeps the default's digests from before.
+Regenerated for issue 38 (lower-trust claims held back): every preset with a trust table
+changed; ``tepa-key/no-hold`` and ``tepa-full/no-hold`` keep the digests from before.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from langchain_tepa import EvidenceKind, HashingEmbeddings, Lifecycle, TEPAMemory
+from langchain_tepa import EvidenceKind, HashingEmbeddings, Lifecycle, LifecyclePolicy, TEPAMemory
 from langchain_tepa.graph import (
     Decision,
     Trial,
@@ -203,8 +203,9 @@ def test_memory_poisoning_is_never_promoted(tepa_full: TEPAMemory, attacks: int)
 def test_flooded_incumbent_holds_and_trials_restore_it(
     tepa_full: TEPAMemory, restore: bool
 ) -> None:
-    """One source's flood counts at most its cap, so the verified incumbent stays Active. A
-    flood from many full-weight sources can revoke it (conflict 22 against support 4); the
+    """One source's flood counts at most its cap, so the verified incumbent stays Active; so
+    does a flood from many sources of a lower tier than the user's (issue 38). A flood from
+    many sources of the user's tier can revoke it (conflict 22 against support 4); the
     trial graph then restores it by default: its counterfactual arm succeeds where the
     attacker's value fails (issue 15). With ``restore=False`` it stays revoked."""
     world = World(PAY, works={BANK}, verified={BANK})
@@ -215,7 +216,10 @@ def test_flooded_incumbent_holds_and_trials_restore_it(
     assert tepa_full.get(PAY) == BANK
 
     for i in range(20):
-        tepa_full.observe(PAY, EVIL, source=f"tool.feed{i}")  # twenty trusted-looking sources
+        tepa_full.observe(PAY, EVIL, source=f"tool.feed{i}")  # twenty tools: a lower tier
+    assert _states(tepa_full, PAY) == {BANK: "active", EVIL: "hypothesis"}
+    for i in range(20):
+        tepa_full.observe(PAY, EVIL, source=f"user.feed{i}")  # twenty channels as the user
     assert _states(tepa_full, PAY) == {BANK: "revoked", EVIL: "hypothesis"}
     assert tepa_full.get(PAY) is None  # erased, and EVIL is no answer under TEPA-Full
 
@@ -236,12 +240,17 @@ def test_flooded_incumbent_holds_and_trials_restore_it(
 
 
 def test_poisoning_would_succeed_without_trials(tick: Callable[[], float]) -> None:
-    """Contrast: under TEPA-Rev (posterior promotion) the same attack makes EVIL Active."""
-    memory = TEPAMemory.in_memory(policy="tepa-rev", clock=tick)
-    memory.observe(PAY, BANK, source="user")
-    for _ in range(5):
-        memory.observe(PAY, EVIL, source="attacker")
+    """Contrast: under TEPA-Rev (posterior promotion) without the trust hold the same attack
+    makes EVIL Active; with it (issue 38) the undeclared attacker's value is held back."""
+    policy = LifecyclePolicy.preset("tepa-rev", hold_lower_trust=False)
+    memory = TEPAMemory.in_memory(policy=policy, clock=tick)
+    held = TEPAMemory.in_memory(policy="tepa-rev", clock=tick)
+    for mem in (memory, held):
+        mem.observe(PAY, BANK, source="user")
+        for _ in range(5):
+            mem.observe(PAY, EVIL, source="attacker")
     assert memory.get(PAY) == EVIL
+    assert held.get(PAY) == BANK and held.audit(PAY).contested
 
 
 def test_graph_and_run_trials_decide_alike() -> None:

@@ -43,7 +43,7 @@ def test_observe_contradict_revoke_repromote(any_memory: TEPAMemory) -> None:
     # two sources contradict it (one source repeating itself would count with diminishing
     # weight: see test_trust.py)
     m.observe("user.pizza_topping", "mushroom", source="user")
-    m.observe("user.pizza_topping", "mushroom", source="tool.orders")
+    m.observe("user.pizza_topping", "mushroom", source="langgraph-store")
     assert m.get("user.pizza_topping") == "mushroom"
     audit = m.audit("user.pizza_topping")
     assert [p.state.value for p in audit.precedents] == ["revoked", "active"]
@@ -65,7 +65,7 @@ def test_observe_contradict_revoke_repromote(any_memory: TEPAMemory) -> None:
         "evidence_ids",
     }
     # pineapple comes back with support: revived, then re-promoted
-    for source in ("user", "tool.orders", "tool.menu"):
+    for source in ("user", "langgraph-store", "vectorstore"):
         m.observe("user.pizza_topping", "pineapple", source=source)
     reasons = [t.reason for t in m.audit("user.pizza_topping").precedents[0].transitions]
     assert "revived: new support after revocation" in reasons
@@ -255,7 +255,7 @@ def test_views_of_a_writer_that_stopped_are_rewritten_by_the_next_reader(tmp_pat
     )
     writer.observe("user.pizza_topping", "pineapple")
     writer.observe("user.pizza_topping", "mushroom", source="user")
-    writer.observe("user.pizza_topping", "mushroom", source="tool.orders")
+    writer.observe("user.pizza_topping", "mushroom", source="langgraph-store")
     assert stored_views(writer.storage) == []  # buffered, and the writer "dies" here
     reader = TEPAMemory.from_client(
         client, prefix=prefix, embeddings=HashingEmbeddings(), flush_interval_s=0.05
@@ -299,7 +299,7 @@ def test_views_carry_the_lifecycle_in_metadata(chroma_memory: TEPAMemory) -> Non
     m = chroma_memory
     m.observe("user.pizza_topping", "pineapple")
     m.observe("user.pizza_topping", "mushroom", source="user")
-    m.observe("user.pizza_topping", "mushroom", source="tool.orders")
+    m.observe("user.pizza_topping", "mushroom", source="langgraph-store")
     m.flush()
     storage = m.storage
     shard = storage.layout.shard("default")  # type: ignore[attr-defined]

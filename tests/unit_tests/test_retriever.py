@@ -75,7 +75,7 @@ def test_key_prefix_scoping(memory: TEPAMemory) -> None:
 
 
 def test_revoked_and_hypotheses_are_never_returned(memory: TEPAMemory) -> None:
-    for source in ("user", "tool.orders", "tool.menu"):  # three sources contradict mushroom
+    for source in ("user", "user.orders", "user.menu"):  # three sources contradict mushroom
         memory.observe(
             "user.pizza_topping", "pineapple", text="pineapple pizza topping", source=source
         )

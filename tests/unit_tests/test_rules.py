@@ -10,6 +10,7 @@ import pytest
 from langchain_tepa import Evidence, EvidenceKind, Lifecycle, LifecyclePolicy, PolicyError
 from langchain_tepa.core import KeyState, apply_evidence, change_odds, fold, rules_for
 from langchain_tepa.core.changes import CHANGE_SOURCES
+from langchain_tepa.core.precedence import TrustHold
 from langchain_tepa.core.rules import (
     ChangeRevocation,
     ChangeVeto,
@@ -54,10 +55,13 @@ def failures_to_revoke(policy: LifecyclePolicy, history: list[bool]) -> int | No
 def test_rule_sets_of_the_presets() -> None:
     rev = rules_for(LifecyclePolicy.preset("tepa-rev"))
     assert [type(r) for r in rev.revocation] == [PosteriorRevocation, RecentWindowRevocation]
-    assert rev.vetoes == (OutcomeVeto(3, 0.34),)
+    assert rev.vetoes == (OutcomeVeto(3, 0.34), TrustHold())
     default = rules_for(LifecyclePolicy())  # the key test since issue 14
     assert [type(r) for r in default.revocation] == [PosteriorRevocation, KeyChangeRevocation]
-    assert default.vetoes == (LastOutcomeVeto(CHANGE_SOURCES),)  # the user's word is heard
+    assert default.vetoes == (LastOutcomeVeto(CHANGE_SOURCES), TrustHold())  # the user is heard
+    assert rules_for(LifecyclePolicy(hold_lower_trust=False)).vetoes == (
+        LastOutcomeVeto(CHANGE_SOURCES),
+    )
     assert isinstance(default.counts, HistoryCounts)
     cd = rules_for(CD)
     assert [type(r) for r in cd.revocation] == [PosteriorRevocation, ChangeRevocation]

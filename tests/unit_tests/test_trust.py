@@ -270,21 +270,32 @@ def test_a_well_supported_fact_is_not_displaced_by_one_source_however_often() ->
 
 def test_displacement_needs_evidence_proportionate_to_the_support() -> None:
     """Good: 2 (one source's 30 observations) + 30 outcomes = 32. Assertions from distinct
-    full-weight sources displace it once they are worth half of that (16)."""
-    mem = memory()
-    for _ in range(30):
-        mem.observe(KEY, "good")
-    for _ in range(30):
-        mem.record_outcome(KEY, "good", True)
+    sources of the top tier displace it once they are worth half of that (16); sources of a
+    lower tier (``tool.*``) never do, however many (issue 38: a lower-trust claim waits)."""
+
+    def good_fact() -> TEPAMemory:
+        mem = memory()
+        for _ in range(30):
+            mem.observe(KEY, "good")
+        for _ in range(30):
+            mem.record_outcome(KEY, "good", True)
+        return mem
+
+    crowd = good_fact()
+    for i in range(40):
+        crowd.observe(KEY, "other", source=f"tool.s{i}")
+    assert crowd.get(KEY) == "good"
+    assert crowd.audit(KEY).contested  # held back, shown
+    mem = good_fact()
     needed = 0
-    while mem.get(KEY) == "good":
+    while mem.get(KEY) == "good" and needed < 100:
         needed += 1
-        mem.observe(KEY, "other", source=f"tool.s{needed}")
+        mem.observe(KEY, "other", source=f"user.s{needed}")
     assert needed == 16
-    # Against a value stated once, one contrary statement is enough (as before).
+    # Against a value stated once, one contrary statement of the same tier is enough (as before)
     fresh = memory()
     fresh.observe(KEY, "pineapple", source="user")
-    fresh.observe(KEY, "mushroom", source="tool.orders")
+    fresh.observe(KEY, "mushroom", source="user.orders")
     assert fresh.get(KEY) == "mushroom"
 
 
@@ -355,11 +366,24 @@ async def test_async_forget_refuses_too() -> None:
 def test_recall_shows_the_contest() -> None:
     mem = memory()
     mem.observe(KEY, "pineapple", source="user")
-    mem.observe(KEY, "mushroom", source="tool.orders")
+    mem.observe(KEY, "mushroom", source="user.orders")
     recall = create_memory_tools(mem)[1]
     (fact,) = json.loads(recall.invoke({"query": "pizza"}))
     assert fact["value"] == "mushroom" and fact["contested"] is True
     assert fact["alternatives"] == [{"value": "pineapple", "validity": 0.5}]
+
+
+def test_recall_shows_a_lower_trust_claim_held_back() -> None:
+    """Issue 38: a tool's different value does not replace the user's; it is shown as held."""
+    mem = memory()
+    mem.observe(KEY, "pineapple", source="user")
+    mem.observe(KEY, "mushroom", source="tool.orders")
+    recall = create_memory_tools(mem)[1]
+    (fact,) = json.loads(recall.invoke({"query": "pizza"}))
+    assert fact["value"] == "pineapple" and fact["contested"] is True
+    assert fact["alternatives"] == [
+        {"value": "mushroom", "validity": 0.6667, "state": "hypothesis"}
+    ]
 
 
 # ---------------------------------------------------------------------- injection, erasure
@@ -373,7 +397,8 @@ def test_one_untrusted_source_can_neither_inject_nor_erase(preset: str, attacks:
     assert mem.get(KEY) == "good"
     assert states(mem) == {"good": "active", "evil": "hypothesis"}
     good = next(p for p in mem.audit(KEY).precedents if p.value == "good")
-    assert 0.2 - 1e-9 <= good.weighted_conflict <= 0.4 + 1e-9  # web: at most 0.4 a day
+    # web (tier 0) cannot contradict what the user said: its records count, not their weight
+    assert good.conflict == attacks and good.weighted_conflict == 0.0
 
 
 @pytest.mark.parametrize("preset", TEPA_PRESETS)
@@ -415,8 +440,11 @@ def test_tepa_full_promotes_on_successful_outcomes() -> None:
 def test_tepa_full_trials_restore_what_a_crowd_revoked() -> None:
     mem = memory("tepa-full")
     verified(mem, "good")
-    for i in range(12):
+    for i in range(12):  # a crowd of a lower tier cannot revoke what the user said (issue 38)
         mem.observe(KEY, "evil", source=f"tool.s{i}")
+    assert states(mem) == {"good": "active", "evil": "hypothesis"}
+    for i in range(12):  # a crowd of the user's tier can
+        mem.observe(KEY, "evil", source=f"user.s{i}")
     assert states(mem) == {"good": "revoked", "evil": "hypothesis"}
     (decision,) = run_trials(mem, lambda trial: trial.value == "good", key=KEY)
     assert (decision.action, decision.restored) == ("reject", ("good",))
@@ -523,17 +551,15 @@ def test_audit_shows_weighted_counts_and_where_they_came_from() -> None:
     good = next(p for p in audit.precedents if p.value == "good")
     assert (good.support, good.conflict) == (4, 3)  # records
     assert good.weighted_support == pytest.approx(3.5)  # the user's repeat counts 0.5
-    assert good.weighted_conflict == pytest.approx(0.35)  # web: 0.2, then repeats halve
-    assert provenance_rows(good) == [
-        ("outcomes", 2.0, 0.0),
-        ("user", 1.5, 0.0),
-        ("web", 0.0, pytest.approx(0.35)),
-    ]
+    assert good.weighted_conflict == 0.0  # web (tier 0) cannot contradict the user (tier 3)
+    assert provenance_rows(good) == [("outcomes", 2.0, 0.0), ("user", 1.5, 0.0)]
+    evil = next(p for p in audit.precedents if p.value == "evil")
+    assert evil.provenance["web"] == [pytest.approx(0.35), 0.0]  # 0.2, then repeats halve
     row = next(r for r in audit.rows() if r["value"] == "good")
-    assert row["weighted_support"] == 3.5 and row["provenance"]["web"] == [0.0, 0.35]
+    assert row["weighted_support"] == 3.5 and row["provenance"]["user"] == [1.5, 0.0]
     text = str(audit)
-    assert "weighted support=3.50 conflict=0.35: outcomes +2.00/-0.00" in text
-    assert "web +0.00/-0.35" in text
+    assert "weighted support=3.50 conflict=0.00: outcomes +2.00/-0.00" in text
+    assert "web +0.35/-0.00" in text
 
 
 # ---------------------------------------------------------------------- the answer rule
@@ -566,14 +592,18 @@ def _check_answer(state: KeyState, policy: LifecyclePolicy) -> None:
     rules = policy.rules
     active = state.active()
     answer = active[0] if active else None
-    if answer is not None:  # the answer is the best-supported Active value
-        assert all(answer.standing >= p.standing for p in active)
-        ties = [p for p in active if p.standing == answer.standing]
+    if answer is not None:  # the answer is the best-supported Active value of the top rank
+        assert all(answer.rank >= p.rank for p in active)
+        top = [p for p in active if p.rank == answer.rank]
+        assert all(answer.standing >= p.standing for p in top)
+        ties = [p for p in top if p.standing == answer.standing]
         assert answer.trusted_at == max(p.trusted_at for p in ties)
     backing = max((p.weighted_support for p in active), default=0.0)
     for h in state.precedents.values():
         if h.state is not Lifecycle.HYPOTHESIS or rules.vetoed(h) or h.support < policy.n_pro:
             continue
+        if any(p.rank > h.rank for p in active):
+            continue  # held back: a more trusted value is Active (issue 38)
         successes = h.provenance.get("outcomes", [0.0, 0.0])[0]
         if policy.uses_trials and successes <= 0:
             continue  # TEPA-Full: assertions alone wait for a trial
@@ -621,8 +651,8 @@ def test_tepa_full_contenders_are_what_the_posterior_rule_would_promote() -> Non
     mem.record_outcome(KEY, "keto", True)  # one success: held by proportionate displacement
     assert [c.value for c in select_candidates(mem, key=KEY)] == ["keto"]
     assert select_candidates(mem, key=KEY, contenders_only=True) == []
-    for i in range(4):  # four full-weight sources, no execution: backed in proportion
-        mem.observe(KEY, "paleo", source=f"tool.s{i}")
+    for i in range(4):  # four sources of the user's tier, no execution: backed in proportion
+        mem.observe(KEY, "paleo", source=f"user.s{i}")
     assert states(mem) == {"vegan": "active", "keto": "revoked", "paleo": "hypothesis"}
     assert [c.value for c in select_candidates(mem, key=KEY, contenders_only=True)] == ["paleo"]
     mem.observe("user.city", "Oslo", source="user")  # an empty key: a first assertion contends

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from langchain_tepa.core.errors import InvalidArgumentError
 from tepa_bench import freetext as F  # noqa: N812 - short in tables of calls
 from tepa_bench import freetext_data as D  # noqa: N812
+from tepa_bench.minilm import PIP_COMMAND, minilm_unavailable
 
 
 @pytest.mark.parametrize("split", D.SPLITS)
@@ -221,3 +223,42 @@ def test_memories_a_path_never_stored_are_counted_apart() -> None:
     answers = {"a": {"query": served, "own": dict.fromkeys(s.probes, served), "unstored": [2]}}
     result = F.score([s], answers)
     assert (result["independent_taken_back"], result["independent_unstored"]) == (100.0, 100.0)
+
+
+def test_unknown_embeddings_are_refused() -> None:
+    with pytest.raises(InvalidArgumentError, match="embeddings"):
+        F.run_freetext(
+            D.generate_scenarios("dev", 1), ["inmemory/store"], embeddings="bert", progress=False
+        )
+
+
+@pytest.mark.skipif(minilm_unavailable() is not None, reason=f"needs {PIP_COMMAND}")
+def test_the_embeddings_option_reaches_every_system(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tepa_bench import freetext_systems
+    from tepa_bench.cli import main
+
+    built: list[str] = []
+    original = freetext_systems.make_embeddings
+
+    def recording(name: str) -> Any:
+        emb = original(name)
+        built.append(type(emb).__name__)
+        return emb
+
+    monkeypatch.setattr(freetext_systems, "make_embeddings", recording)
+    systems = "tepa/store,tepa-ideal/memory,inmemory/store"
+    code = main(
+        ["run", "freetext", "--split", "dev", "--scenarios", "2", "--background", "0"]
+        + ["--systems", systems, "--embeddings", "minilm", "--out", str(tmp_path), "--no-progress"]
+    )
+    assert code == 0
+    assert built == ["MiniLMEmbeddings"] * 3
+    result = json.loads((tmp_path / "freetext.json").read_text())
+    assert "all-MiniLM-L6-v2" in result["config"]["embeddings"]
+    assert set(result["systems"]) == set(systems.split(","))
+    assert (
+        "embeddings sentence-transformers/all-MiniLM-L6-v2"
+        in (tmp_path / "freetext.md").read_text()
+    )
