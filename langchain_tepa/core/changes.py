@@ -262,9 +262,9 @@ class OneOffHold:
         ledger = state.ledger
         vid = target.value_id
         if step.is_outcome:
-            for name, run in ledger.runs.items():  # executed since its last statement
-                if run[0] == vid and not run[2]:
-                    ledger.runs[name] = (vid, run[1], True, run[3])
+            for who, said in ledger.runs.items():  # executed since its last statement
+                if said[0] == vid and not said[2]:
+                    ledger.runs[who] = (vid, said[1], True, said[3])
             if step.ev.outcome is False and target.state is Lifecycle.ACTIVE:
                 ledger.one_off.clear()  # the answer failed: a one-off may be the change
             return
