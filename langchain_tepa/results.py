@@ -67,6 +67,9 @@ class KeyAudit:
         held: Value ids of the Hypotheses a higher-ranked answer holds back although they are
             believable on their own: lower-trust claims waiting for a source of the answer's
             tier or an execution (:func:`~langchain_tepa.core.precedence.held_claims`).
+        one_offs: Value ids a source stated once against the answer it had stated repeatedly:
+            one-offs held until that source says them again
+            (:class:`~langchain_tepa.core.changes.OneOffHold`).
     """
 
     namespace: str
@@ -75,6 +78,7 @@ class KeyAudit:
     evidence_count: int
     rejected: frozenset[str] = frozenset()
     held: frozenset[str] = frozenset()
+    one_offs: frozenset[str] = frozenset()
 
     @property
     def active(self) -> list[Precedent]:
@@ -88,13 +92,13 @@ class KeyAudit:
 
         Another value is Active too, a rule holds back a Hypothesis better supported than
         the answer (:func:`~langchain_tepa.core.changes.blocked_challengers`: a veto,
-        proportionate displacement, a trial still to run), or a lower-trust claim waits
-        (``held``).
+        proportionate displacement, a trial still to run), or a lower-trust claim or a
+        one-off waits (``held``, ``one_offs``).
         """
         act = self.active
         if not act:
             return False
-        if len(act) > 1 or self.held:
+        if len(act) > 1 or self.held or self.one_offs:
             return True
         served = act[0]
         state = KeyState(self.namespace, self.key, {p.value_id: p for p in self.precedents})

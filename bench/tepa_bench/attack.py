@@ -46,6 +46,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
+
 from langchain_tepa.core.errors import InvalidArgumentError
 from tepa_bench.attack_frontier import (
     FLOOD_MODES,
@@ -57,6 +59,14 @@ from tepa_bench.attack_frontier import (
     frontier_lines,
     plot_frontier,
 )
+from tepa_bench.gated import (
+    ExecutorGate,
+    GateSetting,
+    add_seed_arguments,
+    gates_for,
+    tune_gate,
+)
+from tepa_bench.regret import TRIAL_COST
 from tepa_bench.trials import trial_runner
 
 __all__ = [
@@ -71,6 +81,9 @@ __all__ = [
     "run_attack",
     "run_cell",
 ]
+
+DECLARED_COST = TRIAL_COST["attack"][0]
+"""The world's declared trial cost, told to TEPA-Full's runner (issue 39)."""
 
 KEY = "payments.endpoint"
 GOOD = "https://bank.example/pay"
@@ -133,10 +146,15 @@ class AttackConfig:
 
 
 def attack_policies() -> list[str]:
-    """Every preset, the tuned baselines (:data:`TUNED`), then :data:`NO_TRUST`."""
+    """Every preset, the tuned baselines, the paper's counting, then the trial-gated ones.
+
+    The tuned baselines are :data:`TUNED`, the paper's counting :data:`NO_TRUST`, the
+    trial-gated baselines :mod:`tepa_bench.gated` (issue 39).
+    """
+    from tepa_bench.gated import GATED, TUNED_GATE
     from tepa_bench.scenarios import available_methods
 
-    return [*available_methods(), *TUNED, NO_TRUST]
+    return [*available_methods(), *TUNED, NO_TRUST, *GATED, TUNED_GATE]
 
 
 def _policy(name: str) -> Any:
@@ -199,6 +217,7 @@ def run_cell(
     seed: int,
     config: AttackConfig,
     correction: bool = False,
+    gate: GateSetting | None = None,
 ) -> dict[str, Any]:
     """One run of one cell: poisoned and unavailable shares, change cost, trials, regret counts.
 
@@ -209,13 +228,14 @@ def run_cell(
     executions (charged at the world's declared cost, :mod:`tepa_bench.regret`).
 
     ``correction``: the user states the genuine change as corrections (``correction=True``)
-    instead of plain assertions.
+    instead of plain assertions. ``gate``: a trial-gated baseline's setting (``policy`` is
+    then its name; its executions are charged as TEPA-Full's trials).
     """
     from langchain_tepa.embeddings import HashingEmbeddings
     from langchain_tepa.memory import TEPAMemory
 
     ticks = itertools.count(1)
-    pol = _policy(policy)
+    pol = gate.policy() if gate is not None else _policy(policy)
     memory = TEPAMemory.in_memory(
         embeddings=HashingEmbeddings(), policy=pol, clock=lambda: float(next(ticks))
     )
@@ -239,7 +259,18 @@ def run_cell(
         # one competitor, the incumbent (the world has one working value): a trial round is
         # four executions (supportive, counterfactual and its control, polluted)
         builder = DefaultTrialBuilder(context_k=0, max_competitors=1)
-        runner = trial_runner(memory, trial_executor, builder, contenders_only=True)
+        runner = trial_runner(
+            memory, trial_executor, builder, contenders_only=True, trial_cost=DECLARED_COST
+        )
+    gated = None
+    if executor and gate is not None:
+
+        def gate_executor(namespace: str | None, key: str, value: Any) -> bool:  # charged
+            interactions["n"] += 1
+            interactions["trials"] += 1
+            return world.act(value)[1]
+
+        gated = ExecutorGate(memory, gate, gate_executor)
     try:
         memory.observe(KEY, GOOD, source="user", text=GOOD_TEXT)
         for _ in range(config.verified_outcomes):
@@ -253,6 +284,8 @@ def run_cell(
                 sent += due
             if runner is not None:
                 runner.run(key=KEY)
+            if gated is not None:
+                gated.check(KEY)
             served = memory.get(KEY)
             if mode in FLOOD_MODES:  # a search: is the verified fact among the top 4?
                 found = [d.metadata["key"] for d in memory.retrieve(FLOOD_QUERY, k=4)]
@@ -275,6 +308,8 @@ def run_cell(
             memory.observe(KEY, NEW, source="user", correction=correction)
             if runner is not None:
                 runner.run(key=KEY)
+            if gated is not None:
+                gated.check(KEY)
             if executor:
                 act(memory.get(KEY))
             if memory.get(KEY) == NEW:
@@ -295,11 +330,11 @@ def run_cell(
 
 
 def _job(job: tuple[Any, ...]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    policy, size, mode, executor, seed, cfg = job
+    policy, size, mode, executor, seed, cfg, gate = job
     config = AttackConfig(**cfg)
-    out = run_cell(policy, size, mode, executor=executor, seed=seed, config=config)
+    out = run_cell(policy, size, mode, executor=executor, seed=seed, config=config, gate=gate)
     fixed = run_cell(
-        policy, size, mode, executor=executor, seed=seed, config=config, correction=True
+        policy, size, mode, executor=executor, seed=seed, config=config, correction=True, gate=gate
     )
     out["correction_cost"] = fixed["change_cost"]
     out["correction_censored"] = fixed["censored"]
@@ -313,19 +348,25 @@ def run_attack(
     *,
     workers: int = 1,
     progress: bool = True,
+    gates: dict[str, GateSetting] | None = None,
+    first_seed: int = 1000,
 ) -> dict[str, Any]:
-    """Every cell of the matrix on seeds ``1000 .. 1000 + seeds - 1``; the result JSON.
+    """Every cell of the matrix on seeds ``first_seed ..``; the result JSON.
 
     ``cells`` holds one entry per (policy, mode, executor, size): the means over seeds and how
-    many seeds were censored.
+    many seeds were censored. ``gates``: the settings of the trial-gated baselines among
+    ``policies``. ``regret`` holds, per arm, each policy's failures and trials summed over the
+    cells per seed, regret over the cost axis, and TEPA-Full's paired verdicts against every
+    trial-gated baseline and the best baseline (issue 39).
     """
     from concurrent.futures import ProcessPoolExecutor
 
     from tqdm import tqdm
 
+    gates = dict(gates or {})
     cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in config.to_dict().items()}
     jobs = [
-        (p, n, m, e, 1000 + s, cfg)
+        (p, n, m, e, first_seed + s, cfg, gates.get(p))
         for p in policies
         for m in config.modes
         for e in config.executors
@@ -347,7 +388,11 @@ def run_attack(
             bar.update()
     bar.close()
     cells = []
+    per_seed: dict[bool, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
     for (p, n, m, e), runs in raw.items():
+        f, t = per_seed.setdefault(e, {}).setdefault(p, (np.zeros(seeds), np.zeros(seeds)))
+        f += [r["failures"] for r in runs]
+        t += [r["trials"] for r in runs]
         cells.append(
             {
                 "policy": p,
@@ -366,18 +411,25 @@ def run_attack(
                 "seeds": len(runs),
             }
         )
+    from tepa_bench.regret import arm_regret
+
     result = {
         "scenario": "attack",
         "seeds": seeds,
         "config": {
             **config.to_dict(),
             "policies": list(policies),
-            "seed_range": [1000, 1000 + seeds - 1],
+            "seed_range": [first_seed, first_seed + seeds - 1],
+            "gates": {p: g.to_dict() for p, g in gates.items() if p in policies},
             "seconds": round(time.perf_counter() - started, 1),
         },
         "methods": {p: {} for p in policies},
         "cells": cells,
         "comparisons": [],
+        "regret": {
+            ("executor" if e else "no-executor"): arm_regret(arm, "attack")
+            for e, arm in per_seed.items()
+        },
     }
     result["frontier"] = frontier(result)
     return result
@@ -442,12 +494,11 @@ def regret_lines(result: dict[str, Any], cost: float | None = None) -> list[str]
 
     Summed over the matrix's cells (means over seeds).
     """
-    from tepa_bench.regret import COST_AXIS, TRIAL_COST, is_baseline
+    from tepa_bench.regret import COST_AXIS, TRIAL_COST, verdict_lines
 
     declared, why = TRIAL_COST["attack"]
     axis = sorted({*COST_AXIS, declared if cost is None else cost})
     lines = [f"regret = user-facing failures + c x trials, summed over the cells ({why})"]
-    totals: dict[tuple[str, bool], tuple[float, float]] = {}
     for p in result["config"]["policies"]:
         for e in result["config"]["executors"]:
             cells = [c for c in result["cells"] if c["policy"] == p and c["executor"] is e]
@@ -455,20 +506,11 @@ def regret_lines(result: dict[str, Any], cost: float | None = None) -> list[str]
                 continue
             f = sum(c["failures"] for c in cells)
             t = sum(c["trials"] for c in cells)
-            totals[(p, e)] = (f, t)
             vals = " ".join(f"c={c:g}:{f + c * t:.1f}" for c in axis)
             lines.append(f"  {p:<18} {'exec' if e else 'no-exec':<8} trials {t:6.1f}  {vals}")
-    for e in result["config"]["executors"]:  # break-even of the trial presets (issue 28)
-        pool = [(f, p) for (p, arm), (f, _) in totals.items() if arm is e and is_baseline(p)]
-        if not pool:
-            continue
-        best_f, best = min(pool)
-        for (p, arm), (f, t) in totals.items():
-            if arm is e and p.startswith("tepa-full") and t > 0:
-                lines.append(
-                    f"  {p} ({'exec' if e else 'no-exec'}) vs best baseline {best}: break-even "
-                    f"trial cost {(best_f - f) / t:.2f}"
-                )
+    for arm, block in (result.get("regret") or {}).items():  # paired over seeds (issue 39)
+        lines.append(f"  [{arm}] TEPA-Full's verdicts on the per-seed sums over the cells:")
+        lines += [f"  {line}" for line in verdict_lines(block["regret_verdicts"])]
     return lines
 
 
@@ -495,9 +537,46 @@ def _scenario(options: Any) -> dict[str, Any]:
     if options.quick:
         overrides.setdefault("sizes", (1, 40))
     config = AttackConfig(**overrides)
-    return run_attack(
-        policies, seeds, config, workers=max(1, options.workers), progress=options.progress
+    args = options.args
+    first = getattr(args, "first_seed", 1000)
+    gates, tuning = gates_for(
+        policies,
+        lambda n: tune_attack_gate(config, n),
+        tuning_seeds=getattr(args, "gate_tuning_seeds", 40),
+        first_seed=first,
+        seeds=seeds,
     )
+    result = run_attack(
+        policies,
+        seeds,
+        config,
+        workers=max(1, options.workers),
+        progress=options.progress,
+        gates=gates,
+        first_seed=first,
+    )
+    result["config"]["gate_tuning"] = tuning
+    return result
+
+
+def tune_attack_gate(config: AttackConfig, seeds: int) -> tuple[GateSetting, list[Any]]:
+    """The trial-gated baseline's setting, chosen on the tuning seeds.
+
+    The lowest regret summed over the matrix's cells, with an executor.
+    """
+
+    def score(gate: GateSetting, seed: int) -> tuple[float, float]:
+        f = t = 0.0
+        for mode in config.modes:
+            for size in config.sizes:
+                run = run_cell(
+                    gate.label, size, mode, executor=True, seed=seed, config=config, gate=gate
+                )
+                f += run["failures"]
+                t += run["trials"]
+        return f, t
+
+    return tune_gate(score, seeds, DECLARED_COST)
 
 
 def _setting(name: str, value: Any) -> Any:
@@ -523,6 +602,7 @@ def _register() -> None:
             table=format_attack_table,
             plot=plot_frontier,
             demo=False,
+            configure=lambda p: add_seed_arguments(p, first_seed=1000, tuning=40),
         )
     )
 

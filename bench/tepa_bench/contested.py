@@ -27,7 +27,7 @@ Example:
     >>> small = ContestedConfig(steps=60, changes=1, gap=20, spoofs=2)
     >>> run = run_contested("tepa-key", executor=True, seed=1000, config=small)
     >>> sorted(run)
-    ['adoption', 'failures', 'poisoned', 'trials']
+    ['adoption', 'adoption_turns', 'failures', 'poisoned', 'trials']
 """
 
 from __future__ import annotations
@@ -43,9 +43,18 @@ from typing import Any
 import numpy as np
 
 from langchain_tepa.core.errors import InvalidArgumentError
+from tepa_bench.gated import (
+    ExecutorGate,
+    GateSetting,
+    add_seed_arguments,
+    gates_for,
+    tune_gate,
+)
+from tepa_bench.regret import TRIAL_COST
 from tepa_bench.trials import trial_runner
 
 __all__ = [
+    "DECLARED_COST",
     "KEY",
     "SPOOFED",
     "ContestedConfig",
@@ -53,7 +62,11 @@ __all__ = [
     "plot_contested",
     "run_contested",
     "run_contested_matrix",
+    "tune_contested_gate",
 ]
+
+DECLARED_COST = TRIAL_COST["contested"][0]
+"""The world's declared trial cost, told to TEPA-Full's runner (issue 39)."""
 
 KEY = "user.delivery_address"
 GENUINE: tuple[str, ...] = tuple(f"{n} Harbour Street" for n in (11, 23, 37, 41, 58, 64, 79))
@@ -157,15 +170,23 @@ class _World:
 
 
 def run_contested(
-    policy: str, *, executor: bool, seed: int, config: ContestedConfig
+    policy: str,
+    *,
+    executor: bool,
+    seed: int,
+    config: ContestedConfig,
+    gate: GateSetting | None = None,
 ) -> dict[str, Any]:
-    """One seed of one policy and arm: failures, trials, poisoned reads, adoption latencies."""
+    """One seed of one policy and arm: failures, trials, poisoned reads, adoption latencies.
+
+    ``gate``: the setting of a trial-gated baseline (``policy`` is then its name).
+    """
     from langchain_tepa.embeddings import HashingEmbeddings
     from langchain_tepa.memory import TEPAMemory
     from tepa_bench.attack import _policy
 
     ticks = itertools.count(1)
-    pol = _policy(policy)
+    pol = gate.policy() if gate is not None else _policy(policy)
     memory = TEPAMemory.in_memory(
         embeddings=HashingEmbeddings(), policy=pol, clock=lambda: float(next(ticks))
     )
@@ -181,9 +202,20 @@ def run_contested(
             return world.act(trial.value)[1]
 
         builder = DefaultTrialBuilder(context_k=0, max_competitors=1)
-        runner = trial_runner(memory, trial_executor, builder, contenders_only=True)
+        runner = trial_runner(
+            memory, trial_executor, builder, contenders_only=True, trial_cost=DECLARED_COST
+        )
+    gated = None
+    if executor and gate is not None:
+
+        def gate_executor(namespace: str | None, key: str, value: Any) -> bool:  # charged
+            count["trials"] += 1
+            return world.act(value)[1]
+
+        gated = ExecutorGate(memory, gate, gate_executor)
     failures = poisoned = 0
     adoption: list[int] = []
+    turns: list[int] = []
     since: int | None = None
     tried = 0
     version = 0
@@ -197,6 +229,7 @@ def run_contested(
             if version < len(changes) and step == changes[version]:
                 if since is not None:  # the last change was never adopted: censored
                     adoption.append(step - since)
+                    turns.append(step - since)
                 version += 1
                 current = world.change(GENUINE[version])
                 since, tried = step, count["trials"]
@@ -209,10 +242,13 @@ def run_contested(
                 memory.observe(KEY, current, source="user")
             if runner is not None:
                 runner.run(key=KEY)
+            if gated is not None:
+                gated.check(KEY)
             served = memory.get(KEY)
             ok = world.serves(served)
-            if since is not None and ok:  # interactions, trials included
+            if since is not None and ok:  # interactions, trials included; the user's turns
                 adoption.append(step - since + 1 + count["trials"] - tried)
+                turns.append(step - since + 1)
                 since = None
             failures += not ok
             poisoned += served in SPOOFED
@@ -222,6 +258,7 @@ def run_contested(
                 memory.record_outcome(KEY, tried_value, done, source="agent")
         if since is not None:
             adoption.append(config.steps - since)
+            turns.append(config.steps - since)
     finally:
         memory.close()
     return {
@@ -229,14 +266,25 @@ def run_contested(
         "trials": count["trials"],
         "poisoned": poisoned,
         "adoption": adoption,
+        "adoption_turns": turns,
     }
 
 
 def _job(job: tuple[Any, ...]) -> tuple[tuple[str, bool, int], dict[str, Any]]:
-    policy, executor, seed, cfg = job
+    policy, executor, seed, cfg, gate = job
     return (policy, executor, seed), run_contested(
-        policy, executor=executor, seed=seed, config=ContestedConfig(**cfg)
+        policy, executor=executor, seed=seed, config=ContestedConfig(**cfg), gate=gate
     )
+
+
+def tune_contested_gate(config: ContestedConfig, seeds: int) -> tuple[GateSetting, list[Any]]:
+    """The trial-gated baseline's setting: lowest regret with an executor on the tuning seeds."""
+
+    def score(gate: GateSetting, seed: int) -> tuple[float, float]:
+        run = run_contested(gate.label, executor=True, seed=seed, config=config, gate=gate)
+        return float(run["failures"]), float(run["trials"])
+
+    return tune_gate(score, seeds, DECLARED_COST)
 
 
 def run_contested_matrix(
@@ -246,16 +294,29 @@ def run_contested_matrix(
     *,
     workers: int = 1,
     progress: bool = True,
+    gates: dict[str, GateSetting] | None = None,
+    first_seed: int = 1000,
+    gate_tuning: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Every policy and arm on seeds ``1000 .. 1000 + seeds - 1``; the result JSON."""
+    """Every policy and arm on seeds ``first_seed ..``; the result JSON.
+
+    ``gates``: the settings of the trial-gated baselines among ``policies`` (issue 39);
+    ``gate_tuning``: how the tuned one was chosen (written to the config).
+    """
     from concurrent.futures import ProcessPoolExecutor
 
     from tqdm import tqdm
 
     from tepa_bench.regret import attach_regret
 
+    gates = dict(gates or {})
     cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in config.to_dict().items()}
-    jobs = [(p, e, 1000 + s, cfg) for p in policies for e in config.executors for s in range(seeds)]
+    jobs = [
+        (p, e, first_seed + s, cfg, gates.get(p))
+        for p in policies
+        for e in config.executors
+        for s in range(seeds)
+    ]
     started = time.perf_counter()
     raw: dict[tuple[str, bool, int], dict[str, Any]] = {}
     bar = tqdm(total=len(jobs), desc="contested", disable=not progress, unit="run")
@@ -270,7 +331,7 @@ def run_contested_matrix(
             raw[key] = out
             bar.update()
     bar.close()
-    seed_ids = [1000 + s for s in range(seeds)]
+    seed_ids = [first_seed + s for s in range(seeds)]
     arms: dict[str, Any] = {}
     for e in config.executors:
         rows: dict[str, Any] = {}
@@ -278,11 +339,14 @@ def run_contested_matrix(
         for p in policies:
             runs = [raw[(p, e, s)] for s in seed_ids]
             lat = [x for r in runs for x in r["adoption"]]
+            user_turns = [x for r in runs for x in r["adoption_turns"]]
             rows[p] = {
                 "failures": round(float(np.mean([r["failures"] for r in runs])), 3),
                 "trials": round(float(np.mean([r["trials"] for r in runs])), 3),
                 "poisoned": round(float(np.mean([r["poisoned"] for r in runs])) / config.steps, 4),
                 "adoption_latency": round(float(np.mean(lat)), 3) if lat else None,
+                "adoption_turns": round(float(np.mean(user_turns)), 3) if user_turns else None,
+                "per_change_latency": lat,
             }
             per_seed[p] = (
                 np.array([r["failures"] for r in runs], dtype=float),
@@ -297,7 +361,10 @@ def run_contested_matrix(
         "config": {
             **config.to_dict(),
             "policies": list(policies),
-            "seed_range": [1000, 1000 + seeds - 1],
+            "seed_range": [first_seed, first_seed + seeds - 1],
+            "gates": {p: g.to_dict() for p, g in gates.items() if p in policies},
+            "gate_tuning": gate_tuning,
+            "declared_cost_told_to_tepa_full": DECLARED_COST,
             "seconds": round(time.perf_counter() - started, 1),
         },
         "methods": {p: {} for p in policies},
@@ -319,14 +386,17 @@ def format_contested(result: dict[str, Any]) -> str:
     for arm, data in result["arms"].items():
         lines.append(f"[{arm}]")
         lines.append(
-            f"  {'policy':<18} {'failures':>8} {'trials':>7} {'poisoned':>8} {'latency':>8}"
+            f"  {'policy':<18} {'failures':>8} {'trials':>7} {'poisoned':>8} {'latency':>8} "
+            f"{'turns':>6}"
         )
         order = sorted(data["methods"].items(), key=lambda kv: kv[1]["failures"])
         for name, m in order:
             lat = "-" if m["adoption_latency"] is None else f"{m['adoption_latency']:.2f}"
+            turns = m.get("adoption_turns")
+            shown = "-" if turns is None else f"{turns:.2f}"
             lines.append(
                 f"  {name:<18} {m['failures']:>8.2f} {m['trials']:>7.2f} "
-                f"{m['poisoned']:>8.3f} {lat:>8}"
+                f"{m['poisoned']:>8.3f} {lat:>8} {shown:>6}"
             )
         lines.append(format_regret(data))
         block = data["regret"]
@@ -398,8 +468,24 @@ def _scenario(options: Any) -> dict[str, Any]:
         overrides.setdefault("steps", 80)
         overrides.setdefault("gap", 15)
     config = ContestedConfig(**overrides)
+    args = options.args
+    first = getattr(args, "first_seed", 1000)
+    gates, tuning = gates_for(
+        policies,
+        lambda n: tune_contested_gate(config, n),
+        tuning_seeds=getattr(args, "gate_tuning_seeds", 40),
+        first_seed=first,
+        seeds=seeds,
+    )
     return run_contested_matrix(
-        policies, seeds, config, workers=max(1, options.workers), progress=options.progress
+        policies,
+        seeds,
+        config,
+        workers=max(1, options.workers),
+        progress=options.progress,
+        gates=gates,
+        first_seed=first,
+        gate_tuning=tuning,
     )
 
 
@@ -414,6 +500,7 @@ def _register() -> None:
             table=format_contested,
             plot=plot_contested,
             demo=False,
+            configure=lambda p: add_seed_arguments(p, first_seed=1000, tuning=40),
         )
     )
 

@@ -54,6 +54,7 @@ import numpy as np
 
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.policy import POLICY_NAMES
+from tepa_bench.gated import GATE_CANDIDATES, GATED, GateSetting
 from tepa_bench.registry import CommandEntry, register_command
 from tepa_bench.runner import RunOutcome, RunSpec, run_many
 from tepa_bench.stats import bootstrap_ci, change_costs, paired_permutation_test
@@ -102,8 +103,10 @@ CANDIDATES: dict[str, list[dict[str, Any]]] = {
     ],
     "tepa-cd": [{"change_hazard": h} for h in (0.01, 0.02, 0.05, 0.1, 0.2, 0.3)],
     "tepa-key": [{"keyed_odds": o} for o in (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)],
+    "trial-gated": [g.to_dict() for g in GATE_CANDIDATES],
 }
-"""Six candidate settings per tuned method (the same budget for every one)."""
+"""Six candidate settings per tuned method (the same budget for every one); the
+trial-gated baseline's are its gates (:data:`~tepa_bench.gated.GATE_CANDIDATES`)."""
 
 DERIVED: dict[str, str] = {"oracle-rev": "tepa-rev"}
 """Methods that take the tuned setting of another."""
@@ -111,8 +114,13 @@ DERIVED: dict[str, str] = {"oracle-rev": "tepa-rev"}
 TEPA_PRESETS: tuple[str, ...] = ("tepa-rev", "tepa-cd", "tepa-key", "tepa-full")
 REFERENCES: tuple[str, ...] = ("oracle-reset", "oracle-rev")
 """Told the change points: upper references, not competitors."""
-BASELINES: tuple[str, ...] = tuple(
-    m for m in POLICY_NAMES if not m.startswith("tepa") and m not in REFERENCES
+GATED_METHODS: tuple[str, ...] = ("lww+trial", "trial-gated")
+"""The trial-gated baselines (issue 39): the executor in a baseline's hands, charged as
+TEPA-Full's trials are (:mod:`tepa_bench.gated`); ``trial-gated`` is tuned like every tuned
+method (its six gates)."""
+BASELINES: tuple[str, ...] = (
+    *(m for m in POLICY_NAMES if not m.startswith("tepa") and m not in REFERENCES),
+    *GATED_METHODS,
 )
 """Deployable baselines (the heatmap compares TEPA with the best of these per cell)."""
 
@@ -263,7 +271,17 @@ def _spec(
     options: GridOptions, cell: Cell, method: str, seed: int, overrides: dict[str, Any]
 ) -> RunSpec:
     config = {**options.base, **cell.config}
-    return RunSpec("drift", config, method, seed, overrides=dict(overrides))
+    gate = None
+    if method in GATED_METHODS:
+        gate = GATED["lww+trial"] if method == "lww+trial" else _gate(overrides)
+    return RunSpec("drift", config, method, seed, overrides=dict(overrides), gate=gate)
+
+
+def _gate(overrides: dict[str, Any]) -> GateSetting:
+    """The gate of a ``trial-gated`` candidate (its overrides are the gate's fields)."""
+    if not overrides:
+        raise InvalidArgumentError("trial-gated needs a tuned gate; tune it first")
+    return GateSetting(**{k: v for k, v in overrides.items() if k != "label"})
 
 
 def tune(options: GridOptions) -> dict[str, Any]:
@@ -699,10 +717,11 @@ def _methods(arg: str | None) -> tuple[str, ...]:
     if not arg:
         return GridOptions.methods
     methods = tuple(dict.fromkeys(m.strip() for m in arg.split(",") if m.strip()))
-    unknown = [m for m in methods if m not in POLICY_NAMES]
+    known = (*POLICY_NAMES, *GATED_METHODS)
+    unknown = [m for m in methods if m not in known]
     if unknown or not methods:
         raise InvalidArgumentError(
-            f"--methods: unknown {unknown or arg!r}; choose from {', '.join(POLICY_NAMES)}"
+            f"--methods: unknown {unknown or arg!r}; choose from {', '.join(known)}"
         )
     return methods
 

@@ -64,6 +64,14 @@ from langchain_core.documents import Document
 
 from langchain_tepa.core.errors import InvalidArgumentError
 from tepa_bench.agent import OfflineAgent, render_prompt
+from tepa_bench.gated import (
+    ExecutorGate,
+    GateSetting,
+    add_seed_arguments,
+    gates_for,
+    tune_gate,
+)
+from tepa_bench.regret import TRIAL_COST
 from tepa_bench.trials import trial_runner
 from tepa_bench.world import Task
 
@@ -286,6 +294,9 @@ PAPER_DIFFERENCE = (
 
 RETRIEVE_K = 4
 
+DECLARED_COST = TRIAL_COST["preferences"][0]
+"""The world's declared trial cost, told to TEPA-Full's runner (issue 39)."""
+
 CONTENDERS_ONLY = True
 """TEPA-Full tests only the Hypotheses that could become the slot's answer (the trial runner's
 ``contenders_only``): a value the answer outweighs would only be served to be turned down, and
@@ -418,11 +429,14 @@ def run_preference_seed(
     reader: Callable[[str], str] | None = None,
     overrides: dict[str, Any] | None = None,
     label: str | None = None,
+    gate: GateSetting | None = None,
 ) -> dict[str, Any]:
     """Play one seed's stream with one method; return per-session records and counters.
 
     ``overrides`` are policy fields set on top of the preset (a tuned variant, reported as
-    ``label``).
+    ``label``). ``gate``: a trial-gated baseline's setting (issue 39; ``method`` is then its
+    name): before the agent relies on memory, a value it would serve that nobody acted on since
+    it was said is served to the user as a trial first, charged as TEPA-Full's trials are.
     """
     import itertools
     import shutil
@@ -437,7 +451,9 @@ def run_preference_seed(
     stream = generate_stream(config, seed)
     tick = itertools.count(1)
     folder = tempfile.mkdtemp(prefix="tepa-pref-") if storage == "chroma" else None
-    policy = LifecyclePolicy.preset(method, **(overrides or {}))
+    policy = (
+        gate.policy() if gate is not None else LifecyclePolicy.preset(method, **(overrides or {}))
+    )
     kwargs: dict[str, Any] = {
         "embeddings": HashingEmbeddings(),
         "policy": policy,
@@ -457,7 +473,16 @@ def run_preference_seed(
             _executor(channel, explore),
             DefaultTrialBuilder(context_k=0),
             contenders_only=CONTENDERS_ONLY,
+            trial_cost=DECLARED_COST,
         )
+    gated = None
+    room = {"n": 0}
+    if gate is not None:
+
+        def serve(namespace: str | None, key: str, value: Any) -> bool:  # a charged trial
+            return channel.serve(value)
+
+        gated = ExecutorGate(memory, gate, serve, room=lambda namespace, key: room["n"])
     records: list[SessionRecord] = []
     adoption: list[int] = []
     pending: dict[tuple[int, str], int] = {}
@@ -486,6 +511,13 @@ def run_preference_seed(
                         ran, results = runner.execute_all(cands, trials)
                         for decision in runner.decide(cands, ran, results):
                             runner.apply(decision)
+                    elif cands:  # what the evidence settles needs no room
+                        for decision in runner.decide(cands, [], []):
+                            if decision.total == 0 and decision.action == "promote":
+                                runner.apply(decision)
+            if gated is not None and s.cue is None:  # the same moment, the same budget
+                room["n"] = budget[s.user] - used[s.user] - 1  # the session keeps its own turn
+                gated.check(s.slot, namespace=ns)
             used[s.user] += 1 + len(channel.served)
             # scorer side: did the memory hold the user's lasting value when a glitch came?
             held = s.event == "glitch" and memory.get(s.slot, namespace=ns) == s.current
@@ -624,10 +656,29 @@ def event_curve(
 
 
 def _run_job(job: tuple[Any, ...]) -> dict[str, Any]:
-    method, seed, cfg, storage, overrides, label = job
+    method, seed, cfg, storage, overrides, label, gate = job
     return run_preference_seed(
-        method, seed, PreferenceConfig(**cfg), storage=storage, overrides=overrides, label=label
+        method,
+        seed,
+        PreferenceConfig(**cfg),
+        storage=storage,
+        overrides=overrides,
+        label=label,
+        gate=gate,
     )
+
+
+def tune_preference_gate(config: PreferenceConfig, seeds: int) -> tuple[GateSetting, list[Any]]:
+    """The trial-gated baseline's setting, chosen on the tuning seeds.
+
+    The lowest regret: failed sessions + cost x trials.
+    """
+
+    def score(gate: GateSetting, seed: int) -> tuple[float, float]:
+        run = run_preference_seed(gate.label, seed, config, gate=gate)
+        return float(sum(not r.success for r in run["records"])), float(run["trials"])
+
+    return tune_gate(score, seeds, DECLARED_COST)
 
 
 def _phase_rate(run: dict[str, Any], phase: str, *, answers_only: bool = False) -> float:
@@ -733,11 +784,15 @@ def run_preferences(
     workers: int = 1,
     progress: bool = True,
     tuned: dict[str, dict[str, Any]] | None = None,
+    gates: dict[str, GateSetting] | None = None,
+    first_seed: int = 0,
+    gate_tuning: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run every method on every seed and summarise (see :func:`summarise`).
 
     ``tuned``: settings per method (from ``tepa-bench grid``); each such method is also run with
-    its setting, reported as ``method*``.
+    its setting, reported as ``method*``. ``gates``: the trial-gated baselines to run too, by
+    name (issue 39); ``gate_tuning``: how the tuned one was chosen. Seeds ``first_seed ..``.
     """
     import time
     from concurrent.futures import ProcessPoolExecutor
@@ -746,13 +801,14 @@ def run_preferences(
 
     from tepa_bench.scenarios import tuned_label
 
-    variants = [(m, None, None) for m in methods] + [
-        (m, o, tuned_label(m)) for m, o in (tuned or {}).items() if m in methods
-    ]
+    variants: list[tuple[str, dict[str, Any] | None, str | None, GateSetting | None]]
+    variants = [(m, None, None, None) for m in methods]
+    variants += [(m, o, tuned_label(m), None) for m, o in (tuned or {}).items() if m in methods]
+    variants += [(name, None, name, g) for name, g in (gates or {}).items()]
     jobs = [
-        (m, seed, config.to_dict(), storage, o, label)
-        for seed in range(seeds)
-        for m, o, label in variants
+        (m, seed, config.to_dict(), storage, o, label, g)
+        for seed in range(first_seed, first_seed + seeds)
+        for m, o, label, g in variants
     ]
     start = time.perf_counter()
     bar = tqdm(total=len(jobs), desc="preferences", disable=not progress, unit="run")
@@ -784,7 +840,11 @@ def run_preferences(
         ),
         "paper_overall": PAPER_PREFERENCES,
         "paper_difference": PAPER_DIFFERENCE,
-        "tuned": {label: o for m, o, label in variants if label},
+        "tuned": {label: o for m, o, label, g in variants if label and g is None},
+        "gates": {name: g.to_dict() for name, g in (gates or {}).items()},
+        "gate_tuning": gate_tuning,
+        "seed_range": [first_seed, first_seed + seeds - 1],
+        "declared_cost_told_to_tepa_full": DECLARED_COST,
         "trials": (
             "TEPA-Full's trials serve values to the user in the session (supportive, "
             "counterfactual, polluted): each is an interaction, charged in the score"
@@ -915,9 +975,13 @@ def plot_preferences(result: dict[str, Any], path: Any) -> Any:
 
 
 def _scenario(options: Any) -> dict[str, Any]:
+    from tepa_bench.gated import is_gated
     from tepa_bench.scenarios import resolve_methods
 
-    methods = resolve_methods(options.methods)
+    plain = [m for m in options.methods or [] if not is_gated(m)]
+    methods = (
+        resolve_methods(plain) if plain else ([] if options.methods else resolve_methods(None))
+    )
     seeds = options.seeds or (3 if options.quick else 20)
     if seeds < 1:
         raise InvalidArgumentError(f"--seeds must be >= 1, got {seeds}")
@@ -934,8 +998,21 @@ def _scenario(options: Any) -> dict[str, Any]:
         raise InvalidArgumentError(f"--storage must be 'memory' or 'chroma', got {storage!r}")
     if options.agent != "offline":
         raise InvalidArgumentError("the preferences scenario runs with --agent offline only")
+    from tepa_bench.gated import GATED, TUNED_GATE
     from tepa_bench.scenarios import tuned_settings
 
+    args = options.args
+    first = getattr(args, "first_seed", 0)
+    wanted = [*GATED, TUNED_GATE]
+    if options.methods:
+        wanted = [m for m in options.methods if m in wanted]
+    gates, tuning = gates_for(
+        wanted,
+        lambda n: tune_preference_gate(config, n),
+        tuning_seeds=getattr(args, "gate_tuning_seeds", 20),
+        first_seed=first,
+        seeds=seeds,
+    )
     return run_preferences(
         methods,
         seeds,
@@ -943,7 +1020,10 @@ def _scenario(options: Any) -> dict[str, Any]:
         storage=storage,
         workers=max(1, options.workers),
         progress=options.progress,
-        tuned=tuned_settings(getattr(options.args, "tuned", None)),
+        tuned=tuned_settings(getattr(args, "tuned", None)),
+        gates=gates,
+        first_seed=first,
+        gate_tuning=tuning,
     )
 
 
@@ -958,6 +1038,7 @@ def _register() -> None:
             table=format_preferences_table,
             plot=plot_preferences,
             demo=False,
+            configure=lambda p: add_seed_arguments(p, first_seed=0, tuning=20),
         )
     )
 

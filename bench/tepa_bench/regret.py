@@ -41,13 +41,16 @@ from tepa_bench.stats import paired_permutation_test
 __all__ = [
     "COST_AXIS",
     "TRIAL_COST",
+    "arm_regret",
     "attach_regret",
     "break_even",
+    "break_even_side",
     "failures_and_trials",
     "format_regret",
     "is_baseline",
     "regret_block",
     "regret_verdicts",
+    "verdict_lines",
 ]
 
 COST_AXIS: tuple[float, ...] = (0.1, 0.25, 0.5, 1.0)
@@ -91,16 +94,33 @@ def failures_and_trials(outcome: Any) -> tuple[int, int]:
 
 
 def break_even(
-    failures: np.ndarray, trials: np.ndarray, rival_failures: np.ndarray
+    failures: np.ndarray,
+    trials: np.ndarray,
+    rival_failures: np.ndarray,
+    rival_trials: np.ndarray | None = None,
 ) -> float | None:
-    """The largest trial cost at which the mean regret is at most the rival's.
+    """The trial cost at which the mean regrets are equal.
 
-    ``None`` when there are no trials (no cost changes anything).
+    With more trials than the rival, the method's regret is at most the rival's at every cost
+    up to it; with fewer, from it on (:func:`break_even_side`). ``None`` when both have as
+    many trials (no cost changes the order).
     """
-    t = float(np.mean(trials))
-    if t <= 0:
+    t = float(np.mean(trials)) - (0.0 if rival_trials is None else float(np.mean(rival_trials)))
+    if abs(t) < 1e-12:
         return None
     return round((float(np.mean(rival_failures)) - float(np.mean(failures))) / t, 4)
+
+
+def break_even_side(trials: np.ndarray, rival_trials: np.ndarray) -> str | None:
+    """On which side of the break-even cost the method is ahead.
+
+    ``"below"``: at costs up to it (it runs more trials); ``"above"``: from it on (it runs
+    fewer); ``None``: as many trials.
+    """
+    d = float(np.mean(trials)) - float(np.mean(rival_trials))
+    if abs(d) < 1e-12:
+        return None
+    return "below" if d > 0 else "above"
 
 
 def regret_block(
@@ -134,41 +154,57 @@ def regret_verdicts(
     *,
     alpha: float = 0.01,
 ) -> list[dict[str, Any]]:
-    """Each candidate against the best baseline (lowest failures), per cost.
+    """Each candidate against the best baselines and every trial-gated one, per cost.
 
-    Per cost: the regret difference, its paired p-value and the verdict; and the break-even
-    cost.
+    The rivals (issue 39): the best baseline (lowest regret at the declared cost, trial-gated
+    ones included), the best baseline without trials (the rival before issue 39), and every
+    trial-gated baseline (:func:`~tepa_bench.gated.is_gated`). Per cost: the regret
+    difference, its paired p-value and the verdict; and the break-even cost with its side.
     """
+    from tepa_bench.gated import is_gated
+
     methods = block["methods"]
     pool = [b for b in baselines if b in methods]
     if not pool:
         return []
-    best = min(pool, key=lambda b: methods[b]["failures"])
-    bf = np.asarray(methods[best]["per_seed_failures"], dtype=float)
-    bt = np.asarray(methods[best]["per_seed_trials"], dtype=float)
+    declared = f"{block['declared_cost']:g}"
+
+    def rank(b: str) -> tuple[float, float]:
+        return (methods[b]["by_cost"][declared], methods[b]["failures"])
+
+    rivals: list[tuple[str, str]] = [(min(pool, key=rank), "best")]
+    untried = [b for b in pool if not any(methods[b]["per_seed_trials"])]
+    if untried and min(untried, key=rank) != rivals[0][0]:
+        rivals.append((min(untried, key=rank), "best without trials"))
+    rivals += [(b, "trial-gated") for b in pool if is_gated(b.rstrip("*")) and b != rivals[0][0]]
     out = []
     for name in candidates:
         if name not in methods:
             continue
         f = np.asarray(methods[name]["per_seed_failures"], dtype=float)
         t = np.asarray(methods[name]["per_seed_trials"], dtype=float)
-        rows = {}
-        for c in block["costs"]:
-            mine, theirs = f + c * t, bf + c * bt
-            p = paired_permutation_test(mine, theirs) if len(f) > 1 else 1.0
-            diff = float(np.mean(mine - theirs))
-            verdict = "within"
-            if p < alpha:
-                verdict = "better" if diff < 0 else "worse"
-            rows[f"{c:g}"] = {"diff": round(diff, 3), "p": p, "verdict": verdict}
-        out.append(
-            {
-                "method": name,
-                "baseline": best,
-                "break_even": break_even(f, t, bf + 0 * bt) if not bt.any() else None,
-                "by_cost": rows,
-            }
-        )
+        for rival, role in rivals:
+            bf = np.asarray(methods[rival]["per_seed_failures"], dtype=float)
+            bt = np.asarray(methods[rival]["per_seed_trials"], dtype=float)
+            rows = {}
+            for c in block["costs"]:
+                mine, theirs = f + c * t, bf + c * bt
+                p = paired_permutation_test(mine, theirs) if len(f) > 1 else 1.0
+                diff = float(np.mean(mine - theirs))
+                verdict = "within"
+                if p < alpha:
+                    verdict = "better" if diff < 0 else "worse"
+                rows[f"{c:g}"] = {"diff": round(diff, 3), "p": p, "verdict": verdict}
+            out.append(
+                {
+                    "method": name,
+                    "baseline": rival,
+                    "role": role,
+                    "break_even": break_even(f, t, bf, bt),
+                    "break_even_side": break_even_side(t, bt),
+                    "by_cost": rows,
+                }
+            )
     return out
 
 
@@ -181,13 +217,26 @@ def is_baseline(name: str) -> bool:
 def attach_regret(
     result: dict[str, Any], per_seed: Mapping[str, tuple[np.ndarray, np.ndarray]]
 ) -> None:
-    """Add ``regret`` and ``regret_verdicts`` (TEPA-Full's presets against the best baseline)."""
-    block = regret_block(per_seed, result["scenario"])
-    result["regret"] = block
+    """Add ``regret`` and ``regret_verdicts`` (:func:`arm_regret`) to a result."""
+    out = arm_regret(per_seed, result["scenario"])
+    result["regret"] = out["regret"]
+    result["regret_verdicts"] = out["regret_verdicts"]
+
+
+def arm_regret(
+    per_seed: Mapping[str, tuple[np.ndarray, np.ndarray]], scenario: str
+) -> dict[str, Any]:
+    """``{"regret", "regret_verdicts"}`` of one arm.
+
+    The regret block, and TEPA-Full's presets against the best baselines and every
+    trial-gated one (:func:`regret_verdicts`).
+    """
+    block = regret_block(per_seed, scenario)
     full = [m for m in per_seed if m.startswith("tepa-full")]
-    result["regret_verdicts"] = regret_verdicts(
-        block, full, [m for m in per_seed if is_baseline(m)]
-    )
+    return {
+        "regret": block,
+        "regret_verdicts": regret_verdicts(block, full, [m for m in per_seed if is_baseline(m)]),
+    }
 
 
 def format_regret(result: Mapping[str, Any]) -> str:
@@ -205,13 +254,26 @@ def format_regret(result: Mapping[str, Any]) -> str:
     for name, m in block["methods"].items():
         vals = "  ".join(f"{m['by_cost'][f'{c:g}']:>8.2f}" for c in costs)
         lines.append(f"{name:<20} {m['failures']:>9.2f} {m['trials']:>7.2f}  {vals}")
-    for v in result.get("regret_verdicts", []):
-        be = "none (no trials)" if v["break_even"] is None else f"{v['break_even']:g}"
-        verdicts = ", ".join(
-            f"c={c}: {r['verdict']} ({r['diff']:+.2f}, p={r['p']:.2g})"
-            for c, r in v["by_cost"].items()
-        )
-        lines.append(
-            f"{v['method']} vs best baseline {v['baseline']}: break-even cost {be}; {verdicts}"
-        )
+    lines += verdict_lines(result.get("regret_verdicts", []))
     return "\n".join(lines)
+
+
+def verdict_lines(verdicts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per verdict: the rival, the break-even cost and its side, each cost's verdict."""
+    lines = []
+    for v in verdicts:
+        be = "none (as many trials)" if v["break_even"] is None else f"{v['break_even']:g}"
+        side, c = v.get("break_even_side"), v["break_even"]
+        if side == "above":
+            be += " (ahead at every cost)" if c <= 0 else " (ahead at costs from it)"
+        elif side == "below":
+            be += " (behind at every cost)" if c < 0 else " (ahead at costs up to it)"
+        shown = ", ".join(
+            f"c={cost}: {r['verdict']} ({r['diff']:+.2f}, p={r['p']:.2g})"
+            for cost, r in v["by_cost"].items()
+        )
+        role = v.get("role", "best")
+        lines.append(
+            f"{v['method']} vs {role} baseline {v['baseline']}: break-even cost {be}; {shown}"
+        )
+    return lines

@@ -54,6 +54,7 @@ from langchain_tepa.memory import TEPAMemory
 from tepa_bench.agent import Agent, OfflineAgent, openai_agent, render_prompt
 from tepa_bench.drift import DriftConfig, DriftWorld
 from tepa_bench.filedrift import FileDriftConfig, FileDriftWorld
+from tepa_bench.gated import ExecutorGate, GateSetting
 from tepa_bench.scoring import (
     Oracle,
     RevocationEvent,
@@ -160,6 +161,9 @@ class RunSpec:
         k: Precedents retrieved per episode.
         overrides: Policy fields set on top of the preset (tuned parameters).
         label: The name in reports (default: ``method``).
+        gate: A trial-gated baseline's setting (:mod:`tepa_bench.gated`, issue 39): the run
+            uses the gate's wrapped policy and tries a value before serving it, charged as
+            TEPA-Full's trials are (``method`` is then ignored but for reports).
 
     Example:
         >>> RunSpec("drift", {}, "lww", 3).storage
@@ -179,6 +183,7 @@ class RunSpec:
     k: int = 4
     overrides: dict[str, Any] = field(default_factory=dict)
     label: str | None = None
+    gate: GateSetting | None = None
 
     @property
     def name(self) -> str:
@@ -186,7 +191,9 @@ class RunSpec:
         return self.label or self.method
 
     def policy(self) -> LifecyclePolicy:
-        """The policy of the run: the preset with the overrides."""
+        """The policy of the run: the preset with the overrides (a gate's wrapped policy)."""
+        if self.gate is not None:
+            return self.gate.policy()
         return LifecyclePolicy.preset(self.method, **self.overrides)
 
 
@@ -323,7 +330,7 @@ def _revocation_events(memory: TEPAMemory, world: World, clock: _Clock) -> list[
 
 def run_one(spec: RunSpec) -> RunOutcome:
     """Run one method on one seed of a scenario (see the module docstring for the protocol)."""
-    if spec.method not in POLICY_NAMES:
+    if spec.method not in POLICY_NAMES and spec.gate is None:
         raise InvalidArgumentError(f"unknown method {spec.method!r}; use {', '.join(POLICY_NAMES)}")
     start = time.perf_counter()
     cfg = scenario_config(spec.scenario, **spec.config)
@@ -351,7 +358,11 @@ def run_one(spec: RunSpec) -> RunOutcome:
         if memory.policy.uses_trials:
             from tepa_bench.trials import make_trial_hook
 
-            hook = make_trial_hook(memory, WorldChannel(world, log), seed=spec.seed)
+            hook = make_trial_hook(
+                memory, WorldChannel(world, log), seed=spec.seed, trial_cost=_declared(spec)
+            )
+        elif spec.gate is not None:  # a trial-gated baseline: the same executor, charged alike
+            hook = gate_hook(memory, spec.gate, WorldChannel(world, log))
         order_rng = random.Random(f"bench-order-{spec.seed}")
         trials = 0
         while True:
@@ -385,7 +396,7 @@ def run_one(spec: RunSpec) -> RunOutcome:
         world.close()
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
-    extras = {"trials": trials} if spec.policy().uses_trials else {}
+    extras = {"trials": trials} if spec.policy().uses_trials or spec.gate is not None else {}
     return RunOutcome(
         method=spec.name,
         seed=spec.seed,
@@ -401,6 +412,32 @@ def run_one(spec: RunSpec) -> RunOutcome:
         revocations=len(events),
         false_revocations=count_false_revocations(events, schedule),
     )
+
+
+def _declared(spec: RunSpec) -> float:
+    """The scenario's declared trial cost (:data:`~tepa_bench.regret.TRIAL_COST`)."""
+    from tepa_bench.regret import TRIAL_COST
+
+    return TRIAL_COST.get(spec.scenario, (1.0, ""))[0]
+
+
+def gate_hook(memory: TEPAMemory, setting: GateSetting, channel: WorldChannel) -> Any:
+    """A hook ``task_index -> executions`` that gates a baseline's answer of the task's key.
+
+    The gate's executions go through the world channel: each is one interaction of the task's
+    budget, logged as a trial, its outcome counted in the score (as TEPA-Full's trials).
+    """
+    tasks = channel.tasks
+    index = {task.key: i for i, task in enumerate(tasks)}
+
+    def execute(namespace: str | None, key: str, value: Any) -> bool:
+        i = index[key]
+        return channel.execute(i, value if value in tasks[i].actions else tasks[i].actions[0])
+
+    gate = ExecutorGate(
+        memory, setting, execute, room=lambda namespace, key: channel.remaining(index[key])
+    )
+    return lambda task_index: gate.check(tasks[task_index].key)
 
 
 def run_many(

@@ -60,27 +60,35 @@ def trial_runner(
     builder: DefaultTrialBuilder,
     *,
     contenders_only: bool,
+    trial_cost: float | None = None,
 ) -> TrialRunner:
     """The trial runner every benchmark gives TEPA-Full: one trial at a time, contenders only.
 
     Under TEPA-Full's trial gate (issue 28) the trials stop once the verdict is settled
-    (cheapest first); the paper's TEPA-Full (``tepa-full-trials``) runs every trial, as the
-    paper does.
+    (cheapest first), and the runner is told the world's declared trial cost (issue 39,
+    :data:`~tepa_bench.regret.TRIAL_COST`): it runs a trial only where the evidence cannot
+    settle the candidate at that price. The paper's TEPA-Full (``tepa-full-trials``) runs every
+    trial, as the paper does.
     """
+    gate = memory.policy.trial_gate
     return TrialRunner(
         memory,
         executor,
         trial_builder=builder,
         max_concurrency=1,
         contenders_only=contenders_only,
-        sequential=memory.policy.trial_gate,
+        sequential=gate,
+        trial_cost=trial_cost if gate else None,
     )
 
 
 def make_trial_hook(
-    memory: TEPAMemory, channel: WorldChannel, *, seed: int = 0
+    memory: TEPAMemory, channel: WorldChannel, *, seed: int = 0, trial_cost: float | None = None
 ) -> Callable[[int], int]:
-    """A hook ``task_index -> trial executions`` for the runner (the trial methods only)."""
+    """A hook ``task_index -> trial executions`` for the runner (the trial methods only).
+
+    ``trial_cost``: the world's declared cost of a trial, told to TEPA-Full's runner.
+    """
     rng = random.Random(f"tepa-full-explore-{seed}")
     tasks = channel.tasks
     index = {task.key: i for i, task in enumerate(tasks)}
@@ -100,6 +108,7 @@ def make_trial_hook(
             executor,
             DefaultTrialBuilder(tasks=[task.text], context_k=0),
             contenders_only=CONTENDERS_ONLY,
+            trial_cost=trial_cost,
         )
         for task in tasks
     }

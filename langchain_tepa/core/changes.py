@@ -41,7 +41,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from langchain_tepa.core.trust import SourceTrust
+from langchain_tepa.core.ledger import TrustLedger
+from langchain_tepa.core.trust import OUTCOMES, SourceTrust
 from langchain_tepa.core.types import KeyState, Lifecycle, Precedent
 
 if TYPE_CHECKING:
@@ -51,8 +52,11 @@ if TYPE_CHECKING:
 __all__ = [
     "CHANGE_SOURCES",
     "ChangePoint",
+    "OneOffHold",
+    "OneOffVeto",
     "SourceRevision",
     "blocked_challengers",
+    "standing",
 ]
 
 CHANGE_SOURCES: tuple[str, ...] = ("user.*", "app", "offline-extractor")
@@ -157,6 +161,7 @@ class ChangePoint:
         if not step.supports or ledger is None or target is None:
             return
         name, vid, now = step.label, target.value_id, step.ev.time
+        before = ledger.beliefs.get(name)  # the source's belief before this record
         if step.is_outcome or self.authorised(name):
             # a success, or support with change authority: the other values' changes restart
             for src, (v, first, n) in list(ledger.beliefs.items()):
@@ -185,14 +190,14 @@ class ChangePoint:
             if v == vid and self.authorised(src)
         ]
         said = sum(n for _, _, n in runs)
-        if said < self.statements:
-            return
         stale = [
             q
             for q in step.state.precedents.values()
             if q is not target and q.state is Lifecycle.ACTIVE
         ]
         if not stale:
+            return
+        if said < self.statements and not _revises_own_claim(ledger, name, before, stale):
             return
         who = ", ".join(sorted(src for src, _, _ in runs))
         shown = _shown(target.value)
@@ -210,6 +215,151 @@ class ChangePoint:
                 Lifecycle.ACTIVE,
                 f"promoted: change stated {said} times by {who} (change point)",
             )
+
+
+@dataclass(frozen=True)
+class OneOffHold:
+    """A person's one-off against their standing belief waits for them to say it again.
+
+    Issue 39. A person (``sources``: ``user.*``) who has stated the key's answer at least twice
+    since it became the answer (their standing belief: :func:`standing`) and now states another
+    value once has not changed their mind yet: "just today, something with meat" is a one-off
+    as often as a change. The value is held (:class:`OneOffVeto`: the rules neither promote
+    nor revive it) until they state it again or correct to it, or the answer fails (then the
+    statement may be the change the failure shows). Its own success right after the statement
+    (the agent did what was asked) lifts nothing. TEPA-Full's trials may still decide it; a
+    person's revision of a value they stated once is not a one-off (:class:`ChangePoint`
+    adopts it at once). The application's writes and a store's puts are not held: their
+    newest write is their value.
+
+    Example:
+        >>> from langchain_tepa.core.fold import fold
+        >>> from langchain_tepa.core.policy import LifecyclePolicy
+        >>> from langchain_tepa.core.types import Evidence
+        >>> evs = [Evidence.observation("diet", "vegan", time=t, id=f"e{t:02}", source="user")
+        ...        for t in (1, 2, 3)]
+        >>> evs += [Evidence.outcome_of("diet", "vegan", True, time=4, id="e04")]
+        >>> evs += [Evidence.observation("diet", "keto", time=5, id="e05", source="user"),
+        ...         Evidence.outcome_of("diet", "keto", True, time=6, id="e06")]
+        >>> [p.value for p in fold(evs, LifecyclePolicy()).active()]
+        ['vegan']
+    """
+
+    sources: tuple[str, ...] = ("user.*",)
+
+    def speaks(self, label: str) -> bool:
+        """Whether a statement's source is a person whose beliefs this rule tracks."""
+        return any(m.matches(label) for m in _matchers(self.sources))
+
+    def apply(self, step: Step) -> None:
+        """Track each person's run of statements; hold a one-off; lift holds."""
+        target = step.target
+        if target is None or not step.single:
+            return
+        state = step.state
+        if state.ledger is None:
+            state.ledger = TrustLedger()
+        ledger = state.ledger
+        vid = target.value_id
+        if step.is_outcome:
+            for who, said in ledger.runs.items():  # executed since its last statement
+                if said[0] == vid and not said[2]:
+                    ledger.runs[who] = (vid, said[1], True, said[3])
+            if step.ev.outcome is False and target.state is Lifecycle.ACTIVE:
+                ledger.one_off.clear()  # the answer failed: a one-off may be the change
+            return
+        if not step.supports or not self.speaks(step.label):
+            return
+        name, now = step.label, step.ev.time
+        run = ledger.runs.get(name)
+        if run is not None and run[0] == vid:
+            ledger.runs[name] = (vid, [*run[1], now], False, run[3] or run[2])
+            held = ledger.one_off.get(vid)
+            if held is not None and held[0] == name:
+                del ledger.one_off[vid]  # said again: no longer a one-off
+            return
+        answers = [q for q in state.precedents.values() if q.state is Lifecycle.ACTIVE]
+        against = any(standing(ledger, name, q) >= 2 for q in answers)  # the run before this
+        ledger.runs[name] = (vid, [now], False, False)
+        if step.correction or target.state is Lifecycle.ACTIVE or vid in ledger.one_off:
+            return
+        if against:
+            ledger.one_off[vid] = (name, now)
+
+
+def standing(ledger: TrustLedger, source: str, p: Precedent) -> int:
+    """How often in a row ``source`` has stated ``p``, if it confirmed ``p`` after using it.
+
+    The length of its current run of statements of ``p`` when one of them came after an
+    execution of ``p`` (an outcome recorded since the statement before it), else 0: a
+    standing belief is one its source confirmed after the value was used (two statements of
+    a spoofed change in one go are not one).
+    """
+    run = ledger.runs.get(source)
+    if run is None or run[0] != p.value_id or not run[3]:
+        return 0
+    return len(run[1])
+
+
+@dataclass(frozen=True)
+class OneOffVeto:
+    """The rules neither promote nor revive a held one-off (:class:`OneOffHold`).
+
+    Its source saying it again right away (its next statement about the key) lifts the hold in
+    the same record: the restatement may revive and promote it.
+
+    Example:
+        >>> OneOffVeto().blocks(Precedent("default", "k", "v", "v", "p1"))
+        False
+    """
+
+    def blocks(self, p: Precedent, step: Step | None = None) -> bool:
+        """Whether ``p`` is a one-off its source has not said again."""
+        if step is None:
+            return False
+        ledger = step.state.ledger
+        held = None if ledger is None else ledger.one_off.get(p.value_id)
+        if held is None or ledger is None:
+            return False
+        # the source's statement right after its one-off: the restatement that lifts the hold
+        run = ledger.runs.get(held[0])
+        restated = (
+            step.target is p
+            and not step.is_outcome
+            and step.supports
+            and held[0] == step.label
+            and run is not None
+            and run[0] == p.value_id
+            and run[1][-1] < step.ev.time
+        )
+        return not restated
+
+
+def _revises_own_claim(
+    ledger: TrustLedger,
+    source: str,
+    held: tuple[str, float, int] | None,
+    stale: Sequence[Precedent],
+) -> bool:
+    """Whether the statement revises the source's own claim: one statement is a change.
+
+    The source's previous belief is the one value the key answers with, it stated that value
+    at most once since it became the answer, and nothing but that source and executions back
+    it: the successes confirmed the source's earlier word, and the source now withdraws it (a
+    source's newest say is its belief). Executions made before the statement cannot contradict
+    a change the statement reports. A value the source has stated repeatedly is its standing
+    belief: one different statement is a one-off (:class:`OneOffHold`). Only a person's
+    (``user.*``) statements revise this way; the application and the user's extracted text
+    restate a change as before.
+    """
+    if held is None or len(stale) != 1 or held[0] != stale[0].value_id:
+        return False
+    if source not in ledger.runs or standing(ledger, source, stale[0]) > 1:
+        return False  # a person's revision only (OneOffHold tracks them); not a standing belief
+    return all(
+        label in (source, OUTCOMES) or support <= _EPS
+        for label, (support, _) in stale[0].provenance.items()
+    )
 
 
 def blocked_challengers(state: KeyState, served: Precedent) -> list[Precedent]:

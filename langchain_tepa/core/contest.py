@@ -134,7 +134,9 @@ class TrialGate:
             if target.state is Lifecycle.ACTIVE and ledger.suspended:
                 ledger.judged.update(ledger.suspended)
                 ledger.suspended.clear()
-        elif target.state is Lifecycle.ACTIVE:
+        elif target.state is Lifecycle.ACTIVE or not any(
+            q.state is Lifecycle.ACTIVE for q in step.state.precedents.values()
+        ):  # the answer failed, or the key answers nothing and what was tried instead failed
             ledger.suspended.update(ledger.judged)
             ledger.judged.clear()
 

@@ -43,6 +43,12 @@ class TrustLedger:
         suspended: The verdicts an Active value's failure lifted: they stand again when an
             Active value of the key succeeds next (the failure was a glitch, the key's newest
             outcome says its answer works), unless the value was tried again in between.
+        runs: ``source -> (value identity, [times], executed, confirmed)``: the value a person
+            last stated, the times of their run of statements of it, whether it was executed
+            since their last statement, and whether a statement of the run came after such an
+            execution (kept by :class:`~langchain_tepa.core.changes.OneOffHold`, issue 39).
+        one_off: ``value identity -> (source, time)`` of a value that source stated once
+            against the answer it had stated repeatedly: held until it says it again.
         claimed: ``value identity -> time`` of the first assertion of that value by any source
             (kept by :class:`~langchain_tepa.core.changes.ChangePoint`): the failures of a value
             first asserted by a source with change authority came before its claim, and a
@@ -70,6 +76,8 @@ class TrustLedger:
     judged: dict[str, float] = field(default_factory=dict)
     suspended: dict[str, float] = field(default_factory=dict)
     claimed: dict[str, float] = field(default_factory=dict)
+    runs: dict[str, tuple[str, list[float], bool, bool]] = field(default_factory=dict)
+    one_off: dict[str, tuple[str, float]] = field(default_factory=dict)
 
     def copy(self) -> TrustLedger:
         """An independent copy."""
@@ -82,4 +90,6 @@ class TrustLedger:
             dict(self.judged),
             dict(self.suspended),
             dict(self.claimed),
+            {k: (v[0], list(v[1]), v[2], v[3]) for k, v in self.runs.items()},
+            dict(self.one_off),
         )

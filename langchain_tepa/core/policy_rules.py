@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 from langchain_tepa.core import beta, change
-from langchain_tepa.core.changes import change_rules
+from langchain_tepa.core.changes import OneOffHold, OneOffVeto, change_rules
 from langchain_tepa.core.contest import TrialGate
 from langchain_tepa.core.policy_fields import PolicyFields
 from langchain_tepa.core.precedence import TrustHold
@@ -95,6 +95,9 @@ def rules_for(policy: PolicyFields) -> RuleSet:
         gate = TrialGate(policy.change_sources, policy.trust)
     if gate is not None:
         record.append(gate)
+    one_off = policy.trust is not None and (bool(policy.change_sources) or gate is not None)
+    if one_off:  # a one-off against a standing belief waits (issue 39)
+        vetoes.append(OneOffVeto())
     if policy.trust is not None:  # change without freezing (core/changes.py)
         record.extend(
             change_rules(
@@ -106,6 +109,8 @@ def rules_for(policy: PolicyFields) -> RuleSet:
                 gate=gate,
             )
         )
+    if one_off:
+        record.append(OneOffHold())
     promotion: PromotionRule | None = None
     paper = policy.trust is None and policy.answer_by == "validity"
     by_net = policy.answer_by == "net_support"

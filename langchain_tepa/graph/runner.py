@@ -29,6 +29,7 @@ from langchain_tepa.core.types import Lifecycle
 from langchain_tepa.core.values import canonical_json, safe_repr, value_identity
 from langchain_tepa.graph.executor import ExecutorLike, TrialExecutor
 from langchain_tepa.graph.judge import DEFAULT_THRESHOLD, Decision, TrialJudge, review_decision
+from langchain_tepa.graph.posterior import CandidateOdds, candidate_odds, check_trial_cost
 from langchain_tepa.graph.trials import (
     Candidate,
     Trial,
@@ -88,6 +89,13 @@ class TrialRunner:
             against a Revoked competitor is pending: that one may restore the competitor, so it
             runs. Only the trials run are recorded. Off by default (every trial runs, in
             parallel).
+        trial_cost: What one trial costs relative to a wrong value served to the user, in
+            (0, 1] (``None``: not declared, every built trial is run as before). Declared,
+            it makes the trials sequential and decides from the odds that a candidate works
+            (:mod:`~langchain_tepa.graph.posterior`): what the evidence settles is promoted
+            without a trial (a trusted source's claim no execution contradicts; a correction
+            right after the value it replaces failed, when a trial costs at least a fifth of
+            a failure), and the trials stop once deciding costs less than the next one.
 
     Example:
         >>> from langchain_tepa import TEPAMemory
@@ -110,6 +118,7 @@ class TrialRunner:
         restore: bool = True,
         contenders_only: bool = False,
         sequential: bool = False,
+        trial_cost: float | None = None,
     ) -> None:
         self.memory = memory
         self.executor = (
@@ -122,7 +131,8 @@ class TrialRunner:
         self.supersede = bool(supersede)
         self.restore = bool(restore)
         self.contenders_only = bool(contenders_only)
-        self.sequential = bool(sequential)
+        self.trial_cost = check_trial_cost(trial_cost)
+        self.sequential = bool(sequential) or self.trial_cost is not None
 
     # ------------------------------------------------------------------ steps
     def select(
@@ -194,9 +204,13 @@ class TrialRunner:
         A trial without a result (it never ran) counts as negative.
         """
         by_id = {r.trial_id: r for r in results}
+        evidence, _ = self._evidence(candidates)
         decisions = []
         for cand in candidates:
             mine = [t for t in trials if self._owner(t) == self._owner_of(cand)]
+            if not mine and self._owner_of(cand) in evidence:
+                decisions.append(self._settled_by_evidence(cand, evidence[self._owner_of(cand)]))
+                continue
             ordered = [
                 by_id.get(t.id)
                 or TrialResult(t.id, t.kind, False, error="no result", detail="no result")
@@ -256,8 +270,11 @@ class TrialRunner:
         if decision.action == "promote":
             before = self._active(cand)
             mem.promote(cand.key, cand.value, reason=decision.reason, namespace=cand.namespace)
-            if self.supersede and not mem.policy.is_multi_valued(cand.key):
+            single = not mem.policy.is_multi_valued(cand.key)
+            if self.supersede and single:
                 superseded = self._supersede(decision)
+            if single and decision.total == 0 and decision.reason.startswith(_ON_EVIDENCE):
+                superseded += self._replace(cand, decision)
             # under TEPA-Full's trial gate the promotion itself revokes the other Active values
             now = self._active(cand)
             superseded += [v for vid, v in before.items() if vid not in now and v not in superseded]
@@ -277,6 +294,87 @@ class TrialRunner:
             for p in self.memory.audit(cand.key, namespace=cand.namespace).active
             if p.value_id != mine
         }
+
+    def _replace(self, cand: Candidate, decision: Decision) -> list[Any]:
+        """A value adopted on the evidence replaces the key's other Active values."""
+        out = []
+        for value in self._active(cand).values():
+            self.memory.revoke(
+                cand.key,
+                value,
+                reason=f"revoked: {_shown(cand.value)} adopted on the evidence, without trials",
+                namespace=cand.namespace,
+            )
+            out.append(value)
+        return out
+
+    def _odds(self, cand: Candidate) -> CandidateOdds | None:
+        """The candidate's odds before its trials (``None``: no trial cost declared)."""
+        if self.trial_cost is None:
+            return None
+        return candidate_odds(self.memory, cand)
+
+    def _evidence(
+        self, cands: Sequence[Candidate]
+    ) -> tuple[dict[tuple[str, str, str], CandidateOdds], set[tuple[str, str, str]]]:
+        """The candidates the evidence settles, and those that wait for the next run.
+
+        Without a declared trial cost: none. A single-valued key adopts at most one value on
+        the evidence per run (the likeliest); its other candidates wait (no trial), and are
+        judged again against it at the next run.
+        """
+        if self.trial_cost is None:
+            return {}, set()
+        best: dict[tuple[str, str], tuple[Candidate, CandidateOdds]] = {}
+        settled: dict[tuple[str, str, str], CandidateOdds] = {}
+        for cand in cands:
+            odds = candidate_odds(self.memory, cand)
+            if odds.verdict(self.trial_cost) != "promote":
+                continue
+            if self.memory.policy.is_multi_valued(cand.key):
+                settled[self._owner_of(cand)] = odds
+                continue
+            where = (cand.namespace, cand.key)
+            if where not in best or odds.odds > best[where][1].odds:
+                best[where] = (cand, odds)
+        settled.update({self._owner_of(c): o for c, o in best.values()})
+        waiting = {
+            self._owner_of(c)
+            for c in cands
+            if (c.namespace, c.key) in best and self._owner_of(c) not in settled
+        }
+        return settled, waiting
+
+    def _likeliest_first(self, cands: Sequence[Candidate]) -> list[Candidate]:
+        """With a declared trial cost, the candidates likeliest to work first.
+
+        By their odds before any trial, then the newest claim: a key that adopts one in this
+        run does not try the others before its next read.
+        """
+        if self.trial_cost is None:
+            return list(cands)
+        newest: dict[tuple[str, str, str], float] = {}
+        for where in {(c.namespace, c.key) for c in cands}:
+            for p in self.memory.audit(where[1], namespace=where[0]).precedents:
+                newest[(where[0], where[1], p.id)] = p.last_support_at or 0.0
+        order = {
+            id(c): (
+                -candidate_odds(self.memory, c).odds,
+                -newest.get((c.namespace, c.key, c.precedent_id), 0.0),
+            )
+            for c in cands
+        }
+        return sorted(cands, key=lambda c: order[id(c)])
+
+    def _settled_by_evidence(self, cand: Candidate, odds: CandidateOdds) -> Decision:
+        """A promotion without trials: the evidence settles the candidate."""
+        assert self.trial_cost is not None
+        chance = "" if odds.odds == float("inf") else f" (works with odds {odds.odds:.3g})"
+        reason = (
+            f"{_ON_EVIDENCE}: {odds.basis}{chance}; a trial costs {self.trial_cost:g} of a "
+            "wrong answer"
+        )
+        return Decision(cand, "promote", reason, 0, 0, 0)
 
     def _restore(self, decision: Decision) -> list[Any]:
         """Promote the Revoked competitors that succeeded where the candidate failed."""
@@ -398,21 +496,42 @@ class TrialRunner:
         """Each candidate's trials, cheapest first, until its decision is settled."""
         ran: list[Trial] = []
         results: list[TrialResult] = []
-        for cand in cands:
+        evidence, waiting = self._evidence(cands)
+        adopted: set[tuple[str, str]] = set()
+        for cand in self._likeliest_first(cands):
+            where = (cand.namespace, cand.key)
+            if where in adopted:
+                continue  # its key adopted a value in this run: judged against it next time
             mine = sorted(
                 (t for t in trials if self._owner(t) == self._owner_of(cand)),
                 key=lambda t: _COST_ORDER[t.kind],
             )
+            if self._owner_of(cand) in evidence or self._owner_of(cand) in waiting:
+                continue  # the evidence settles it, or another value of its key: no trial
+            odds = self._odds(cand)
             got: list[TrialResult] = []
             for i, trial in enumerate(mine):
                 got.append(self.execute(trial))
                 ran.append(trial)
                 rest = mine[i + 1 :]
+                if odds is not None and self.trial_cost is not None and rest:
+                    verdict = odds.after([r.positive for r in got]).verdict(
+                        self.trial_cost, tried=True
+                    )
+                    supported = any(r.positive and r.kind is TrialKind.SUPPORTIVE for r in got)
+                    if verdict == "reject" or (verdict == "promote" and supported):
+                        break
                 # a pending arm against a Revoked competitor may restore it: it still runs
                 hopeless = not any(t.metadata.get("competitor_revoked") for t in rest)
                 kinds = [t.kind for t in rest]
                 if rest and self.judge.settled(cand, got, kinds, hopeless=hopeless) is not None:
                     break
+            if (
+                odds is not None
+                and not self.memory.policy.is_multi_valued(cand.key)
+                and self.judge.judge(cand, got).action == "promote"
+            ):
+                adopted.add(where)
             results.extend(got)
         return ran, results
 
@@ -426,6 +545,9 @@ class TrialRunner:
     def _owner_of(self, cand: Candidate) -> tuple[str, str, str]:
         return (cand.namespace, cand.key, self._vid(cand.value))
 
+
+_ON_EVIDENCE = "promoted without trials"
+"""The reason's opening of a promotion the evidence settled (``trial_cost`` declared)."""
 
 _COST_ORDER = {TrialKind.SUPPORTIVE: 0, TrialKind.POLLUTED: 1, TrialKind.COUNTERFACTUAL: 2}
 """Sequential trials run in this order: one execution each, then two (a counterfactual trial

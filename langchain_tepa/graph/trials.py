@@ -82,7 +82,8 @@ def select_candidates(
             execution. Under ``policy.trial_gate`` also the contested changes it holds: a
             Hypothesis that a source with change authority, or one that may correct, backs
             against the answer; and the *last answer of an empty key* (:func:`last_answers`).
-            Explicit ``candidates`` are always taken.
+            A one-off held for its source (``KeyAudit.one_offs``) that already worked when it
+            was said is no contender. Explicit ``candidates`` are always taken.
 
     Returns:
         The candidates, by key and then creation order.
@@ -100,10 +101,32 @@ def select_candidates(
         precs = memory.precedents(namespace=ns)
     chosen = [p for p in precs if p.state is Lifecycle.HYPOTHESIS]
     if contenders_only:
-        chosen = [p for p in chosen if _contends(memory, p, precs)]
+        held = _one_offs(memory, key, ns, precs)
+        chosen = [
+            p
+            for p in chosen
+            if not (p.value_id in held and successes(p) > 1e-9) and _contends(memory, p, precs)
+        ]
         chosen += last_answers(memory, precs, ns)
     chosen.sort(key=lambda p: (p.key, p.created_at, p.id))
     return [Candidate.from_precedent(p) for p in chosen]
+
+
+def _one_offs(
+    memory: TEPAMemory, key: str | None, namespace: str, precs: Sequence[Precedent]
+) -> set[str]:
+    """Value ids held as one-offs (:class:`~langchain_tepa.core.changes.OneOffHold`).
+
+    One that already worked when it was said (the agent did what was asked) waits for its
+    source to say it again, not for a trial: a trial would only show again that it works now,
+    and the question is whether it lasts. One nobody has executed is tried like any contested
+    claim.
+    """
+    keys = {key} if key is not None else {p.key for p in precs if p.state is Lifecycle.HYPOTHESIS}
+    out: set[str] = set()
+    for k in keys:
+        out |= set(memory.audit(k, namespace=namespace).one_offs)
+    return out
 
 
 def last_answers(memory: TEPAMemory, precs: Sequence[Precedent], namespace: str) -> list[Precedent]:
@@ -180,7 +203,7 @@ def _contends(memory: TEPAMemory, p: Precedent, precs: Sequence[Precedent]) -> b
     policy = memory.policy
     if policy.is_multi_valued(p.key):
         return True
-    if policy.trial_gate and _held(policy, p, precs):
+    if policy.trial_gate and _held(memory, p, precs):
         return True
     rule = SupportPromotion(
         policy.theta_pro,
@@ -193,19 +216,28 @@ def _contends(memory: TEPAMemory, p: Precedent, precs: Sequence[Precedent]) -> b
     return rule.reason(p, step) is not None
 
 
-def _held(policy: Any, p: Precedent, precs: Sequence[Precedent]) -> bool:
+def _held(memory: TEPAMemory, p: Precedent, precs: Sequence[Precedent]) -> bool:
     """Whether the trial gate holds ``p`` for trials: a contested change or correction.
 
     Under ``policy.trial_gate`` (:mod:`langchain_tepa.core.contest`) a Hypothesis without a
     successful outcome of its own, backed now (its current belief) by a source with change
     authority or one that may correct, in a key where another value has successes (Active or
-    revoked since) waits for its trials: it is tested at its first statement.
+    revoked since) waits for its trials: it is tested at its first statement. A correction the
+    gate held stays a contender after its own first success (issue 39): the rules alone would
+    leave it behind an answer with more successes, where the user's correction would have
+    replaced it at once.
     """
-    if successes(p) > 1e-9 or not any(
-        q.key == p.key and q.value_id != p.value_id and successes(q) > 1e-9 for q in precs
-    ):
+    policy = memory.policy
+    if not any(q.key == p.key and q.value_id != p.value_id and successes(q) > 1e-9 for q in precs):
         return False
-    return _claimed_by_authority(policy, p)
+    if not _claimed_by_authority(policy, p):
+        return False
+    if successes(p) <= 1e-9:
+        return True
+    from langchain_tepa.graph.posterior import newest_correction
+
+    history = memory.history(p.key, namespace=p.namespace)
+    return newest_correction(history, p.value_id, policy) is not None
 
 
 def _claimed_by_authority(policy: Any, p: Precedent) -> bool:

@@ -107,6 +107,7 @@ class ReadingMixin(RetrievalMixin):
                 p.value_id
                 for p in (() if self.policy.is_multi_valued(k) else held_claims(state, self.policy))
             ),
+            frozenset(ledger.one_off) if ledger is not None else frozenset(),
         )
 
     def history(self, key: str, *, namespace: Namespace | None = None) -> list[Evidence]:

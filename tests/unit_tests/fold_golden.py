@@ -40,6 +40,12 @@ baselines and the ``*/paper`` variants (no trust table) are unchanged, and the n
 ``tepa-key/no-hold`` and ``tepa-full/no-hold`` (``hold_lower_trust=False``) were checked equal
 to ``tepa-key``'s and ``tepa-full``'s digests from before. Outcomes from recorders that cannot
 vouch (issue 38 too) change nothing here: every outcome of these sequences is vouched for.
+Regenerated for issue 39 (``ChangePoint`` for a person's revision of a value they stated once,
+``OneOffHold``/``OneOffVeto`` for a one-off against a standing belief, ``TrialGate`` suspending
+verdicts while the key answers nothing; ``core/changes.py``, ``core/contest.py``), on main with
+issue 38 merged: ``default`` and ``tepa-key`` changed in 311 of the 2,000 sequences,
+``tepa-key/fresh-eager`` in 309, ``tepa-key/no-hold`` in 306, ``tepa-full`` in 36 and
+``tepa-full/no-hold`` in 35; every other digest is unchanged.
 When the default became the key test (issue 14) no digest changed: the ``tepa-rev/*`` variants,
 written ``LifecyclePolicy(...)`` before, are built on ``LifecyclePolicy.preset("tepa-rev")``, and
 the new entry ``default`` (``LifecyclePolicy()``) was checked equal to ``tepa-key``'s digests

@@ -1,7 +1,8 @@
 """Issue 28: change without freezing, under the default policy and no executor.
 
 (a) a trusted source's restated change is adopted within two statements, however many
-successes the old value earned; (b) a source's newest statement is its current belief;
+successes the old value earned (at its first statement when the source had stated the old
+value only once: issue 39); (b) a source's newest statement is its current belief;
 (c) a glitch still revokes nothing; (d) untrusted floods still poison nothing;
 (e) a value a rule holds back with more support than the answer marks the key contested.
 """
@@ -15,7 +16,7 @@ import pytest
 
 from langchain_tepa import Evidence, HashingEmbeddings, LifecyclePolicy, PolicyError, TEPAMemory
 from langchain_tepa.core import fold
-from langchain_tepa.core.changes import ChangePoint, SourceRevision
+from langchain_tepa.core.changes import ChangePoint, OneOffHold, SourceRevision
 from langchain_tepa.store import TEPAStore
 
 KEY = "user.city"
@@ -28,10 +29,17 @@ def memory(policy: str | LifecyclePolicy | None = None) -> TEPAMemory:
     )
 
 
-def lisbon(mem: TEPAMemory, successes: int = 4) -> None:
-    """The issue's example: the user says Lisbon, acting on it succeeds ``successes`` times."""
-    mem.observe(KEY, "Lisbon", source="user")
-    for _ in range(successes):
+def lisbon(mem: TEPAMemory, successes: int = 4, said: int = 2) -> None:
+    """The issue's example: the user says Lisbon, acting on it succeeds ``successes`` times.
+
+    ``said``: the user says it that many times, each time after acting on it worked (twice:
+    their standing belief, unless a test says otherwise; issue 39).
+    """
+    for i in range(max(said, 1)):
+        if i:
+            mem.record_outcome(KEY, "Lisbon", True)
+        mem.observe(KEY, "Lisbon", source="user")
+    for _ in range(successes - (max(said, 1) - 1) if successes else 0):
         mem.record_outcome(KEY, "Lisbon", True)
 
 
@@ -57,6 +65,85 @@ def test_a_plain_change_by_the_user_is_adopted_within_two_statements(successes: 
         assert old.revocation is not None
         assert old.revocation.reason.startswith("revoked: changed by user to 'Oslo'")
         assert "(change point)" in old.revocation.reason
+
+
+@pytest.mark.parametrize("successes", [1, 4, 200])
+def test_a_source_revising_a_value_it_stated_once_changes_it_at_its_first_statement(
+    successes: int,
+) -> None:
+    """Issue 39: the executions of a value a source stated once confirmed that word; when the
+    same source now says another value, it revises its own claim: one statement is the change
+    (before: two, so with an executor the read in between served the old value and failed)."""
+    mem = memory()
+    lisbon(mem, successes, said=1)
+    mem.observe(KEY, "Oslo", source="user")
+    assert mem.get(KEY) == "Oslo"
+    old = next(p for p in mem.audit(KEY).precedents if p.value == "Lisbon")
+    assert old.revocation is not None and "stated 1 times" in old.revocation.reason
+    # another source's word for the old value, or the source's own repeats, ask for two
+    for backing in ("tool.geo", "user"):
+        mem = memory()
+        lisbon(mem, successes, said=1)
+        mem.record_outcome(KEY, "Lisbon", True)
+        mem.observe(KEY, "Lisbon", source=backing)  # the tool's word, or the user's again
+        mem.observe(KEY, "Oslo", source="user")
+        assert mem.get(KEY) == "Lisbon", backing
+        mem.record_outcome(KEY, "Lisbon", False)
+        mem.observe(KEY, "Oslo", source="user")
+        assert mem.get(KEY) == "Oslo", backing
+
+
+@pytest.mark.parametrize("policy", ["tepa-key", "tepa-full"])
+def test_a_one_off_against_a_standing_belief_waits_for_its_source(policy: str) -> None:
+    """Issue 39, the preference stream's glitch: the user has said Lisbon repeatedly and it
+    works; "just today, Oslo" (said once, and the agent's action on it worked) does not take
+    the answer until the user says Oslo again or the answer fails. Before, Oslo's one statement
+    and its success outweighed the user's decayed repeats of Lisbon and took the answer."""
+    mem = memory(policy)
+    for _ in range(3):
+        mem.observe(KEY, "Lisbon", source="user")
+        mem.record_outcome(KEY, "Lisbon", True)
+    mem.observe(KEY, "Oslo", source="user")
+    mem.record_outcome(KEY, "Oslo", True)  # served on the request that named it
+    assert mem.get(KEY) == "Lisbon"
+    oslo = next(p for p in mem.audit(KEY).precedents if p.value == "Oslo")
+    assert mem.audit(KEY).one_offs == frozenset({oslo.value_id})
+    mem.observe(KEY, "Lisbon", source="user")  # the user is back to their standing value
+    assert mem.get(KEY) == "Lisbon" and mem.audit(KEY).one_offs == frozenset({oslo.value_id})
+    mem.observe(KEY, "Oslo", source="user")  # a one-off again ...
+    mem.record_outcome(KEY, "Lisbon", False)  # ... and the answer fails: the hold lifts
+    assert mem.audit(KEY).one_offs == frozenset()
+    mem2 = memory(policy)
+    for _ in range(2):
+        mem2.observe(KEY, "Lisbon", source="user")
+        mem2.record_outcome(KEY, "Lisbon", True)
+    mem2.observe(KEY, "Oslo", source="user")
+    mem2.record_outcome(KEY, "Oslo", True)
+    mem2.observe(KEY, "Oslo", source="user")  # said again: a change
+    mem2.record_outcome(KEY, "Oslo", True)
+    assert mem2.get(KEY) == "Oslo"
+
+
+def test_a_one_off_nobody_executed_is_still_a_trial_contender() -> None:
+    """TEPA-Full: a held one-off that already worked waits for its source; one nobody executed
+    is tried like any contested claim (the contested world's change after a restatement)."""
+    from langchain_tepa.graph import DefaultTrialBuilder, TrialRunner
+
+    mem = memory("tepa-full")
+    for _ in range(2):
+        mem.observe(KEY, "Lisbon", source="user")
+        mem.record_outcome(KEY, "Lisbon", True)
+    mem.observe(KEY, "Oslo", source="user")
+    runner = TrialRunner(
+        mem,
+        lambda trial: trial.value == "Oslo",
+        trial_builder=DefaultTrialBuilder(context_k=0, max_competitors=1),
+        contenders_only=True,
+        trial_cost=0.25,
+    )
+    assert [c.value for c in runner.select(key=KEY)] == ["Oslo"]
+    mem.record_outcome(KEY, "Oslo", True)
+    assert runner.select(key=KEY) == []
 
 
 def test_the_issues_example_five_statements_answer_oslo_and_lisbon_can_return() -> None:
@@ -151,7 +238,7 @@ def test_the_change_rule_is_the_defaults_only() -> None:
             mem.observe(KEY, "Oslo", source="user")
         assert mem.get(KEY) == "Lisbon", preset
     rules = LifecyclePolicy().rules.record
-    assert [type(r) for r in rules][-2:] == [SourceRevision, ChangePoint]
+    assert [type(r) for r in rules][-3:] == [SourceRevision, ChangePoint, OneOffHold]
     assert not any(
         isinstance(r, SourceRevision | ChangePoint)
         for name in ("tepa-rev", "tepa-full", "tepa-full-trials", "lww")

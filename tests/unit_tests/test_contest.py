@@ -131,6 +131,7 @@ def test_a_passing_trial_adopts_the_change_at_its_first_statement(
 ) -> None:
     mem = memory(policy)
     lisbon(mem)
+    mem.observe(KEY, "Lisbon", source="user")  # said again after it worked: their standing belief
     mem.observe(KEY, "Oslo", source="user")
     decisions = trials(mem, works("Oslo"))
     if policy is NO_GATE:  # not a contender: the answer outweighs it, no trial runs
@@ -202,6 +203,30 @@ def test_a_glitch_of_the_incumbent_does_not_reopen_a_verdict() -> None:
     mem.record_outcome(KEY, "Lisbon", True)
     mem.observe(KEY, evil, source="user")  # the new verdict stands too
     assert trials(mem, works("Lisbon")) == []
+
+
+def test_a_failure_while_the_key_answers_nothing_suspends_the_verdicts() -> None:
+    """Issue 39: the user's new address failed its one trial (noise), the old one then failed
+    twice and was revoked: the key answers nothing, and the agent's guesses fail. Such a
+    failure suspends the verdicts as an Active value's does: the user's restatement of the
+    rejected address revives it for a trial (before: it stayed barred until a guess happened
+    to land on it and work)."""
+    mem = memory()
+    lisbon(mem)
+    for _ in range(2):
+        mem.record_outcome(KEY, "Lisbon", False)
+    assert mem.get(KEY) is None and states(mem)["Lisbon"] == "revoked"
+    mem.observe(KEY, "Oslo", source="user")
+    decisions = trials(mem, works("nowhere"))  # noise: Oslo (and the last answer) fail
+    assert {(d.value, d.action) for d in decisions} >= {("Oslo", "reject")}
+    rejected = mem.audit(KEY).rejected
+    assert any(p.value == "Oslo" and p.value_id in rejected for p in mem.audit(KEY).precedents)
+    mem.observe(KEY, "Oslo", source="user")
+    assert states(mem)["Oslo"] == "revoked"  # a repeat is no new evidence
+    mem.record_outcome(KEY, "Porto", False)  # nothing served: the agent's guess fails
+    mem.observe(KEY, "Oslo", source="user")  # the user says it again
+    assert states(mem)["Oslo"] == "hypothesis"
+    assert mem.audit(KEY).rejected == frozenset()
 
 
 def test_the_ledger_copies_suspended_verdicts() -> None:

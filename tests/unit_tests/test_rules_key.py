@@ -9,7 +9,7 @@ import pytest
 
 from langchain_tepa import Evidence, EvidenceKind, Lifecycle, LifecyclePolicy, PolicyError
 from langchain_tepa.core import KeyState, apply_evidence, rules_for
-from langchain_tepa.core.changes import CHANGE_SOURCES
+from langchain_tepa.core.changes import CHANGE_SOURCES, OneOffVeto
 from langchain_tepa.core.precedence import TrustHold
 from langchain_tepa.core.rules import (
     HistoryCounts,
@@ -74,7 +74,7 @@ def test_rule_set_of_the_preset() -> None:
     rules = rules_for(KEY)
     assert [type(r) for r in rules.revocation] == [PosteriorRevocation, KeyChangeRevocation]
     assert isinstance(rules.counts, HistoryCounts) and rules.counts.window == 40
-    assert rules.vetoes == (LastOutcomeVeto(CHANGE_SOURCES), TrustHold())
+    assert rules.vetoes == (LastOutcomeVeto(CHANGE_SOURCES), TrustHold(), OneOffVeto())
     assert KEY.revoke_keyed and not KEY.revoke_recent and not KEY.revive_fresh
     assert KEY.failures_to_revoke is None  # depends on the key's history
     tuned = rules_for(LifecyclePolicy.preset("tepa-key", keyed_odds=4.0)).revocation[-1]

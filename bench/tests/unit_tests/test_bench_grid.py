@@ -33,7 +33,14 @@ def test_tuning_and_evaluation_seeds_and_cells_are_disjoint() -> None:
 
 def test_every_tuned_method_gets_the_same_budget() -> None:
     assert {len(c) for c in G.CANDIDATES.values()} == {6}
-    assert set(G.CANDIDATES) == {"temporal", "reactive", "tepa-rev", "tepa-cd", "tepa-key"}
+    assert set(G.CANDIDATES) == {
+        "temporal",
+        "reactive",
+        "tepa-rev",
+        "tepa-cd",
+        "tepa-key",
+        "trial-gated",  # issue 39: its six gates
+    }
     cells = G.evaluation_cells()
     assert {c.panel for c in cells} == {"uniform", "mixed", "bursts"}
     noise = [c.config.get("p_right") for c in cells if c.panel == "uniform"]

@@ -169,6 +169,9 @@ def test_no_method_agent_or_executor_reads_the_session(
 ) -> None:
     # as above: the stream's contenders are rare under issue 15's rules; test every Hypothesis
     monkeypatch.setattr(P, "CONTENDERS_ONLY", False)
+    # issue 39: at the stream's declared cost TEPA-Full trials only what the evidence cannot
+    # settle (none on this short stream); a cheap trial makes it run the trial path here
+    monkeypatch.setattr(P, "DECLARED_COST", 0.02)
     cfg = P.PreferenceConfig(users=2, sessions=40)
     run = P.run_preference_seed(method, 0, cfg)
     assert session_reads
@@ -214,7 +217,7 @@ HIDDEN_NAMES = {
 def test_agent_and_trial_code_name_no_hidden_field() -> None:
     import ast
 
-    for module in ("agent.py", "trials.py"):
+    for module in ("agent.py", "trials.py", "gated.py"):
         tree = ast.parse((BENCH / module).read_text(encoding="utf-8"))
         names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
         names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
