@@ -97,7 +97,31 @@ def _perf() -> list[str]:
     ]
 
 
-FIGURES = {"drift": _drift, "freetext": _freetext, "perf": _perf}
+def _trials() -> list[str]:
+    d = _load("issue39/contested.json")
+    arm = d["arms"]["executor"]
+    regret = arm["regret"]
+    cost = regret["declared_cost"]
+    by = {m: v["by_cost"][f"{cost:g}"] for m, v in regret["methods"].items()}
+    (verdict,) = [
+        v
+        for v in arm["regret_verdicts"]
+        if (v["method"], v["baseline"]) == ("tepa-full", "lww+trial")
+    ]
+    p = verdict["by_cost"][f"{cost:g}"]["p"]
+    methods = arm["methods"]
+    return [
+        f"{d['seeds']} seeds no rule was tuned on",
+        f"TEPA-Full's regret is {by['tepa-full']:.2f} per seed against {by['lww+trial']:.2f}",
+        f"(p = {p:.3f}: not significant",
+        f"({methods['tepa-full']['adoption_latency']:.2f} against "
+        f"{methods['lww+trial']['adoption_latency']:.2f} interactions)",
+        f"({methods['tepa-key']['failures']:.2f} against {methods['lww']['failures']:.2f} "
+        "failures per seed)",
+    ]
+
+
+FIGURES = {"drift": _drift, "freetext": _freetext, "perf": _perf, "trials": _trials}
 
 
 @pytest.mark.parametrize("part", sorted(FIGURES))
