@@ -44,17 +44,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from langchain_tepa.core.changes import ChangePoint
 from langchain_tepa.core.contest import successes
 from langchain_tepa.core.errors import InvalidArgumentError
 from langchain_tepa.core.trust import is_correction
-from langchain_tepa.core.types import Evidence, EvidenceKind, Lifecycle
+from langchain_tepa.core.types import Evidence, EvidenceKind, Lifecycle, Precedent
 from langchain_tepa.core.values import value_identity
 
 if TYPE_CHECKING:
     from langchain_tepa.graph.trial_types import Candidate
     from langchain_tepa.memory import TEPAMemory
 
-__all__ = ["CandidateOdds", "candidate_odds", "check_trial_cost", "newest_correction"]
+__all__ = [
+    "CandidateOdds",
+    "candidate_odds",
+    "check_trial_cost",
+    "claimed_by_authority",
+    "newest_correction",
+]
 
 _EPS = 1e-9
 
@@ -129,20 +136,30 @@ class CandidateOdds:
         return None
 
 
+def claimed_by_authority(policy: Any, p: Precedent) -> bool:
+    """Whether a source with change authority, or one that may correct, backs ``p``."""
+    change = ChangePoint(policy.change_sources)
+    trust = policy.trust
+    for label, (support, _) in p.provenance.items():
+        if support <= 1e-9:
+            continue
+        if change.authorised(label) or (trust is not None and trust.entry(label).corrections):
+            return True
+    return False
+
+
 def candidate_odds(memory: TEPAMemory, candidate: Candidate) -> CandidateOdds:
     """What the evidence of the candidate's key says before any trial (module docstring).
 
     The candidate's own executions since the claim the odds rest on count as trials do.
     """
-    from langchain_tepa.graph.trials import _claimed_by_authority
-
     policy = memory.policy
     working, failing = policy.keyed_working, policy.keyed_failing
     audit = memory.audit(candidate.key, namespace=candidate.namespace)
     vid = value_identity(candidate.value, normalize=policy.normalize_values)
     mine = next((p for p in audit.precedents if p.value_id == vid), None)
     even = CandidateOdds(1.0, "a contested claim", working, failing)
-    if mine is None or not _claimed_by_authority(policy, mine):
+    if mine is None or not claimed_by_authority(policy, mine):
         return even
     history = memory.history(candidate.key, namespace=candidate.namespace)
     claim = _newest_claim(history, vid, policy)

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from langchain_tepa.core.changes import ChangePoint
 from langchain_tepa.core.contest import successes
 from langchain_tepa.core.errors import InvalidArgumentError, UnknownPrecedentError
 from langchain_tepa.core.rules import Step
@@ -32,6 +31,7 @@ from langchain_tepa.core.values import (
     validate_value,
     value_identity,
 )
+from langchain_tepa.graph.posterior import claimed_by_authority, newest_correction
 from langchain_tepa.graph.trial_types import (
     Candidate,
     FactPair,
@@ -178,7 +178,7 @@ def last_answers(memory: TEPAMemory, precs: Sequence[Precedent], namespace: str)
                 or t.from_state is not Lifecycle.ACTIVE
                 or not p.recent
                 or p.recent[-1]
-                or not _claimed_by_authority(memory.policy, p)
+                or not claimed_by_authority(memory.policy, p)
             ):
                 continue
             if last is None or (t.time, t.evidence_id) > last[0]:
@@ -230,26 +230,12 @@ def _held(memory: TEPAMemory, p: Precedent, precs: Sequence[Precedent]) -> bool:
     policy = memory.policy
     if not any(q.key == p.key and q.value_id != p.value_id and successes(q) > 1e-9 for q in precs):
         return False
-    if not _claimed_by_authority(policy, p):
+    if not claimed_by_authority(policy, p):
         return False
     if successes(p) <= 1e-9:
         return True
-    from langchain_tepa.graph.posterior import newest_correction
-
     history = memory.history(p.key, namespace=p.namespace)
     return newest_correction(history, p.value_id, policy) is not None
-
-
-def _claimed_by_authority(policy: Any, p: Precedent) -> bool:
-    """Whether a source with change authority, or one that may correct, backs ``p``."""
-    change = ChangePoint(policy.change_sources)
-    trust = policy.trust
-    for label, (support, _) in p.provenance.items():
-        if support <= 1e-9:
-            continue
-        if change.authorised(label) or (trust is not None and trust.entry(label).corrections):
-            return True
-    return False
 
 
 def _explicit_candidates(

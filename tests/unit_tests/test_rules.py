@@ -9,7 +9,7 @@ import pytest
 
 from langchain_tepa import Evidence, EvidenceKind, Lifecycle, LifecyclePolicy, PolicyError
 from langchain_tepa.core import KeyState, apply_evidence, change_odds, fold, rules_for
-from langchain_tepa.core.changes import CHANGE_SOURCES
+from langchain_tepa.core.changes import CHANGE_SOURCES, OneOffVeto
 from langchain_tepa.core.precedence import TrustHold
 from langchain_tepa.core.rules import (
     ChangeRevocation,
@@ -58,9 +58,11 @@ def test_rule_sets_of_the_presets() -> None:
     assert rev.vetoes == (OutcomeVeto(3, 0.34), TrustHold())
     default = rules_for(LifecyclePolicy())  # the key test since issue 14
     assert [type(r) for r in default.revocation] == [PosteriorRevocation, KeyChangeRevocation]
-    assert default.vetoes == (LastOutcomeVeto(CHANGE_SOURCES), TrustHold())  # the user is heard
+    # the user is heard; a person's one-off waits for them to say it again (issue 39)
+    assert default.vetoes == (LastOutcomeVeto(CHANGE_SOURCES), TrustHold(), OneOffVeto())
     assert rules_for(LifecyclePolicy(hold_lower_trust=False)).vetoes == (
         LastOutcomeVeto(CHANGE_SOURCES),
+        OneOffVeto(),
     )
     assert isinstance(default.counts, HistoryCounts)
     cd = rules_for(CD)
