@@ -56,6 +56,8 @@ def _freetext() -> list[str]:
     counts = tepa["counts"]
     true = counts["keep_both_memories"] + counts["probe_memories"] + counts["distractor_memories"]
     hidden_before = before["counts"]["keep_both_hidden"] + before["counts"]["probe_hidden"]
+    minilm = _load("issue37/minilm-cases-heldout.json")
+    assert minilm["config"]["split"] == "cases-heldout"
     gold, wrong, delete = (
         systems["judge-gold/store"],
         systems["judge-wrong10/store"],
@@ -66,6 +68,8 @@ def _freetext() -> list[str]:
         f"hid none of the true memories (0 of {true}; {hidden_before} before this release)",
         f"still served in {tepa['stale_served']:.1f}% of the changes "
         f"(`InMemoryStore`: {offline['inmemory/store']['stale_served']:.1f}%)",
+        f"The later memory was in the top 3 in {tepa['current_present']:.1f}%, and in "
+        f"{minilm['systems']['tepa/store']['current_present']:.1f}% with all-MiniLM-L6-v2",
         f"{gold['stale_served']:.1f}% of the changes served the stale memory and "
         f"{round(gold['hidden_true'] * true / 100)} of {true} true memories were hidden",
         f"{wrong['stale_served']:.1f}% stale and {wrong['hidden_true']:.1f}% of true memories "
