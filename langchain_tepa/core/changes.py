@@ -13,8 +13,9 @@ Two record rules of the default policy (``tepa-key``), applied after the counts
   ``change_statements`` times (2) with no success of the believed value, and no support for it
   from a source with change authority, in between, the evidence before that point stops voting:
   the new value is Active and the old one is revoked, however many successes it earned before.
-  One statement is not enough (a slip, a misheard word); a success of the old value, or the
-  user saying it again, restarts the count.
+  One statement against a standing belief (one the user confirmed after it was used) is not
+  enough (a slip, a misheard word, a one-off: :class:`OneOffHold`); a success of the old value,
+  or the user saying it again, restarts the count.
 * :func:`blocked_challengers`: the values a rule holds back (a veto, proportionate
   displacement, a trial still to run) although they hold more support than the value served:
   reads mark such a key ``contested``.
@@ -26,8 +27,9 @@ Example:
     >>> evs = [Evidence.observation("user.city", "Lisbon", time=1, id="e1", source="user")]
     >>> evs += [Evidence.outcome_of("user.city", "Lisbon", True, time=t, id=f"e{t}")
     ...         for t in range(2, 6)]
+    >>> evs += [Evidence.observation("user.city", "Lisbon", time=6, id="e6", source="user")]
     >>> evs += [Evidence.observation("user.city", "Oslo", time=t, id=f"e{t}", source="user")
-    ...         for t in (6, 7)]
+    ...         for t in (7, 8)]
     >>> [p.value for p in fold(evs[:-1], LifecyclePolicy()).active()]
     ['Lisbon']
     >>> [p.value for p in fold(evs, LifecyclePolicy()).active()]
@@ -236,13 +238,16 @@ class OneOffHold:
         >>> from langchain_tepa.core.fold import fold
         >>> from langchain_tepa.core.policy import LifecyclePolicy
         >>> from langchain_tepa.core.types import Evidence
-        >>> evs = [Evidence.observation("diet", "vegan", time=t, id=f"e{t:02}", source="user")
-        ...        for t in (1, 2, 3)]
-        >>> evs += [Evidence.outcome_of("diet", "vegan", True, time=4, id="e04")]
+        >>> evs = [Evidence.observation("diet", "vegan", time=1, id="e01", source="user"),
+        ...        Evidence.outcome_of("diet", "vegan", True, time=2, id="e02"),
+        ...        Evidence.observation("diet", "vegan", time=3, id="e03", source="user")]
         >>> evs += [Evidence.observation("diet", "keto", time=5, id="e05", source="user"),
         ...         Evidence.outcome_of("diet", "keto", True, time=6, id="e06")]
-        >>> [p.value for p in fold(evs, LifecyclePolicy()).active()]
+        >>> [p.value for p in fold(evs, LifecyclePolicy()).active()]  # a one-off: held
         ['vegan']
+        >>> evs += [Evidence.observation("diet", "keto", time=7, id="e07", source="user")]
+        >>> [p.value for p in fold(evs, LifecyclePolicy()).active()]  # said again: the change
+        ['keto']
     """
 
     sources: tuple[str, ...] = ("user.*",)
