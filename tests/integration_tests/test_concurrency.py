@@ -42,6 +42,9 @@ KEYS = [f"user.pref{i}" for i in range(6)]
 VALUES = ["red", "green", "blue"]
 NAMESPACES = ["users.u1", "users.u10"]
 
+# The workers write as tool.w0, tool.w1, ...: full-weight sources of tier 2 (docs/trust.md). Made-up
+# names would share the undeclared entry's cap and new-key budget, and keys beyond it are not
+# searched (issue 38), which is not what this test is about.
 _WORKER = r"""
 import json, os, random, sys, time
 import chromadb
@@ -64,14 +67,14 @@ with open(ack_path, "a", encoding="utf-8") as ack:
         ns, key = rng.choice(namespaces), rng.choice(keys)
         roll = rng.random()
         if roll < 0.25 and ops - done >= 8:      # a batch of observations (one evidence write)
-            facts = [Fact(key, rng.choice(values), namespace=ns, source=f"w{index}")
+            facts = [Fact(key, rng.choice(values), namespace=ns, source=f"tool.w{index}")
                      for _ in range(8)]
             results = memory.observe_many(facts)
         elif roll < 0.4:
-            results = [memory.observe(key, rng.choice(values), namespace=ns, source=f"w{index}")]
+            results = [memory.observe(key, rng.choice(values), namespace=ns, source=f"tool.w{index}")]
         else:
             results = [memory.record_outcome(key, rng.choice(values), rng.random() < 0.6,
-                                             namespace=ns, source=f"w{index}")]
+                                             namespace=ns, source=f"tool.w{index}")]
         for r in results:  # acknowledged: the call returned
             ack.write(r.evidence.id + "\n")
         ack.flush()
@@ -92,7 +95,9 @@ def _replay(records: list[Evidence], policy: Any) -> TEPAMemory:
             mem.observe(ev.key, ev.value, namespace=ev.namespace, source=ev.source)
         elif ev.kind is EvidenceKind.OUTCOME:
             assert ev.outcome is not None
-            mem.record_outcome(ev.key, ev.value, ev.outcome, namespace=ev.namespace)
+            mem.record_outcome(
+                ev.key, ev.value, ev.outcome, namespace=ev.namespace, source=ev.source
+            )
         else:  # pragma: no cover - the workers write nothing else
             raise AssertionError(f"unexpected evidence kind {ev.kind}")
     return mem

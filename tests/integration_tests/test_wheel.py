@@ -6,7 +6,7 @@ separate ``tepa-bench`` project in ``bench/``). It is then installed with ``--no
 fresh virtual environment that sees the development venv's packages as its dependencies (a
 ``.pth`` line naming its site-packages; the editable installs there are ``.pth`` files of their
 own, which a path line does not run, so neither the source tree nor ``tepa_bench`` is visible),
-and the README's Quickstart blocks run there from a temporary working directory, offline. They
+and the README's opening example (its python blocks before the first section) runs there from a temporary working directory, offline. They
 must import ``langchain_tepa`` from the fresh venv.
 """
 
@@ -67,12 +67,11 @@ def test_the_wheel_holds_the_library_only(wheel: Path) -> None:
 
 
 def _quickstart() -> list[str]:
-    """The ```python blocks of the README's Quickstart section, in order."""
+    """The ```python blocks of the README before its first section: the opening example."""
     text = (ROOT / "README.md").read_text("utf-8")
-    section = re.search(r"^## Quickstart\n(.*?)(?=^## )", text, re.M | re.S)
-    assert section is not None, "README.md has no '## Quickstart' section"
-    blocks = re.findall(r"^```python\n(.*?)^```", section.group(1), re.M | re.S)
-    assert blocks, "the Quickstart has no python block"
+    opening = re.split(r"^## ", text, maxsplit=1, flags=re.M)[0]
+    blocks = re.findall(r"^```python\n(.*?)^```", opening, re.M | re.S)
+    assert blocks, "the README opens with no python example"
     return blocks
 
 
