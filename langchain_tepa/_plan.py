@@ -47,19 +47,22 @@ def drive(plan: Plan[T], targets: Mapping[str, Any]) -> T:
         return stop.value
 
 
+async def _acall(call: Any, targets: Mapping[str, Any]) -> Any:
+    """One call a plan yielded, through its target's async twin (or the sync method in a thread)."""
+    target, name, args, kwargs = call
+    twin = getattr(targets[target], "a" + name, None)
+    if twin is not None:
+        return await twin(*args, **kwargs)
+    return await asyncio.to_thread(getattr(targets[target], name), *args, **kwargs)
+
+
 async def adrive(plan: Plan[T], targets: Mapping[str, Any]) -> T:
     """Run ``plan`` with the async twins of the methods of ``targets``."""
     try:
         call = next(plan)
         while True:
-            target, name, args, kwargs = call
-            twin = getattr(targets[target], "a" + name, None)
             try:
-                if twin is not None:
-                    result = await twin(*args, **kwargs)
-                else:
-                    sync = getattr(targets[target], name)
-                    result = await asyncio.to_thread(sync, *args, **kwargs)
+                result = await _acall(call, targets)
             except Exception as exc:
                 call = plan.throw(exc)
             else:
@@ -82,14 +85,8 @@ async def adrive_offloaded(plan: Plan[T], targets: Mapping[str, Any]) -> T:
 
     done, call = await asyncio.to_thread(step, plan.send, None)
     while not done:
-        target, name, args, kwargs = call
-        twin = getattr(targets[target], "a" + name, None)
         try:
-            if twin is not None:
-                result = await twin(*args, **kwargs)
-            else:
-                sync = getattr(targets[target], name)
-                result = await asyncio.to_thread(sync, *args, **kwargs)
+            result = await _acall(call, targets)
         except Exception as exc:
             done, call = await asyncio.to_thread(step, plan.throw, exc)
         else:
